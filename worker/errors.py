@@ -1,0 +1,59 @@
+"""The one exception hierarchy of LightTouch.
+
+Every error a caller can act on derives from :class:`LightTouchError`; the HTTP edge maps the
+base class to one RFC 9457 problem response, the CLI prints ``str(error)`` and exits non-zero.
+
+::
+
+    LightTouchError                 a caller can act on this; str() says what to fix
+    ├── SpecError                   the problem spec is invalid (names the JSON path)
+    ├── DataError                   a data reference could not be read or does not fit
+    └── SolverError                 a numeric step (LP, QP) failed on valid input
+
+Inside the numeric core, outcomes are statuses, not exceptions; exceptions are for mistakes
+the caller can fix.
+"""
+
+from __future__ import annotations
+
+
+class LightTouchError(Exception):
+    """Base class: something the caller can act on; ``str()`` says what to fix."""
+
+    status_code = 400
+    title = "LightTouch error"
+
+
+class SpecError(LightTouchError):
+    """The spec is invalid. ``issues`` lists ``(path, message)`` pairs, path like ``a.b[2]``."""
+
+    status_code = 422
+    title = "Invalid problem spec"
+
+    def __init__(self, issues: list[tuple[str, str]]):
+        self.issues = list(issues)
+        super().__init__("; ".join(f"{path}: {message}" if path else message
+                                   for path, message in self.issues))
+
+    @classmethod
+    def at(cls, path: str, message: str) -> SpecError:
+        """One issue at one JSON path."""
+        return cls([(path, message)])
+
+
+class DataError(LightTouchError):
+    """A data reference (inline, ``data:`` or ``file://``) could not be read or does not fit."""
+
+    status_code = 422
+    title = "Unusable problem data"
+
+    def __init__(self, path: str, message: str):
+        self.path = path
+        super().__init__(f"{path}: {message}" if path else message)
+
+
+class SolverError(LightTouchError):
+    """A numeric step (shrinking LP, projection QP) failed on input that validated."""
+
+    status_code = 500
+    title = "Solver failure"
