@@ -1,0 +1,54 @@
+"""Small random problems shared by the tests (compiled directly, and as specs)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from worker.compile import lattice_edges
+from worker.problem import LOSS_CODES, QUADRATIC, CompiledProblem, ConstraintSet, Objective
+
+
+def ordering_rows(pairs: np.ndarray, d: int) -> sp.csr_matrix:
+    m = len(pairs)
+    data = np.tile([2**-0.5, -(2**-0.5)], m)
+    return sp.csr_matrix((data, (np.repeat(np.arange(m), 2), np.ravel(pairs))), shape=(m, d))
+
+
+def random_constraints(kind: str, d: int, rng: np.random.Generator) -> ConstraintSet:
+    """'linear' (feasible at a random interior point), 'ordering', 'lattice' or 'none'."""
+    if kind == "linear":
+        a = rng.normal(size=(2 * d, d))
+        a /= np.linalg.norm(a, axis=1, keepdims=True)
+        inside = rng.uniform(-0.3, 0.3, size=d)
+        return ConstraintSet(sp.csr_matrix(a), a @ inside + rng.uniform(0.0, 0.3, size=2 * d))
+    if kind == "ordering":
+        pairs = np.array([(i, j) for i in range(d) for j in range(i + 1, d)
+                          if rng.uniform() < 0.3] or [(0, 1)])
+        return ConstraintSet(ordering_rows(pairs, d), np.zeros(len(pairs)))
+    if kind == "lattice":
+        shape = [2] * int(np.log2(d))
+        pairs = lattice_edges(shape, list(range(len(shape))), d, "constraints[0]")
+        return ConstraintSet(ordering_rows(pairs, d), np.zeros(len(pairs)))
+    return ConstraintSet(sp.csr_matrix((0, d)), np.zeros(0))
+
+
+def random_problem(loss: str, constraint: str, *, d: int = 8, n: int = 60, l2: float = 0.0,
+                   seed: int = 0, bound: float = 1.0) -> CompiledProblem:
+    """A random problem: loss in hinge/logistic/squared/quadratic, box [-bound, bound]."""
+    rng = np.random.default_rng(seed)
+    truth = rng.normal(size=d)
+    if loss == "quadratic":
+        root = rng.normal(size=(d, d)) / np.sqrt(d)
+        q = sp.csr_matrix(root @ root.T)
+        objective = Objective(QUADRATIC, sp.csr_matrix((0, d)), np.zeros(0), q,
+                              rng.normal(size=d), l2)
+    else:
+        x = rng.normal(size=(n, d)) * (rng.uniform(size=(n, d)) < 0.7)
+        scores = x @ truth
+        labels = scores + 0.3 * rng.normal(size=n) if loss == "squared" else \
+            np.where(scores + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+        objective = Objective(LOSS_CODES[loss], sp.csr_matrix(x), labels,
+                              sp.csr_matrix((d, d)), np.zeros(d), l2)
+    return CompiledProblem(objective, random_constraints(constraint, d, rng),
+                           np.full(d, -bound), np.full(d, bound))

@@ -1,0 +1,10 @@
+"""LightTouch engine: heavily constrained stochastic optimization, in process.
+
+``from worker import solve`` — ``solve(spec, progress=None) -> Result`` (DESIGN §7).
+"""
+
+from worker.result import Result
+from worker.solve import solve
+from worker.spec import Spec, parse_spec
+
+__all__ = ["Result", "Spec", "parse_spec", "solve"]

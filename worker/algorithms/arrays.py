@@ -1,0 +1,110 @@
+"""Kernel inputs from a compiled problem: problem arrays, run configuration, fresh state."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from worker.kernels.layout import (
+    AVERAGE_START,
+    ITERATION,
+    N_COUNTERS,
+    N_SCALARS,
+    KernelState,
+    ProblemArrays,
+    RunConfig,
+)
+from worker.kernels.random import seed_state
+from worker.kernels.sumtree import new_tree
+from worker.problem import QUADRATIC, CompiledProblem
+
+
+def _csr_parts(matrix: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    csr = sp.csr_matrix(matrix, dtype=np.float64)
+    csr.sort_indices()
+    return (csr.indptr.astype(np.int64), csr.indices.astype(np.int64),
+            np.ascontiguousarray(csr.data, dtype=np.float64))
+
+
+def group_partition(m: int, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Split constraints 0..m-1 into n_groups consecutive blocks of size <= ceil(m/n_groups).
+
+    Returns
+    -------
+    group_ptr : ndarray, shape (G+1,)
+    group_members : ndarray, shape (m,)
+    """
+    n_groups = max(1, min(n_groups, m)) if m else 0
+    size = -(-m // n_groups) if n_groups else 0
+    n_groups = -(-m // size) if size else 0
+    group_ptr = np.minimum(np.arange(n_groups + 1, dtype=np.int64) * size, m)
+    return group_ptr, np.arange(m, dtype=np.int64)
+
+
+def problem_arrays(problem: CompiledProblem, n_groups: int) -> ProblemArrays:
+    """The numba view of a problem, with constraints aggregated into n_groups groups."""
+    objective = problem.objective
+    x_indptr, x_indices, x_data = _csr_parts(objective.features)
+    q_indptr, q_indices, q_data = _csr_parts(objective.quadratic)
+    a_indptr, a_indices, a_data = _csr_parts(problem.constraints.matrix)
+    group_ptr, group_members = group_partition(problem.m, n_groups)
+    return ProblemArrays(
+        kind=np.int64(objective.kind), quadratic=objective.kind == QUADRATIC,
+        l2=float(objective.l2),
+        x_indptr=x_indptr, x_indices=x_indices, x_data=x_data,
+        labels=np.ascontiguousarray(objective.labels, dtype=np.float64),
+        q_indptr=q_indptr, q_indices=q_indices, q_data=q_data,
+        linear=np.ascontiguousarray(objective.linear, dtype=np.float64),
+        a_indptr=a_indptr, a_indices=a_indices, a_data=a_data,
+        rhs=np.ascontiguousarray(problem.constraints.rhs, dtype=np.float64),
+        group_ptr=group_ptr, group_members=group_members,
+        lower=np.ascontiguousarray(problem.lower, dtype=np.float64),
+        upper=np.ascontiguousarray(problem.upper, dtype=np.float64),
+    )
+
+
+def operation_costs(arrays: ProblemArrays) -> tuple[float, float]:
+    """(cost of one f sample, cost of one group check) in nonzeros touched (§5.2)."""
+    d = arrays.lower.shape[0]
+    if arrays.quadratic:
+        cost_f = float(arrays.q_data.shape[0] + d)
+    else:
+        n = max(arrays.labels.shape[0], 1)
+        cost_f = 1.0 + arrays.x_data.shape[0] / n
+    m = arrays.rhs.shape[0]
+    n_groups = max(arrays.group_ptr.shape[0] - 1, 1)
+    cost_g = (m / n_groups) * (1.0 + arrays.a_data.shape[0] / max(m, 1))
+    return cost_f, max(cost_g, 1.0)
+
+
+def run_config(arrays: ProblemArrays, *, mode: int, gamma: float, eta_w: float, eta_p: float,
+               strong_convexity: float, minibatch: tuple[int, int, int] | None,
+               lazy: bool, nu: float = 0.999) -> RunConfig:
+    """A RunConfig; ``minibatch=None`` selects the automatic sizes of §5.2."""
+    cost_f, cost_g = operation_costs(arrays)
+    k_f, k_g, k_p = minibatch if minibatch is not None else (2, 0, 0)
+    return RunConfig(mode=mode, gamma=float(gamma), eta_w=float(eta_w), eta_p=float(eta_p),
+                     strong_convexity=float(strong_convexity), k_f=k_f, k_g=k_g, k_p=k_p,
+                     lazy=bool(lazy), nu=float(nu), cost_f=cost_f, cost_g=cost_g)
+
+
+def new_state(arrays: ProblemArrays, w0: np.ndarray, seed: int) -> KernelState:
+    """Fresh state at iterate w0 (shape (d,)), iteration 1, RNG seeded from ``seed``."""
+    d = w0.shape[0]
+    n_groups = arrays.group_ptr.shape[0] - 1
+    counters = np.zeros(N_COUNTERS, dtype=np.int64)
+    counters[ITERATION] = 1
+    counters[AVERAGE_START] = 1
+    return KernelState(
+        w=np.array(w0, dtype=np.float64), acc=np.zeros(d), last=np.ones(d, dtype=np.int64),
+        gbuf=np.zeros(d), touch_mark=np.zeros(d, dtype=np.int64),
+        touched=np.zeros(d, dtype=np.int64),
+        cbuf=np.zeros(d), ctouch_mark=np.zeros(d, dtype=np.int64),
+        ctouched=np.zeros(d, dtype=np.int64),
+        log_w=np.zeros(n_groups), stamp=np.ones(n_groups, dtype=np.int64),
+        mu=np.zeros(n_groups), tree=new_tree(n_groups),
+        vlist=np.zeros(n_groups, dtype=np.int64), vpos=np.zeros(n_groups, dtype=np.int64),
+        weights=np.zeros(n_groups), pmark=np.zeros(n_groups, dtype=np.int64),
+        sampled=np.zeros(n_groups, dtype=np.int64), sampled_viol=np.zeros(n_groups),
+        counters=counters, scalars=np.zeros(N_SCALARS), rng=seed_state(seed),
+    )

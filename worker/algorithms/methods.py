@@ -1,0 +1,206 @@
+"""The algorithms as Python drivers of the one compiled loop, and the ``auto`` rule.
+
+================  ==========================================================================
+algorithm         what runs (LightTouch paper numbering)
+================  ==========================================================================
+fulltouch         Algorithm 1: SGD on f + gamma max(0, max_i g_i), all m checked each step
+lighttouch        Algorithm 4 (practical LightTouch; Algorithm 2 with fixed minibatches):
+                  sampled constraints i ~ p, multiplicative p-update, §5.2 minibatching,
+                  §5.1 aggregation, dense or lazy (sublinear) p-update
+midtouch          Algorithm 3: T1 FullTouch steps, then LightTouch with k = 1 from their mean
+projected_sgd     SGD with an exact projection onto W ∩ {g <= 0} after every step
+================  ==========================================================================
+
+``auto``: FullTouch when m <= 16 (checking everything is as cheap as sampling, paper §3.2's
+k > m case), LightTouch (Algorithm 4) otherwise. ``p_update: auto`` is lazy, which is exact
+and never slower asymptotically than the dense update; ``aggregate: auto`` then keeps one
+constraint per group. With a dense p-update and m > 1024, ``auto`` aggregates into
+round(sqrt(m)) groups, balancing the O(G) p-update against the m/G checks of a group.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from worker.algorithms.arrays import new_state, problem_arrays, run_config
+from worker.algorithms.driver import Candidates, Driver, ProgressCallback, snapshot_iterations
+from worker.errors import SpecError
+from worker.kernels.distribution import init_distribution
+from worker.kernels.iteration import replace_iterate, restart_average
+from worker.kernels.layout import ITERATION, K_G_TOTAL, K_P_TOTAL, MODE_FULL, MODE_LIGHT, MODE_PLAIN
+from worker.problem import CompiledProblem
+from worker.projection import project
+
+FULLTOUCH_MAX_M = 16
+
+
+@dataclass(frozen=True)
+class SolverOptions:
+    """Plain solver settings (mirrors ``spec.solver``; ``minibatch=None`` means automatic)."""
+
+    algorithm: str = "auto"
+    iterations: int = 200_000
+    time_limit_s: float = 600.0
+    seed: int = 0
+    gamma: float = 1.0
+    eta_w: float = 1.0
+    eta_p: float = 0.0625
+    minibatch: tuple[int, int, int] | None = None
+    aggregate: int | None = None
+    p_update: str = "auto"
+    candidates: int = 100
+
+
+@dataclass
+class Trajectory:
+    """What an algorithm leaves for shrinking: candidates, counters, what was chosen."""
+
+    algorithm: str
+    candidates: Candidates
+    stats: dict = field(default_factory=dict)
+
+
+def choose_algorithm(problem: CompiledProblem, requested: str) -> str:
+    """Resolve ``auto`` (see the module docstring)."""
+    if requested != "auto":
+        return requested
+    return "fulltouch" if problem.m <= FULLTOUCH_MAX_M else "lighttouch"
+
+
+def group_count(m: int, aggregate: int | None, lazy: bool) -> int:
+    """Number of constraint groups G (paper §5.1)."""
+    if aggregate is not None:
+        return max(1, min(aggregate, m)) if m else 0
+    if lazy or m <= 1024:
+        return m
+    return max(1, round(math.sqrt(m)))
+
+
+def run_algorithm(problem: CompiledProblem, options: SolverOptions,
+                  progress: ProgressCallback | None = None) -> Trajectory:
+    """Run the chosen algorithm; return candidates for the shrinking LP and the counters."""
+    name = choose_algorithm(problem, options.algorithm)
+    started = time.perf_counter()
+    runner = {"fulltouch": _fulltouch, "lighttouch": _lighttouch, "midtouch": _midtouch,
+              "projected_sgd": _projected_sgd}[name]
+    trajectory = runner(problem, options, progress, started + options.time_limit_s)
+    trajectory.stats["solve_s"] = time.perf_counter() - started
+    return trajectory
+
+
+def _start_point(problem: CompiledProblem) -> np.ndarray:
+    """w(1) = clip of 0 to W."""
+    return np.clip(np.zeros(problem.d), problem.lower, problem.upper)
+
+
+def _snapshots(driver: Driver, cfg, start: int, stop: int, count: int,
+               candidates: Candidates, after_each=None) -> bool:
+    """Run to ``stop``, snapshotting ``count`` candidates; False if the deadline hit."""
+    with_iterate = count >= 2
+    for iteration in snapshot_iterations(start, stop, max(1, count // 2 if with_iterate else 1)):
+        finished = driver.run(cfg, iteration, after_each)
+        driver.snapshot(candidates, with_iterate)
+        if not finished:
+            return False
+    return True
+
+
+def _finish(name: str, driver: Driver, candidates: Candidates, **extra) -> Trajectory:
+    stats = driver.stats() | extra
+    stats["stopped_by_time_limit"] = driver.timed_out
+    return Trajectory(name, candidates, stats)
+
+
+def _light_stats(driver: Driver, iterations: int) -> dict:
+    counters = driver.state.counters
+    return {"mean_k_g": float(counters[K_G_TOTAL]) / max(iterations, 1),
+            "mean_k_p": float(counters[K_P_TOTAL]) / max(iterations, 1)}
+
+
+def _fulltouch(problem, options, progress, deadline) -> Trajectory:
+    arrays = problem_arrays(problem, problem.m)
+    cfg = run_config(arrays, mode=MODE_FULL, gamma=options.gamma, eta_w=options.eta_w,
+                     eta_p=options.eta_p, strong_convexity=problem.objective.l2,
+                     minibatch=options.minibatch, lazy=False)
+    driver = Driver(arrays, new_state(arrays, _start_point(problem), options.seed), deadline,
+                    progress, options.iterations)
+    candidates = Candidates()
+    _snapshots(driver, cfg, 0, options.iterations, options.candidates, candidates)
+    return _finish("fulltouch", driver, candidates)
+
+
+def _lighttouch(problem, options, progress, deadline) -> Trajectory:
+    lazy = options.p_update != "dense"
+    groups = group_count(problem.m, options.aggregate, lazy)
+    arrays = problem_arrays(problem, groups)
+    cfg = run_config(arrays, mode=MODE_LIGHT, gamma=options.gamma, eta_w=options.eta_w,
+                     eta_p=options.eta_p, strong_convexity=problem.objective.l2,
+                     minibatch=options.minibatch, lazy=lazy)
+    state = new_state(arrays, _start_point(problem), options.seed)
+    init_distribution(arrays, cfg, state, state.w, 1)
+    driver = Driver(arrays, state, deadline, progress, options.iterations)
+    candidates = Candidates()
+    _snapshots(driver, cfg, 0, options.iterations, options.candidates, candidates)
+    return _finish("lighttouch", driver, candidates, groups=groups,
+                   p_update="lazy" if lazy else "dense",
+                   **_light_stats(driver, driver.iteration))
+
+
+def midtouch_phases(m: int, iterations: int) -> tuple[int, int]:
+    """(T1, T2) with T1 ≈ m tau^2 and T2 ≈ tau^3 summing to ``iterations`` (Theorem 3)."""
+    low, high = 0.0, float(iterations) ** (1 / 3) + 1
+    for _ in range(100):
+        tau = (low + high) / 2
+        low, high = (tau, high) if m * tau**2 + tau**3 < iterations else (low, tau)
+    first = min(max(1, round(m * low**2)), iterations - 1) if iterations > 1 else iterations
+    return first, iterations - first
+
+
+def _midtouch(problem, options, progress, deadline) -> Trajectory:
+    strong = problem.objective.l2
+    if strong <= 0:
+        raise SpecError.at("solver.algorithm", "midtouch needs a strongly convex objective; "
+                           "set objective.l2 > 0 or choose lighttouch")
+    first, second = midtouch_phases(problem.m, options.iterations)
+    arrays = problem_arrays(problem, problem.m)
+    common = dict(gamma=options.gamma, eta_w=options.eta_w, eta_p=options.eta_p,
+                  strong_convexity=strong, lazy=options.p_update != "dense")
+    phase_one = run_config(arrays, mode=MODE_FULL, minibatch=(1, 1, 1), **common)
+    phase_two = run_config(arrays, mode=MODE_LIGHT, minibatch=(1, 1, 1), **common)
+    state = new_state(arrays, _start_point(problem), options.seed)
+    driver = Driver(arrays, state, deadline, progress, options.iterations)
+    candidates = Candidates()
+    share = max(2, round(options.candidates * first / options.iterations))
+    if _snapshots(driver, phase_one, 0, first, share, candidates) and second > 0:
+        restart_average(state, driver.average())
+        init_distribution(arrays, phase_two, state, state.w, int(state.counters[ITERATION]))
+        _snapshots(driver, phase_two, first, options.iterations,
+                   max(2, options.candidates - share), candidates)
+    return _finish("midtouch", driver, candidates, phase_one_iterations=first)
+
+
+def _projected_sgd(problem, options, progress, deadline) -> Trajectory:
+    arrays = problem_arrays(problem, 0)
+    cfg = run_config(arrays, mode=MODE_PLAIN, gamma=options.gamma, eta_w=options.eta_w,
+                     eta_p=options.eta_p, strong_convexity=problem.objective.l2,
+                     minibatch=options.minibatch, lazy=False)
+    start = project(_start_point(problem), problem.constraints, problem.lower, problem.upper)
+    state = new_state(arrays, start.solution, options.seed)
+    driver = Driver(arrays, state, deadline, progress, options.iterations)
+    projections = {"count": 1, "seconds": start.seconds}
+
+    def project_iterate() -> None:
+        result = project(state.w, problem.constraints, problem.lower, problem.upper)
+        projections["count"] += 1
+        projections["seconds"] += result.seconds
+        replace_iterate(state, result.solution)
+
+    candidates = Candidates()
+    _snapshots(driver, cfg, 0, options.iterations, options.candidates, candidates,
+               after_each=project_iterate if problem.m else None)
+    return _finish("projected_sgd", driver, candidates, projections=projections["count"],
+                   projection_s_total=projections["seconds"])

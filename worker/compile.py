@@ -1,0 +1,262 @@
+"""Spec → :class:`~worker.problem.CompiledProblem`: read the data, check it against the
+dimension, and lower every constraint block to unit-norm rows of one CSR matrix.
+
+Errors are :class:`~worker.errors.SpecError` / :class:`~worker.errors.DataError` whose text
+starts with the JSON path, e.g. ``constraints[2].pairs[5]: index 9000 is out of range for
+dimension 4096``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from worker.data import read_matrix, read_vector
+from worker.errors import SpecError
+from worker.problem import (
+    LOSS_CODES,
+    LOSS_HINGE,
+    QUADRATIC,
+    CompiledProblem,
+    ConstraintSet,
+    Objective,
+)
+from worker.spec import (
+    EmpiricalRisk,
+    LinearConstraint,
+    MonotoneLatticeConstraint,
+    OrderingConstraint,
+    Quadratic,
+    Spec,
+)
+
+_SQRT_HALF = math.sqrt(0.5)
+
+
+def compile_problem(spec: Spec, roots: Sequence[Path]) -> CompiledProblem:
+    """Read the spec's data (file:// only under ``roots``) and build the compiled problem."""
+    objective, objective_d = _objective(spec, roots)
+    d = _dimension(spec, objective_d, roots)
+    objective = _fit_objective(objective, d)
+    lower, upper = _bounds(spec, d, roots)
+    notes: list[str] = []
+    blocks = [_constraint_block(c, f"constraints[{k}]", d, roots, notes)
+              for k, c in enumerate(spec.constraints)]
+    matrix = sp.vstack([b[0] for b in blocks], format="csr") if blocks else sp.csr_matrix((0, d))
+    rhs = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0)
+    matrix.sort_indices()
+    return CompiledProblem(objective=objective,
+                           constraints=ConstraintSet(matrix=sp.csr_matrix(matrix), rhs=rhs),
+                           lower=lower, upper=upper, notes=notes)
+
+
+def _as_csr(matrix) -> sp.csr_matrix:
+    csr = sp.csr_matrix(matrix, dtype=np.float64)
+    csr.sum_duplicates()
+    csr.sort_indices()
+    return csr
+
+
+def _objective(spec: Spec, roots) -> tuple[Objective, int | None]:
+    """The objective with data read; its own width (d) when the data fix it."""
+    obj = spec.objective
+    if isinstance(obj, Quadratic):
+        q = _as_csr(read_matrix(obj.Q, "objective.Q", roots=roots))
+        if q.shape[0] != q.shape[1]:
+            raise SpecError.at("objective.Q", f"Q must be square, got shape {q.shape}")
+        d = q.shape[0]
+        c = np.zeros(d) if obj.c is None else read_vector(obj.c, "objective.c", roots=roots)
+        if c.shape[0] != d:
+            raise SpecError.at("objective.c", f"length {c.shape[0]} does not match Q's {d}")
+        _check_psd(q)
+        return Objective(QUADRATIC, sp.csr_matrix((0, d)), np.zeros(0), q, c, obj.l2), d
+    assert isinstance(obj, EmpiricalRisk)
+    if obj.loss == "pairwise_hinge":
+        return _pairwise_objective(obj, roots)
+    features = _as_csr(read_matrix(obj.data.features, "objective.data.features", roots=roots))
+    labels = read_vector(obj.data.labels, "objective.data.labels", roots=roots)
+    if labels.shape[0] != features.shape[0]:
+        raise SpecError.at("objective.data.labels", f"{labels.shape[0]} labels for "
+                           f"{features.shape[0]} feature rows; give one label per row")
+    if features.shape[0] == 0:
+        raise SpecError.at("objective.data.features", "no examples; give at least one row")
+    labels = _check_labels(obj.loss, labels)
+    objective = Objective(LOSS_CODES[obj.loss], features, labels,
+                          sp.csr_matrix((0, 0)), np.zeros(0), obj.l2)
+    return objective, features.shape[1]
+
+
+def _pairwise_objective(obj: EmpiricalRisk, roots) -> tuple[Objective, int]:
+    """pairwise_hinge is hinge loss with label 1 on the rows x+ - x-."""
+    positive = _as_csr(read_matrix(obj.data.positive, "objective.data.positive", roots=roots))
+    negative = _as_csr(read_matrix(obj.data.negative, "objective.data.negative", roots=roots))
+    if positive.shape != negative.shape:
+        raise SpecError.at("objective.data.negative", f"shape {negative.shape} differs from "
+                           f"data.positive's {positive.shape}; pairs need equal shapes")
+    if positive.shape[0] == 0:
+        raise SpecError.at("objective.data.positive", "no pairs; give at least one row")
+    difference = _as_csr(positive - negative)
+    difference.eliminate_zeros()
+    ones = np.ones(difference.shape[0])
+    return Objective(LOSS_HINGE, difference, ones, sp.csr_matrix((0, 0)), np.zeros(0),
+                     obj.l2), difference.shape[1]
+
+
+def _check_labels(loss: str, labels: np.ndarray) -> np.ndarray:
+    if loss == "squared":
+        return labels
+    bad = np.flatnonzero(~np.isin(labels, (-1.0, 0.0, 1.0)))
+    if bad.size:
+        i = int(bad[0])
+        raise SpecError.at(f"objective.data.labels[{i}]", f"{labels[i]!r} is not a class "
+                           f"label; loss {loss!r} takes +1/-1 (or 1/0, 0 meaning -1)")
+    return np.where(labels == 0, -1.0, labels)
+
+
+def _check_psd(q: sp.csr_matrix) -> None:
+    asymmetry = abs(q - q.T).max() if q.nnz else 0.0
+    scale = max(abs(q).max() if q.nnz else 0.0, 1.0)
+    if asymmetry > 1e-10 * scale:
+        raise SpecError.at("objective.Q", f"Q is not symmetric (max |Q - Q'| = {asymmetry:.3g});"
+                           " give (Q + Q')/2")
+    if q.shape[0] <= 2000:
+        smallest = float(np.linalg.eigvalsh(q.toarray())[0]) if q.shape[0] else 0.0
+        if smallest < -1e-9 * scale:
+            raise SpecError.at("objective.Q", f"Q is not positive semidefinite (smallest "
+                               f"eigenvalue {smallest:.3g}); the objective must be convex")
+
+
+def _dimension(spec: Spec, objective_d: int | None, roots) -> int:
+    """d from ``dimension`` or the objective's data; both given must agree."""
+    if spec.dimension is not None and objective_d is not None and objective_d != spec.dimension:
+        where = "objective.Q" if isinstance(spec.objective, Quadratic) else "objective.data"
+        raise SpecError.at(where, f"data have {objective_d} columns but dimension is "
+                           f"{spec.dimension}")
+    d = spec.dimension if spec.dimension is not None else objective_d
+    if not d:
+        raise SpecError.at("dimension", "cannot tell the dimension; set 'dimension'")
+    return int(d)
+
+
+def _fit_objective(objective: Objective, d: int) -> Objective:
+    if objective.kind == QUADRATIC:
+        return objective
+    return Objective(objective.kind, objective.features, objective.labels,
+                     sp.csr_matrix((d, d)), np.zeros(d), objective.l2)
+
+
+def _bound(value, path: str, d: int, default: float, roots) -> np.ndarray:
+    if value is None:
+        return np.full(d, default)
+    if isinstance(value, int | float):
+        if math.isnan(value):
+            raise SpecError.at(path, "NaN is not a bound; omit it for no bound")
+        return np.full(d, float(value))
+    vector = read_vector(value, path, roots=roots, allow_infinite=True)
+    if vector.shape[0] != d:
+        raise SpecError.at(path, f"length {vector.shape[0]} does not match dimension {d}")
+    return vector
+
+
+def _bounds(spec: Spec, d: int, roots) -> tuple[np.ndarray, np.ndarray]:
+    lower = _bound(spec.bounds.lower, "bounds.lower", d, -np.inf, roots)
+    upper = _bound(spec.bounds.upper, "bounds.upper", d, np.inf, roots)
+    crossed = np.flatnonzero(lower > upper)
+    if crossed.size:
+        j = int(crossed[0])
+        raise SpecError.at(f"bounds.lower[{j}]" if spec.bounds.lower is not None and not
+                           isinstance(spec.bounds.lower, int | float) else "bounds",
+                           f"lower {lower[j]} > upper {upper[j]} at coordinate {j}; "
+                           "W would be empty")
+    return lower, upper
+
+
+def _constraint_block(constraint, path: str, d: int, roots, notes: list[str]):
+    """(unit-row CSR (m_k, d), rhs (m_k,)) for one constraint block."""
+    if isinstance(constraint, LinearConstraint):
+        return _linear_block(constraint, path, d, roots, notes)
+    if isinstance(constraint, OrderingConstraint):
+        if constraint.pairs is not None:
+            pairs = np.array(constraint.pairs, dtype=np.int64).reshape(-1, 2)
+            _check_indices(pairs, f"{path}.pairs", d, pair=True)
+        else:
+            chain = np.array(constraint.chain, dtype=np.int64)
+            _check_indices(chain, f"{path}.chain", d, pair=False)
+            pairs = np.column_stack([chain[:-1], chain[1:]])
+        return _ordering_rows(pairs, d, path)
+    assert isinstance(constraint, MonotoneLatticeConstraint)
+    return _ordering_rows(lattice_edges(constraint.shape, constraint.increasing, d, path),
+                          d, path)
+
+
+def _linear_block(constraint: LinearConstraint, path: str, d: int, roots, notes):
+    a = _as_csr(read_matrix(constraint.A, f"{path}.A", roots=roots))
+    b = read_vector(constraint.b, f"{path}.b", roots=roots)
+    if a.shape[1] != d:
+        raise SpecError.at(f"{path}.A", f"A has {a.shape[1]} columns; dimension is {d}")
+    if b.shape[0] != a.shape[0]:
+        raise SpecError.at(f"{path}.b", f"length {b.shape[0]} does not match A's "
+                           f"{a.shape[0]} rows")
+    norms = np.sqrt(np.asarray(a.multiply(a).sum(axis=1)).ravel())
+    zero = norms == 0
+    impossible = np.flatnonzero(zero & (b < 0))
+    if impossible.size:
+        r = int(impossible[0])
+        raise SpecError.at(f"{path}.A", f"row {r} is all zeros but b[{r}] = {b[r]} < 0: "
+                           "0 <= b can never hold; remove the row or fix b")
+    if zero.any():
+        notes.append(f"{path}: dropped {int(zero.sum())} all-zero rows of A (b >= 0, "
+                     "always satisfied)")
+    keep = np.flatnonzero(~zero)
+    scale = sp.diags(1.0 / norms[keep])
+    return _as_csr(scale @ a[keep]), b[keep] / norms[keep]
+
+
+def _check_indices(indices: np.ndarray, path: str, d: int, pair: bool) -> None:
+    flat = indices.ravel()
+    bad = np.flatnonzero((flat < 0) | (flat >= d))
+    if bad.size:
+        k = int(bad[0])
+        where = f"{path}[{k // 2}][{k % 2}]" if pair else f"{path}[{k}]"
+        raise SpecError.at(where, f"index {flat[k]} is out of range for dimension {d} "
+                           f"(valid: 0..{d - 1})")
+    if pair:
+        same = np.flatnonzero(indices[:, 0] == indices[:, 1])
+        if same.size:
+            raise SpecError.at(f"{path}[{int(same[0])}]", "a pair needs two different indices")
+    elif len(np.unique(flat)) != flat.size:
+        raise SpecError.at(path, "a chain visits an index twice; orderings would be cyclic")
+
+
+def _ordering_rows(pairs: np.ndarray, d: int, path: str):
+    """Rows (e_i - e_j)/sqrt(2), rhs 0, for pairs (i, j) meaning w_i <= w_j."""
+    m = pairs.shape[0]
+    rows = np.repeat(np.arange(m), 2)
+    data = np.tile([_SQRT_HALF, -_SQRT_HALF], m)
+    matrix = sp.csr_matrix((data, (rows, pairs.ravel())), shape=(m, d))
+    return _as_csr(matrix), np.zeros(m)
+
+
+def lattice_edges(shape: list[int], increasing: list[int], d: int, path: str) -> np.ndarray:
+    """Pairs (v, v + stride_k) of lattice vertices (C order) along each increasing axis k.
+
+    Returns
+    -------
+    ndarray, shape (m, 2)
+        For shape [2]*12 with all axes increasing, m = 12 * 2**11 = 24,576 (paper §6).
+    """
+    size = math.prod(shape)
+    if size != d:
+        raise SpecError.at(f"{path}.shape", f"the lattice has {size} vertices but the "
+                           f"dimension is {d}; shape's product must equal the dimension")
+    vertices = np.arange(size, dtype=np.int64).reshape(shape)
+    edges = []
+    for axis in sorted(increasing):
+        low = np.take(vertices, np.arange(shape[axis] - 1), axis=axis).ravel()
+        high = np.take(vertices, np.arange(1, shape[axis]), axis=axis).ravel()
+        edges.append(np.column_stack([low, high]))
+    return np.concatenate(edges) if edges else np.zeros((0, 2), dtype=np.int64)

@@ -1,0 +1,54 @@
+"""Scoring candidates on the full objective and on every constraint, for the shrinking LP."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from worker.kernels.constraints import constraint_values
+from worker.kernels.layout import ProblemArrays
+from worker.kernels.objective import objective_value
+from worker.problem import CompiledProblem
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Objectives (T,), and constraint values (T, k) on the k columns some candidate violates.
+
+    Constraints no candidate violates are left out: they cannot bind in the shrinking LP, so
+    m = 10^6 constraints cost one pass, not a (T, m) matrix.
+    """
+
+    objectives: np.ndarray
+    columns: np.ndarray
+    violations: np.ndarray
+    max_violations: np.ndarray
+
+
+def score_candidates(arrays: ProblemArrays, problem: CompiledProblem,
+                     solutions: np.ndarray) -> Scores:
+    """Evaluate f and every g_i at each candidate (solutions shape (T, d))."""
+    count = solutions.shape[0]
+    objectives = np.array([objective_value(arrays, s) for s in solutions])
+    worst = np.full(problem.m, -np.inf)
+    values = np.empty(problem.m)
+    max_violations = np.zeros(count)
+    for c in range(count):
+        constraint_values(arrays, solutions[c], values)
+        np.maximum(worst, values, out=worst)
+        max_violations[c] = max(0.0, values.max(initial=0.0))
+    columns = np.flatnonzero(worst > 0)
+    sub = problem.constraints.matrix[columns]
+    violations = (sub @ solutions.T).T - problem.constraints.rhs[columns]
+    return Scores(objectives, columns, np.asarray(violations).reshape(count, columns.size),
+                  max_violations)
+
+
+def evaluate_point(arrays: ProblemArrays, problem: CompiledProblem,
+                   w: np.ndarray) -> tuple[float, float]:
+    """(f(w), max(0, max_i g_i(w), box violation)) for one point w of shape (d,)."""
+    values = problem.constraints.values(w)
+    box = max(float(np.max(problem.lower - w, initial=0.0)),
+              float(np.max(w - problem.upper, initial=0.0)))
+    return float(objective_value(arrays, w)), max(0.0, float(values.max(initial=0.0)), box)

@@ -1,0 +1,230 @@
+"""The LightTouch distribution p over constraint groups (Algorithm 4, lines 8 and 11-15).
+
+p is kept as unnormalized log weights u. One iteration adds eta_p * Delta_p, where
+Delta_p = gamma * mu + (gamma G / k_p) sum_{j in S} e_j (max(0, g_j(w)) - mu_j).
+
+Two exact representations:
+
+* **dense** (the paper's): u is updated for all G groups and p is re-normalized every
+  iteration, O(G) arithmetic per iteration.
+* **lazy** (sublinear): between two samplings of group j, u_j grows linearly,
+  u_j(t) = log_w[j] + eta_p * gamma * mu_j * (t - stamp[j]), so it is stored as that line.
+  Groups with mu_j = 0 keep a constant weight and live in a sum tree (O(log G) sampling
+  and update); only the groups with mu_j > 0 (``vlist``) are touched every iteration.
+  Cost per iteration: O(|{mu > 0}| + k log G).
+
+Both give the same distribution up to rounding; normalization is implicit (sampling draws
+from the unnormalized weights).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from worker.kernels.constraints import group_value
+from worker.kernels.layout import (
+    CHECKS,
+    N_VIOLATED,
+    NEEDS_RESCALE,
+    SHIFT,
+    VP_DEN,
+    VP_NUM,
+)
+from worker.kernels.random import randint, uniform
+from worker.kernels.sumtree import tree_find, tree_rebuild, tree_set
+
+_MAX_EXPONENT = 600.0
+
+
+@njit(cache=True)
+def group_size(p, group):
+    """Number of constraints in one group (its cost in constraint checks)."""
+    return p.group_ptr[group + 1] - p.group_ptr[group]
+
+
+@njit(cache=True)
+def log_weight(cfg, s, j, t):
+    """u_j at iteration t (before that iteration's update)."""
+    if cfg.lazy:
+        return s.log_w[j] + cfg.eta_p * cfg.gamma * s.mu[j] * (t - s.stamp[j])
+    return s.log_w[j]
+
+
+@njit(cache=True)
+def init_distribution(p, cfg, s, w, t):
+    """Uniform p and mu_j = max(0, g~_j(w)) for every group (Algorithm 4, lines 2-3)."""
+    n_groups = s.mu.shape[0]
+    s.scalars[SHIFT] = 0.0
+    s.counters[N_VIOLATED] = 0
+    for j in range(n_groups):
+        value, _ = group_value(p, j, w)
+        s.counters[CHECKS] += group_size(p, j)
+        s.log_w[j] = 0.0
+        s.stamp[j] = t
+        s.mu[j] = max(0.0, value)
+        if cfg.lazy:
+            if s.mu[j] > 0:
+                _vlist_add(s, j)
+                s.tree[s.tree.shape[0] // 2 + j] = 0.0
+            else:
+                s.tree[s.tree.shape[0] // 2 + j] = 1.0
+    if cfg.lazy:
+        tree_rebuild(s.tree)
+
+
+@njit(cache=True)
+def _vlist_add(s, j):
+    n = s.counters[N_VIOLATED]
+    s.vlist[n] = j
+    s.vpos[j] = n
+    s.counters[N_VIOLATED] = n + 1
+
+
+@njit(cache=True)
+def _vlist_remove(s, j):
+    n = s.counters[N_VIOLATED] - 1
+    q = s.vpos[j]
+    last = s.vlist[n]
+    s.vlist[q] = last
+    s.vpos[last] = q
+    s.counters[N_VIOLATED] = n
+
+
+@njit(cache=True)
+def _rescale(cfg, s, t):
+    """Move the common offset to the largest current log weight; rebuild the tree, O(G)."""
+    shift = -np.inf
+    for j in range(s.mu.shape[0]):
+        shift = max(shift, log_weight(cfg, s, j, t))
+    s.scalars[SHIFT] = shift
+    leaves = s.tree.shape[0] // 2
+    for j in range(s.mu.shape[0]):
+        s.tree[leaves + j] = 0.0 if s.mu[j] > 0 else np.exp(s.log_w[j] - shift)
+    tree_rebuild(s.tree)
+    s.scalars[NEEDS_RESCALE] = 0.0
+
+
+@njit(cache=True)
+def _set_group(cfg, s, j, new_log, new_mu, t):
+    """Lazy mode: restart group j's line at time t with value new_log and slope from new_mu."""
+    was_violated = s.mu[j] > 0
+    s.log_w[j] = new_log
+    s.stamp[j] = t
+    s.mu[j] = new_mu
+    if new_mu > 0:
+        if not was_violated:
+            _vlist_add(s, j)
+            tree_set(s.tree, j, 0.0)
+        return
+    if was_violated:
+        _vlist_remove(s, j)
+    exponent = new_log - s.scalars[SHIFT]
+    if exponent > _MAX_EXPONENT:
+        s.scalars[NEEDS_RESCALE] = 1.0
+        exponent = _MAX_EXPONENT
+    tree_set(s.tree, j, np.exp(exponent))
+
+
+@njit(cache=True)
+def _prepare_violated(cfg, s, t):
+    """Cumulative weights of the mu > 0 groups into s.weights; returns their total."""
+    n = s.counters[N_VIOLATED]
+    total = 0.0
+    for q in range(n):
+        total += np.exp(log_weight(cfg, s, s.vlist[q], t) - s.scalars[SHIFT])
+        s.weights[q] = total
+    return total
+
+
+@njit(cache=True)
+def _search(cumulative, n, r):
+    """Smallest q < n with cumulative[q] > r (binary search)."""
+    lo = 0
+    hi = n - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if cumulative[mid] > r:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@njit(cache=True)
+def sample_groups(cfg, s, t, k, out):
+    """Draw k groups i.i.d. from p(t) into out[:k] (Algorithm 4, line 8)."""
+    n_groups = s.mu.shape[0]
+    if cfg.lazy:
+        if s.scalars[NEEDS_RESCALE] > 0:
+            _rescale(cfg, s, t)
+        violated_total = _prepare_violated(cfg, s, t)
+        if not (violated_total < np.exp(_MAX_EXPONENT)) or violated_total + s.tree[1] < 1e-280:
+            _rescale(cfg, s, t)
+            violated_total = _prepare_violated(cfg, s, t)
+        tree_total = s.tree[1]
+        for q in range(k):
+            r = uniform(s.rng) * (tree_total + violated_total)
+            if r < tree_total:
+                out[q] = tree_find(s.tree, r)
+            else:
+                n = s.counters[N_VIOLATED]
+                out[q] = s.vlist[_search(s.weights, n, r - tree_total)]
+        return
+    top = -np.inf
+    for j in range(n_groups):
+        top = max(top, s.log_w[j])
+    total = 0.0
+    for j in range(n_groups):
+        total += np.exp(s.log_w[j] - top)
+        s.weights[j] = total
+    for q in range(k):
+        out[q] = _search(s.weights, n_groups, uniform(s.rng) * total)
+
+
+@njit(cache=True)
+def _sample_subset(s, n_groups, k, t):
+    """k distinct groups uniformly (Floyd's algorithm) into s.sampled[:k]."""
+    q = 0
+    for j in range(n_groups - k, n_groups):
+        r = randint(s.rng, j + 1)
+        pick = j if s.pmark[r] == t else r
+        s.pmark[pick] = t
+        s.sampled[q] = pick
+        q += 1
+
+
+@njit(cache=True)
+def update_distribution(p, cfg, s, w, k_p, t):
+    """The p-update of Algorithm 4, lines 11-15, for iteration t; returns nothing.
+
+    Checks the k_p sampled groups at w (counted), refreshes their mu, updates the variance
+    estimate v_p of §5.2, and moves p (dense: all G log weights; lazy: the sampled ones).
+    """
+    n_groups = s.mu.shape[0]
+    _sample_subset(s, n_groups, k_p, t)
+    rate = cfg.eta_p * cfg.gamma
+    correction = rate * n_groups / k_p
+    spread = 0.0
+    for q in range(k_p):
+        j = s.sampled[q]
+        value, _ = group_value(p, j, w)
+        s.counters[CHECKS] += group_size(p, j)
+        s.sampled_viol[q] = max(0.0, value)
+        spread += (s.sampled_viol[q] - s.mu[j]) ** 2
+    v_p = (cfg.gamma * n_groups) ** 2 * spread / k_p
+    s.scalars[VP_NUM] = v_p + cfg.nu * s.scalars[VP_NUM]
+    s.scalars[VP_DEN] = 1.0 + cfg.nu * s.scalars[VP_DEN]
+    if cfg.lazy:
+        for q in range(k_p):
+            j = s.sampled[q]
+            new_log = log_weight(cfg, s, j, t) + rate * s.mu[j] \
+                + correction * (s.sampled_viol[q] - s.mu[j])
+            _set_group(cfg, s, j, new_log, s.sampled_viol[q], t + 1)
+        return
+    for j in range(n_groups):
+        s.log_w[j] += rate * s.mu[j]
+    for q in range(k_p):
+        j = s.sampled[q]
+        s.log_w[j] += correction * (s.sampled_viol[q] - s.mu[j])
+        s.mu[j] = s.sampled_viol[q]

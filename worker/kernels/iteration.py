@@ -1,0 +1,254 @@
+"""One compiled loop for FullTouch (Alg 1), LightTouch (Alg 2/4), MidTouch's phases (Alg 3)
+and plain SGD on the box (the inner step of projected SGD).
+
+Each call runs ``n_iterations`` iterations and returns, so Python can report progress, take
+snapshots and honour deadlines between chunks. Iteration t (1-based):
+
+1. eta_t = eta_w / (lambda t) if the objective is lambda-strongly convex, else eta_w / sqrt(t).
+2. Minibatch sizes k_f, k_g, k_p: fixed, or chosen by §5.2 (k ∝ sqrt(eta v / c), k_f = 2).
+3. Direction = mean of k_f stochastic subgradients of f, plus
+   FULL: gamma * grad max(0, max_i g_i)             (all m constraints checked),
+   LIGHT: (gamma / k_g) sum of grad max(0, g~_i) over i ~ p, then the p-update,
+   PLAIN: nothing.
+4. w <- clip_W(w - eta_t * direction), touching only coordinates that moved when f has no
+   dense part (l2 = 0 and no quadratic); the running average is kept lazily per coordinate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from worker.kernels.constraints import constraint_value, group_value
+from worker.kernels.distribution import sample_groups, update_distribution
+from worker.kernels.layout import (
+    AVERAGE_START,
+    CHECKS,
+    GRADIENT_SAMPLES,
+    ITERATION,
+    K_G_TOTAL,
+    K_P_TOTAL,
+    MODE_FULL,
+    MODE_LIGHT,
+    VF_DEN,
+    VF_NUM,
+    VG_DEN,
+    VG_NUM,
+    VP_DEN,
+    VP_NUM,
+)
+from worker.kernels.objective import loss_slope, row_dot
+from worker.kernels.random import randint
+
+
+@njit(cache=True)
+def step_size(cfg, t):
+    """eta_w / (lambda t) (strongly convex) or eta_w / sqrt(t) (Algorithm 4, line 5)."""
+    if cfg.strong_convexity > 0:
+        return cfg.eta_w / (cfg.strong_convexity * t)
+    return cfg.eta_w / np.sqrt(t)
+
+
+@njit(cache=True)
+def _average(num, den):
+    return num / den if den > 0 else 0.0
+
+
+@njit(cache=True)
+def minibatch_sizes(cfg, s, eta, n_groups):
+    """(k_f, k_g, k_p): fixed, or the §5.2 rule k ∝ sqrt(eta v / c) anchored at k_f = 2.
+
+    Costs are operation counts (nonzeros touched), not timings, so runs are reproducible.
+    When f's gradient has no variance (a quadratic objective) the rule anchors k_g = 2.
+    """
+    if cfg.k_g > 0:
+        return cfg.k_f, min(cfg.k_g, n_groups), min(cfg.k_p, n_groups)
+    r_f = np.sqrt(eta * _average(s.scalars[VF_NUM], s.scalars[VF_DEN]) / cfg.cost_f)
+    r_g = np.sqrt(eta * _average(s.scalars[VG_NUM], s.scalars[VG_DEN]) / cfg.cost_g)
+    r_p = np.sqrt(cfg.eta_p * _average(s.scalars[VP_NUM], s.scalars[VP_DEN]) / cfg.cost_g)
+    if r_f > 0:
+        scale = 2.0 / r_f
+    elif r_g > 0:
+        scale = 2.0 / r_g
+    else:
+        return 2, min(2, n_groups), 1
+    k_g = max(2, min(n_groups, int(np.rint(scale * r_g))))
+    k_p = max(1, min(n_groups, int(np.rint(scale * r_p))))
+    return 2, min(k_g, n_groups), k_p
+
+
+@njit(cache=True)
+def _touch(buf, mark, touched, n, j, value, t):
+    """buf[j] += value, listing j in touched[:n] the first time in iteration t."""
+    if mark[j] != t:
+        mark[j] = t
+        buf[j] = 0.0
+        touched[n] = j
+        n += 1
+    buf[j] += value
+    return n
+
+
+@njit(cache=True)
+def _add_row(buf, mark, touched, n, indptr, indices, data, row, scale, t):
+    """buf += scale * row (CSR), returns the new touched count."""
+    for k in range(indptr[row], indptr[row + 1]):
+        n = _touch(buf, mark, touched, n, indices[k], scale * data[k], t)
+    return n
+
+
+@njit(cache=True)
+def _squared_norm(buf, touched, n):
+    total = 0.0
+    for q in range(n):
+        total += buf[touched[q]] ** 2
+    return total
+
+
+@njit(cache=True)
+def objective_direction(p, cfg, s, k_f, t):
+    """Mean of k_f sampled subgradients of f into s.gbuf; updates v_f. Returns #touched."""
+    if p.quadratic:
+        d = s.w.shape[0]
+        for j in range(d):
+            value = row_dot(p.q_indptr, p.q_indices, p.q_data, j, s.w) + p.linear[j]
+            s.touch_mark[j] = t
+            s.gbuf[j] = value
+            s.touched[j] = j
+        s.counters[GRADIENT_SAMPLES] += 1
+        return d
+    n_examples = p.labels.shape[0]
+    n = 0
+    sample_norms = 0.0
+    for _ in range(k_f):
+        i = randint(s.rng, n_examples)
+        slope = loss_slope(p.kind, row_dot(p.x_indptr, p.x_indices, p.x_data, i, s.w),
+                           p.labels[i])
+        if slope != 0.0:
+            n = _add_row(s.gbuf, s.touch_mark, s.touched, n, p.x_indptr, p.x_indices,
+                         p.x_data, i, slope / k_f, t)
+            for k in range(p.x_indptr[i], p.x_indptr[i + 1]):
+                sample_norms += (slope * p.x_data[k]) ** 2
+    s.counters[GRADIENT_SAMPLES] += k_f
+    if k_f >= 2:
+        mean_norm = _squared_norm(s.gbuf, s.touched, n)
+        v_f = max(0.0, (sample_norms - k_f * mean_norm) / (k_f - 1))
+        s.scalars[VF_NUM] = v_f + cfg.nu * s.scalars[VF_NUM]
+        s.scalars[VF_DEN] = 1.0 + cfg.nu * s.scalars[VF_DEN]
+    return n
+
+
+@njit(cache=True)
+def _most_violated(p, s, t):
+    """FullTouch: gamma * grad max(0, g(w)) with all m constraints checked, into s.cbuf."""
+    m = p.rhs.shape[0]
+    best = 0.0
+    best_i = -1
+    for i in range(m):
+        value = constraint_value(p, i, s.w)
+        if value > best:
+            best = value
+            best_i = i
+    s.counters[CHECKS] += m
+    if best_i < 0:
+        return 0
+    return _add_row(s.cbuf, s.ctouch_mark, s.ctouched, 0, p.a_indptr, p.a_indices, p.a_data,
+                    best_i, 1.0, t)
+
+
+@njit(cache=True)
+def _sampled_violations(p, cfg, s, k_g, t):
+    """LightTouch: (1/k_g) sum of grad max(0, g~_i) over i ~ p into s.cbuf; updates v_g."""
+    sample_groups(cfg, s, t, k_g, s.sampled)
+    n = 0
+    n_hit = 0
+    for q in range(k_g):
+        group = s.sampled[q]
+        value, i = group_value(p, group, s.w)
+        s.counters[CHECKS] += p.group_ptr[group + 1] - p.group_ptr[group]
+        if value > 0:
+            n_hit += 1
+            n = _add_row(s.cbuf, s.ctouch_mark, s.ctouched, n, p.a_indptr, p.a_indices,
+                         p.a_data, i, 1.0 / k_g, t)
+    if k_g >= 2:
+        mean_norm = _squared_norm(s.cbuf, s.ctouched, n)
+        v_g = cfg.gamma ** 2 * max(0.0, (n_hit - k_g * mean_norm) / (k_g - 1))
+        s.scalars[VG_NUM] = v_g + cfg.nu * s.scalars[VG_NUM]
+        s.scalars[VG_DEN] = 1.0 + cfg.nu * s.scalars[VG_DEN]
+    return n
+
+
+@njit(cache=True)
+def _move(p, s, j, value, t):
+    """Fold w_j into the lazy running sum, then set w_j = clip_W(value)."""
+    s.acc[j] += s.w[j] * (t + 1 - s.last[j])
+    s.last[j] = t + 1
+    s.w[j] = min(max(value, p.lower[j]), p.upper[j])
+
+
+@njit(cache=True)
+def _apply_step(p, cfg, s, eta, n_f, n_g, t):
+    """w <- clip_W(w - eta (gbuf + gamma cbuf + l2 w)) (Algorithm 4, line 10)."""
+    for q in range(n_g):
+        j = s.ctouched[q]
+        n_f = _touch(s.gbuf, s.touch_mark, s.touched, n_f, j, cfg.gamma * s.cbuf[j], t)
+    if p.l2 > 0 or p.quadratic:
+        for j in range(s.w.shape[0]):
+            direction = p.l2 * s.w[j] + (s.gbuf[j] if s.touch_mark[j] == t else 0.0)
+            _move(p, s, j, s.w[j] - eta * direction, t)
+        return
+    for q in range(n_f):
+        j = s.touched[q]
+        _move(p, s, j, s.w[j] - eta * s.gbuf[j], t)
+
+
+@njit(cache=True)
+def run_iterations(p, cfg, s, n_iterations):
+    """Run n_iterations iterations of the configured algorithm, mutating the state s."""
+    n_groups = s.mu.shape[0]
+    for _ in range(n_iterations):
+        t = s.counters[ITERATION]
+        eta = step_size(cfg, t)
+        k_f, k_g, k_p = minibatch_sizes(cfg, s, eta, n_groups)
+        n_f = objective_direction(p, cfg, s, k_f, t)
+        n_g = 0
+        if cfg.mode == MODE_FULL:
+            n_g = _most_violated(p, s, t)
+        elif cfg.mode == MODE_LIGHT and n_groups > 0:
+            n_g = _sampled_violations(p, cfg, s, k_g, t)
+            update_distribution(p, cfg, s, s.w, k_p, t)
+            s.counters[K_G_TOTAL] += k_g
+            s.counters[K_P_TOTAL] += k_p
+        _apply_step(p, cfg, s, eta, n_f, n_g, t)
+        s.counters[ITERATION] = t + 1
+
+
+@njit(cache=True)
+def running_average(s, out):
+    """The mean of iterates AVERAGE_START .. t-1 into out, shape (d,)."""
+    t = s.counters[ITERATION]
+    count = t - s.counters[AVERAGE_START]
+    for j in range(out.shape[0]):
+        out[j] = (s.acc[j] + s.w[j] * (t - s.last[j])) / max(count, 1)
+
+
+@njit(cache=True)
+def restart_average(s, w):
+    """Set the iterate to w and start a new running average from the current iteration."""
+    t = s.counters[ITERATION]
+    for j in range(w.shape[0]):
+        s.w[j] = w[j]
+        s.acc[j] = 0.0
+        s.last[j] = t
+    s.counters[AVERAGE_START] = t
+
+
+@njit(cache=True)
+def replace_iterate(s, w):
+    """Set the iterate to w (e.g. after an exact projection), keeping the running average."""
+    t = s.counters[ITERATION]
+    for j in range(w.shape[0]):
+        if w[j] != s.w[j]:
+            s.acc[j] += s.w[j] * (t - s.last[j])
+            s.last[j] = t
+            s.w[j] = w[j]

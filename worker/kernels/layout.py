@@ -1,0 +1,61 @@
+"""The typed bundles the kernels take: problem arrays, run configuration, mutable state.
+
+They are namedtuples so numba compiles them as plain structs (no jitclass); mutable scalars
+live in the small ``counters`` (int64) and ``scalars`` (float64) arrays, indexed by the
+constants below.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+ProblemArrays = namedtuple("ProblemArrays", [
+    "kind", "quadratic", "l2",                       # int, bool, float
+    "x_indptr", "x_indices", "x_data", "labels",     # examples, CSR (n, d), labels (n,)
+    "q_indptr", "q_indices", "q_data", "linear",     # Q, CSR (d, d), c (d,)
+    "a_indptr", "a_indices", "a_data", "rhs",        # constraints, CSR (m, d), b (m,)
+    "group_ptr", "group_members",                    # aggregation groups, (G+1,), (m,)
+    "lower", "upper",                                # the box W, (d,) each
+])
+
+RunConfig = namedtuple("RunConfig", [
+    "mode",            # MODE_FULL, MODE_LIGHT or MODE_PLAIN
+    "gamma", "eta_w", "eta_p",
+    "strong_convexity",  # lambda > 0: eta_w / (lambda t) steps; 0: eta_w / sqrt(t)
+    "k_f", "k_g", "k_p",  # fixed minibatch sizes; 0 means automatic (paper §5.2)
+    "lazy",            # lazy (sublinear) p-update instead of the dense O(G) one
+    "nu",              # decay of the variance averages (paper §6.1: 0.999)
+    "cost_f", "cost_g",  # operation counts of one f sample and one group check
+])
+
+KernelState = namedtuple("KernelState", [
+    "w", "acc", "last",                  # iterate (d,), lazy running sum (d,), its stamps (d,)
+    "gbuf", "touch_mark", "touched",     # step direction (d,), marks and list of touched coords
+    "cbuf", "ctouch_mark", "ctouched",   # constraint part of the step, same layout
+    "log_w", "stamp", "mu",              # p: log weights (G,), their time stamps, remembered mu
+    "tree", "vlist", "vpos",             # sum tree over mu == 0 groups; list of mu > 0 groups
+    "weights", "pmark", "sampled", "sampled_viol",  # scratch (G,)
+    "counters", "scalars", "rng",
+])
+
+MODE_FULL = 0
+MODE_LIGHT = 1
+MODE_PLAIN = 2
+
+# counters (int64)
+ITERATION = 0        # t of the next iteration, 1-based
+CHECKS = 1           # constraint checks so far (an aggregated group of s counts s)
+GRADIENT_SAMPLES = 2  # stochastic subgradients of f drawn so far
+N_VIOLATED = 3       # length of vlist
+AVERAGE_START = 4    # first iterate included in the running average
+K_G_TOTAL = 5        # sum of k_g over iterations (for the mean minibatch size)
+K_P_TOTAL = 6        # sum of k_p over iterations
+N_COUNTERS = 7
+
+# scalars (float64)
+SHIFT = 0            # common offset of the lazy log weights
+VF_NUM, VF_DEN = 1, 2
+VG_NUM, VG_DEN = 3, 4
+VP_NUM, VP_DEN = 5, 6
+NEEDS_RESCALE = 7
+N_SCALARS = 8

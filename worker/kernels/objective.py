@@ -1,0 +1,72 @@
+"""The objective f: losses of a score s = x.w, stochastic subgradients, full values.
+
+Losses (DESIGN §3): hinge max(0, 1 - y s), logistic log(1 + exp(-y s)), squared (s - y)^2 / 2,
+and the quadratic objective (1/2) w'Qw + c'w; every kind adds (l2/2)||w||^2.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from worker.problem import LOSS_HINGE, LOSS_LOGISTIC, LOSS_SQUARED
+
+
+@njit(cache=True)
+def loss_value(kind, score, label):
+    """loss(s, y) for a loss code of :mod:`worker.problem`."""
+    if kind == LOSS_HINGE:
+        return max(0.0, 1.0 - label * score)
+    if kind == LOSS_LOGISTIC:
+        z = -label * score
+        return z + np.log1p(np.exp(-z)) if z > 0 else np.log1p(np.exp(z))
+    return 0.5 * (score - label) ** 2
+
+
+@njit(cache=True)
+def loss_slope(kind, score, label):
+    """A subgradient d loss / d s at s (hinge: -y where y s < 1, else 0)."""
+    if kind == LOSS_HINGE:
+        return -label if label * score < 1.0 else 0.0
+    if kind == LOSS_LOGISTIC:
+        z = label * score
+        if z >= 0:
+            e = np.exp(-z)
+            return -label * e / (1.0 + e)
+        return -label / (1.0 + np.exp(z))
+    if kind == LOSS_SQUARED:
+        return score - label
+    return 0.0
+
+
+@njit(cache=True)
+def row_dot(indptr, indices, data, row, w):
+    """x_row . w for a CSR matrix."""
+    total = 0.0
+    for k in range(indptr[row], indptr[row + 1]):
+        total += data[k] * w[indices[k]]
+    return total
+
+
+@njit(cache=True)
+def objective_value(p, w):
+    """f(w) over all examples (or the quadratic), plus (l2/2)||w||^2.
+
+    Parameters
+    ----------
+    p : ProblemArrays
+    w : ndarray, shape (d,)
+    """
+    total = 0.0
+    n = p.x_indptr.shape[0] - 1
+    if p.quadratic:
+        for i in range(w.shape[0]):
+            total += w[i] * (0.5 * row_dot(p.q_indptr, p.q_indices, p.q_data, i, w) + p.linear[i])
+    elif n > 0:
+        for i in range(n):
+            score = row_dot(p.x_indptr, p.x_indices, p.x_data, i, w)
+            total += loss_value(p.kind, score, p.labels[i])
+        total /= n
+    if p.l2 > 0:
+        total += 0.5 * p.l2 * np.dot(w, w)
+    return total

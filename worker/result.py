@@ -1,0 +1,68 @@
+"""The Result (DESIGN §4): the mixture of at most m+1 solutions, its mean, the projection."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+
+class ResultModel(BaseModel):
+    """Base: unknown fields are errors, so the contract cannot drift silently."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Sizes(ResultModel):
+    """d parameters, m constraints, n examples."""
+
+    d: int
+    m: int
+    n: int
+
+
+class Member(ResultModel):
+    """One mixture member: a candidate solution and the probability of deploying it."""
+
+    weight: float
+    iteration: int
+    kind: Literal["average", "iterate"]
+    objective: float
+    max_violation: float
+    solution: list[float] | None = None
+
+
+class Expected(ResultModel):
+    """Expectations over the mixture (max over constraints of the expected violation)."""
+
+    objective: float
+    max_violation: float
+
+
+class Point(ResultModel):
+    """A single solution with its objective and maximum violation."""
+
+    solution: list[float]
+    objective: float
+    max_violation: float
+
+
+class Projected(Point):
+    """Π_g(mean): the exact projection onto W ∩ {g <= 0}, and how it was computed."""
+
+    method: str
+    status: str
+
+
+class Result(ResultModel):
+    """What a solve returns, the same in-process, from the CLI and over HTTP."""
+
+    status: Literal["succeeded", "failed", "cancelled"] = "succeeded"
+    algorithm: str
+    sizes: Sizes
+    mixture: list[Member]
+    expected: Expected
+    mean: Point
+    projected: Projected | None = None
+    stats: dict[str, float | int | str | bool]
+    notes: list[str] = []

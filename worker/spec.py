@@ -1,0 +1,200 @@
+"""Problem spec v1 (DESIGN §3) as pydantic models, and :func:`parse_spec`.
+
+Unknown fields are rejected everywhere. Checks that need the problem's dimension (index
+ranges, shapes) happen when the spec is compiled (:mod:`worker.compile`), with the same
+``path: what is wrong; what to do`` messages.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from worker.errors import SpecError
+from worker.refs import MatrixValue, VectorValue
+
+ALGORITHMS = ("auto", "lighttouch", "fulltouch", "midtouch", "projected_sgd")
+
+
+class StrictModel(BaseModel):
+    """Base model: unknown fields are errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Bounds(StrictModel):
+    """The simple domain W = [lower, upper]: scalars, per-coordinate arrays or data refs."""
+
+    lower: float | VectorValue | None = None
+    upper: float | VectorValue | None = None
+
+
+class RiskData(StrictModel):
+    """Examples: ``features`` + ``labels``, or ``positive`` + ``negative`` for pairwise_hinge."""
+
+    features: MatrixValue | None = None
+    labels: VectorValue | None = None
+    positive: MatrixValue | None = None
+    negative: MatrixValue | None = None
+
+
+class EmpiricalRisk(StrictModel):
+    """Mean loss over examples plus (l2/2)||w||^2."""
+
+    type: Literal["empirical_risk"]
+    loss: Literal["hinge", "logistic", "squared", "pairwise_hinge"]
+    data: RiskData
+    l2: float = Field(0.0, ge=0.0, allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _data_fits_loss(self) -> EmpiricalRisk:
+        data = self.data
+        if self.loss == "pairwise_hinge":
+            missing = [k for k in ("positive", "negative") if getattr(data, k) is None]
+            extra = [k for k in ("features", "labels") if getattr(data, k) is not None]
+            if missing or extra:
+                raise ValueError("pairwise_hinge takes data.positive and data.negative "
+                                 "(rows x+ and x- of each pair), not features/labels")
+        else:
+            if data.features is None or data.labels is None:
+                raise ValueError(f"loss {self.loss!r} needs data.features and data.labels")
+            if data.positive is not None or data.negative is not None:
+                raise ValueError("data.positive/negative are only for loss 'pairwise_hinge'")
+        return self
+
+
+class Quadratic(StrictModel):
+    """(1/2) w'Qw + c'w + (l2/2)||w||^2 with Q symmetric positive semidefinite."""
+
+    type: Literal["quadratic"]
+    Q: MatrixValue
+    c: VectorValue | None = None
+    l2: float = Field(0.0, ge=0.0, allow_inf_nan=False)
+
+
+Objective = Annotated[EmpiricalRisk | Quadratic, Field(discriminator="type")]
+
+
+class LinearConstraint(StrictModel):
+    """A w <= b (rows are scaled to unit norm when compiled)."""
+
+    type: Literal["linear"]
+    A: MatrixValue
+    b: VectorValue
+
+
+class OrderingConstraint(StrictModel):
+    """w_i <= w_j for each pair, or w_c0 <= w_c1 <= ... along a chain."""
+
+    type: Literal["ordering"]
+    pairs: list[tuple[int, int]] | None = None
+    chain: list[int] | None = None
+
+    @model_validator(mode="after")
+    def _one_form(self) -> OrderingConstraint:
+        if (self.pairs is None) == (self.chain is None):
+            raise ValueError("give exactly one of 'pairs' (list of [i, j]) or 'chain' "
+                             "(list of indices)")
+        return self
+
+
+class MonotoneLatticeConstraint(StrictModel):
+    """Lattice parameters (C order over ``shape``) increase along each ``increasing`` axis."""
+
+    type: Literal["monotone_lattice"]
+    shape: list[Annotated[int, Field(ge=1)]] = Field(min_length=1)
+    increasing: list[Annotated[int, Field(ge=0)]]
+
+    @model_validator(mode="after")
+    def _axes_exist(self) -> MonotoneLatticeConstraint:
+        for k, axis in enumerate(self.increasing):
+            if axis >= len(self.shape):
+                raise ValueError(f"increasing[{k}] = {axis} is not an axis of shape "
+                                 f"{self.shape} (axes are 0..{len(self.shape) - 1})")
+        if len(set(self.increasing)) != len(self.increasing):
+            raise ValueError("increasing lists an axis twice")
+        return self
+
+
+Constraint = Annotated[
+    LinearConstraint | OrderingConstraint | MonotoneLatticeConstraint,
+    Field(discriminator="type"),
+]
+
+
+class Minibatch(StrictModel):
+    """Fixed minibatch sizes: examples (k_f), sampled constraints (k_g), p-update (k_p)."""
+
+    k_f: int = Field(2, ge=1)
+    k_g: int = Field(2, ge=1)
+    k_p: int = Field(8, ge=1)
+
+
+class Solver(StrictModel):
+    """Algorithm choice and its hyperparameters (LightTouch paper, Algorithm 4)."""
+
+    algorithm: Literal[ALGORITHMS] = "auto"  # type: ignore[valid-type]
+    iterations: int = Field(200_000, ge=1)
+    time_limit_s: float = Field(600.0, gt=0, allow_inf_nan=False)
+    seed: int = Field(0, ge=0, lt=2**63)
+    gamma: float = Field(1.0, gt=0, allow_inf_nan=False)
+    eta_w: float = Field(1.0, gt=0, allow_inf_nan=False)
+    eta_p: float = Field(0.0625, gt=0, allow_inf_nan=False)
+    minibatch: Literal["auto"] | Minibatch = "auto"
+    aggregate: Literal["auto"] | Annotated[int, Field(ge=1)] = "auto"
+    p_update: Literal["auto", "dense", "lazy"] = "auto"
+    candidates: int = Field(100, ge=1, le=10_000)
+
+
+class Output(StrictModel):
+    """What the Result carries besides the mixture summary."""
+
+    mixture: bool = True
+    project: bool = True
+
+
+class Spec(StrictModel):
+    """A whole problem: min f(w) over W subject to every constraint block."""
+
+    spec_version: Literal[1] = 1
+    name: str | None = None
+    dimension: int | None = Field(None, ge=1)
+    bounds: Bounds = Bounds()
+    objective: Objective
+    constraints: list[Constraint] = []
+    solver: Solver = Solver()
+    output: Output = Output()
+
+
+def format_location(location: tuple[Any, ...]) -> str:
+    """``('constraints', 2, 'pairs', 5)`` → ``constraints[2].pairs[5]``."""
+    text = ""
+    for part in location:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text
+
+
+def parse_spec(raw: Any) -> Spec:
+    """Validate a decoded JSON value as a :class:`Spec`; raise :class:`SpecError` if invalid."""
+    if isinstance(raw, Spec):
+        return raw
+    if not isinstance(raw, dict):
+        raise SpecError.at("", f"a spec is a JSON object, got {type(raw).__name__}")
+    try:
+        return Spec.model_validate(raw)
+    except ValidationError as error:
+        issues = []
+        for item in error.errors(include_url=False):
+            location = tuple(p for p in item["loc"] if not _is_union_tag(p))
+            issues.append((format_location(location), item["msg"]))
+        raise SpecError(issues) from None
+
+
+def _is_union_tag(part: Any) -> bool:
+    """pydantic puts union member names (e.g. 'list[float]') into error locations."""
+    return isinstance(part, str) and ("[" in part or part in {"float", "int", "str",
+                                                             "CooMatrix", "DataRef"})
