@@ -13,8 +13,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from worker.kernels.constraints import max_violation
-from worker.kernels.iteration import run_iterations, running_average
-from worker.kernels.layout import CHECKS, GRADIENT_SAMPLES, ITERATION, KernelState, ProblemArrays
+from worker.kernels.iteration import restart_average, run_iterations, running_average
+from worker.kernels.layout import (
+    AVERAGE_START,
+    CHECKS,
+    GRADIENT_SAMPLES,
+    ITERATION,
+    KernelState,
+    ProblemArrays,
+)
 from worker.kernels.objective import objective_value
 
 _TARGET_CHUNK_S = 0.25
@@ -108,6 +115,16 @@ class Driver:
         candidates.add(self.average(), self.iteration, "average")
         if with_iterate:
             candidates.add(self.state.w, self.iteration, "iterate")
+
+    def keep_average_recent(self) -> None:
+        """Restart the running average once it spans more than the latest half of the run.
+
+        Averages that forget the first half (suffix averaging) converge faster than the
+        all-iterate average of Algorithms 1-4; the shrinking LP still sees both kinds.
+        """
+        start = int(self.state.counters[AVERAGE_START])
+        if self.iteration + 1 >= 2 * start:
+            restart_average(self.state, self.state.w)
 
     def _report(self, force: bool = False) -> None:
         now = time.perf_counter()

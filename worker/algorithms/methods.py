@@ -106,6 +106,7 @@ def _snapshots(driver: Driver, cfg, start: int, stop: int, count: int,
         driver.snapshot(candidates, with_iterate)
         if not finished:
             return False
+        driver.keep_average_recent()
     return True
 
 

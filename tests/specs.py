@@ -1,0 +1,90 @@
+"""Random small problems as spec dicts (inline data), with a CVXPY model of the same problem."""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+
+LOSSES = ("hinge", "logistic", "squared", "pairwise_hinge", "quadratic")
+CONSTRAINT_KINDS = ("linear", "ordering_pairs", "ordering_chain", "lattice", "mixed")
+
+
+def _constraints(kind: str, d: int, rng: np.random.Generator) -> list[dict]:
+    blocks = []
+    if kind in ("linear", "mixed"):
+        a = rng.normal(size=(3 * d, d))
+        inside = np.sort(rng.uniform(-0.2, 0.2, size=d))  # also satisfies pairs i < j
+        b = a @ inside + rng.uniform(0.0, 0.2, size=3 * d) * np.linalg.norm(a, axis=1)
+        blocks.append({"type": "linear", "A": a.tolist(), "b": b.tolist()})
+    if kind in ("ordering_pairs", "mixed"):
+        pairs = [[i, j] for i in range(d) for j in range(i + 1, d) if rng.uniform() < 0.25]
+        blocks.append({"type": "ordering", "pairs": pairs or [[0, 1]]})
+    if kind == "ordering_chain":
+        blocks.append({"type": "ordering", "chain": rng.permutation(d).tolist()})
+    if kind == "lattice":
+        blocks.append({"type": "monotone_lattice", "shape": [2] * int(np.log2(d)),
+                       "increasing": list(range(int(np.log2(d))))})
+    return blocks
+
+
+def random_spec(loss: str, constraints: str, seed: int, *, d: int = 8, n: int = 80,
+                l2: float = 0.0, iterations: int = 100_000) -> dict:
+    """A spec dict with inline data; d must be a power of two for 'lattice'."""
+    rng = np.random.default_rng(seed)
+    truth = rng.normal(size=d)
+    if loss == "quadratic":
+        root = rng.normal(size=(d, d)) / np.sqrt(d)
+        objective = {"type": "quadratic", "Q": (root @ root.T).tolist(),
+                     "c": rng.normal(size=d).tolist(), "l2": l2}
+    elif loss == "pairwise_hinge":
+        plus, minus = rng.normal(size=(n, d)), rng.normal(size=(n, d))
+        swap = (plus - minus) @ truth + 0.5 * rng.normal(size=n) < 0
+        plus[swap], minus[swap] = minus[swap].copy(), plus[swap].copy()
+        objective = {"type": "empirical_risk", "loss": loss, "l2": l2,
+                     "data": {"positive": plus.tolist(), "negative": minus.tolist()}}
+    else:
+        x = rng.normal(size=(n, d))
+        scores = x @ truth
+        y = scores + 0.3 * rng.normal(size=n) if loss == "squared" else \
+            np.where(scores + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+        objective = {"type": "empirical_risk", "loss": loss, "l2": l2,
+                     "data": {"features": x.tolist(), "labels": y.tolist()}}
+    return {"spec_version": 1, "dimension": d, "bounds": {"lower": -1.0, "upper": 1.0},
+            "objective": objective, "constraints": _constraints(constraints, d, rng),
+            "solver": {"iterations": iterations, "seed": seed}}
+
+
+def exact_optimum(spec: dict) -> tuple[float, np.ndarray]:
+    """Solve the same problem with CVXPY (Clarabel): (optimal value, solution)."""
+    d = spec["dimension"]
+    w = cp.Variable(d)
+    obj = spec["objective"]
+    if obj["type"] == "quadratic":
+        q = np.array(obj["Q"])
+        q = (q + q.T) / 2
+        f = 0.5 * cp.quad_form(w, cp.psd_wrap(q)) + np.array(obj["c"]) @ w
+    elif obj["loss"] == "pairwise_hinge":
+        diff = np.array(obj["data"]["positive"]) - np.array(obj["data"]["negative"])
+        f = cp.sum(cp.pos(1 - diff @ w)) / diff.shape[0]
+    else:
+        x, y = np.array(obj["data"]["features"]), np.array(obj["data"]["labels"])
+        s = x @ w
+        f = {"hinge": lambda: cp.sum(cp.pos(1 - cp.multiply(y, s))),
+             "logistic": lambda: cp.sum(cp.logistic(-cp.multiply(y, s))),
+             "squared": lambda: 0.5 * cp.sum_squares(s - y)}[obj["loss"]]() / x.shape[0]
+    f = f + obj.get("l2", 0.0) / 2 * cp.sum_squares(w)
+    cons = [w >= spec["bounds"]["lower"], w <= spec["bounds"]["upper"]]
+    for block in spec["constraints"]:
+        if block["type"] == "linear":
+            cons.append(np.array(block["A"]) @ w <= np.array(block["b"]))
+        elif block["type"] == "ordering":
+            pairs = block.get("pairs") or list(zip(block["chain"][:-1], block["chain"][1:],
+                                                   strict=True))
+            cons += [w[i] <= w[j] for i, j in pairs]
+        else:
+            k = len(block["shape"])
+            cons += [w[v] <= w[v | (1 << (k - 1 - a))] for a in block["increasing"]
+                     for v in range(d) if not v & (1 << (k - 1 - a))]
+    problem = cp.Problem(cp.Minimize(f), cons)
+    problem.solve(solver=cp.CLARABEL)
+    return float(problem.value), np.asarray(w.value)
