@@ -33,7 +33,8 @@ def solver_options(solver: Solver) -> SolverOptions:
     aggregate = None if solver.aggregate == "auto" else int(solver.aggregate)
     return SolverOptions(
         algorithm=solver.algorithm, iterations=solver.iterations,
-        time_limit_s=solver.time_limit_s, seed=solver.seed, gamma=solver.gamma,
+        time_limit_s=solver.time_limit_s, seed=solver.seed,
+        gamma=None if solver.gamma == "auto" else float(solver.gamma),
         eta_w=solver.eta_w, eta_p=solver.eta_p, minibatch=minibatch, aggregate=aggregate,
         p_update=solver.p_update, candidates=solver.candidates)
 

@@ -138,7 +138,7 @@ class Solver(StrictModel):
     iterations: int = Field(200_000, ge=1)
     time_limit_s: float = Field(600.0, gt=0, allow_inf_nan=False)
     seed: int = Field(0, ge=0, lt=2**63)
-    gamma: float = Field(1.0, gt=0, allow_inf_nan=False)
+    gamma: Literal["auto"] | Annotated[float, Field(gt=0, allow_inf_nan=False)] = "auto"
     eta_w: float = Field(1.0, gt=0, allow_inf_nan=False)
     eta_p: float = Field(0.0625, gt=0, allow_inf_nan=False)
     minibatch: Literal["auto"] | Minibatch = "auto"

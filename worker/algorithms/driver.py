@@ -23,6 +23,7 @@ from worker.kernels.layout import (
     ProblemArrays,
 )
 from worker.kernels.objective import objective_value
+from worker.problem import CompiledProblem
 
 _TARGET_CHUNK_S = 0.25
 
@@ -72,6 +73,8 @@ class Driver:
     deadline: float
     progress: ProgressCallback | None = None
     total_iterations: int = 0
+    problem: CompiledProblem | None = None
+    gamma_history: list[tuple[int, float]] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
     timed_out: bool = False
     _chunk: int = 64

@@ -28,10 +28,20 @@ import numpy as np
 
 from worker.algorithms.arrays import new_state, problem_arrays, run_config
 from worker.algorithms.driver import Candidates, Driver, ProgressCallback, snapshot_iterations
+from worker.algorithms.penalty import gamma_checkpoints, multiplier_mass, raised_gamma
 from worker.errors import SpecError
-from worker.kernels.distribution import init_distribution
+from worker.kernels.constraints import max_violation
+from worker.kernels.distribution import init_distribution, rebase_distribution
 from worker.kernels.iteration import replace_iterate, restart_average
-from worker.kernels.layout import ITERATION, K_G_TOTAL, K_P_TOTAL, MODE_FULL, MODE_LIGHT, MODE_PLAIN
+from worker.kernels.layout import (
+    CHECKS,
+    ITERATION,
+    K_G_TOTAL,
+    K_P_TOTAL,
+    MODE_FULL,
+    MODE_LIGHT,
+    MODE_PLAIN,
+)
 from worker.problem import CompiledProblem
 from worker.projection import project
 
@@ -46,7 +56,7 @@ class SolverOptions:
     iterations: int = 200_000
     time_limit_s: float = 600.0
     seed: int = 0
-    gamma: float = 1.0
+    gamma: float | None = None  # None: automatic (see worker.algorithms.penalty)
     eta_w: float = 1.0
     eta_p: float = 0.0625
     minibatch: tuple[int, int, int] | None = None
@@ -97,22 +107,49 @@ def _start_point(problem: CompiledProblem) -> np.ndarray:
     return np.clip(np.zeros(problem.d), problem.lower, problem.upper)
 
 
-def _snapshots(driver: Driver, cfg, start: int, stop: int, count: int,
-               candidates: Candidates, after_each=None) -> bool:
-    """Run to ``stop``, snapshotting ``count`` candidates; False if the deadline hit."""
+def _run_phase(driver: Driver, cfg, start: int, stop: int, count: int,
+               candidates: Candidates, *, auto_gamma: bool = False, after_each=None):
+    """Run to ``stop``, snapshotting ``count`` candidates and, if ``auto_gamma``, raising
+    gamma at :func:`~worker.algorithms.penalty.gamma_checkpoints`.
+
+    Returns (the final config, whether the run finished before the deadline).
+    """
     with_iterate = count >= 2
-    for iteration in snapshot_iterations(start, stop, max(1, count // 2 if with_iterate else 1)):
+    snapshots = snapshot_iterations(start, stop, max(1, count // 2 if with_iterate else 1))
+    checkpoints = gamma_checkpoints(start, stop) if auto_gamma else []
+    for iteration in sorted(set(snapshots) | set(checkpoints)):
         finished = driver.run(cfg, iteration, after_each)
-        driver.snapshot(candidates, with_iterate)
+        if iteration in snapshots:
+            driver.snapshot(candidates, with_iterate)
         if not finished:
-            return False
-        driver.keep_average_recent()
-    return True
+            return cfg, False
+        if iteration in checkpoints:
+            cfg = _retune_gamma(driver, cfg)
+        elif iteration in snapshots:
+            driver.keep_average_recent()
+    return cfg, True
 
 
-def _finish(name: str, driver: Driver, candidates: Candidates, **extra) -> Trajectory:
+def _retune_gamma(driver: Driver, cfg):
+    """Raise gamma to the multiplier estimate at the running average (restarting it)."""
+    average = driver.average()
+    mass = multiplier_mass(driver.arrays, driver.problem, average)
+    violation = float(max_violation(driver.arrays, average))
+    driver.state.counters[CHECKS] += driver.problem.m
+    gamma = raised_gamma(cfg.gamma, mass, violation, max(1.0, float(np.abs(average).max())))
+    if gamma > cfg.gamma:
+        t = int(driver.state.counters[ITERATION])
+        rebase_distribution(cfg, driver.state, t)
+        restart_average(driver.state, driver.state.w)
+        cfg = cfg._replace(gamma=gamma)
+    driver.gamma_history.append((driver.iteration, cfg.gamma))
+    return cfg
+
+
+def _finish(name: str, driver: Driver, candidates: Candidates, cfg, **extra) -> Trajectory:
     stats = driver.stats() | extra
     stats["stopped_by_time_limit"] = driver.timed_out
+    stats["gamma"] = float(cfg.gamma)
     return Trajectory(name, candidates, stats)
 
 
@@ -122,31 +159,43 @@ def _light_stats(driver: Driver, iterations: int) -> dict:
             "mean_k_p": float(counters[K_P_TOTAL]) / max(iterations, 1)}
 
 
+def _driver(problem, arrays, state, options, progress, deadline) -> Driver:
+    return Driver(arrays, state, deadline, progress, options.iterations, problem=problem)
+
+
+def _initial_gamma(options: SolverOptions) -> float:
+    return 1.0 if options.gamma is None else options.gamma
+
+
 def _fulltouch(problem, options, progress, deadline) -> Trajectory:
     arrays = problem_arrays(problem, problem.m)
-    cfg = run_config(arrays, mode=MODE_FULL, gamma=options.gamma, eta_w=options.eta_w,
-                     eta_p=options.eta_p, strong_convexity=problem.objective.l2,
-                     minibatch=options.minibatch, lazy=False)
-    driver = Driver(arrays, new_state(arrays, _start_point(problem), options.seed), deadline,
-                    progress, options.iterations)
+    cfg = run_config(arrays, mode=MODE_FULL, gamma=_initial_gamma(options),
+                     eta_w=options.eta_w, eta_p=options.eta_p,
+                     strong_convexity=problem.objective.l2, minibatch=options.minibatch,
+                     lazy=False)
+    state = new_state(arrays, _start_point(problem), options.seed)
+    driver = _driver(problem, arrays, state, options, progress, deadline)
     candidates = Candidates()
-    _snapshots(driver, cfg, 0, options.iterations, options.candidates, candidates)
-    return _finish("fulltouch", driver, candidates)
+    cfg, _ = _run_phase(driver, cfg, 0, options.iterations, options.candidates, candidates,
+                        auto_gamma=options.gamma is None)
+    return _finish("fulltouch", driver, candidates, cfg)
 
 
 def _lighttouch(problem, options, progress, deadline) -> Trajectory:
     lazy = options.p_update != "dense"
     groups = group_count(problem.m, options.aggregate, lazy)
     arrays = problem_arrays(problem, groups)
-    cfg = run_config(arrays, mode=MODE_LIGHT, gamma=options.gamma, eta_w=options.eta_w,
-                     eta_p=options.eta_p, strong_convexity=problem.objective.l2,
-                     minibatch=options.minibatch, lazy=lazy)
+    cfg = run_config(arrays, mode=MODE_LIGHT, gamma=_initial_gamma(options),
+                     eta_w=options.eta_w, eta_p=options.eta_p,
+                     strong_convexity=problem.objective.l2, minibatch=options.minibatch,
+                     lazy=lazy)
     state = new_state(arrays, _start_point(problem), options.seed)
     init_distribution(arrays, cfg, state, state.w, 1)
-    driver = Driver(arrays, state, deadline, progress, options.iterations)
+    driver = _driver(problem, arrays, state, options, progress, deadline)
     candidates = Candidates()
-    _snapshots(driver, cfg, 0, options.iterations, options.candidates, candidates)
-    return _finish("lighttouch", driver, candidates, groups=groups,
+    cfg, _ = _run_phase(driver, cfg, 0, options.iterations, options.candidates, candidates,
+                        auto_gamma=options.gamma is None)
+    return _finish("lighttouch", driver, candidates, cfg, groups=groups,
                    p_update="lazy" if lazy else "dense",
                    **_light_stats(driver, driver.iteration))
 
@@ -168,30 +217,33 @@ def _midtouch(problem, options, progress, deadline) -> Trajectory:
                            "set objective.l2 > 0 or choose lighttouch")
     first, second = midtouch_phases(problem.m, options.iterations)
     arrays = problem_arrays(problem, problem.m)
-    common = dict(gamma=options.gamma, eta_w=options.eta_w, eta_p=options.eta_p,
+    common = dict(gamma=_initial_gamma(options), eta_w=options.eta_w, eta_p=options.eta_p,
                   strong_convexity=strong, lazy=options.p_update != "dense")
-    phase_one = run_config(arrays, mode=MODE_FULL, minibatch=(1, 1, 1), **common)
-    phase_two = run_config(arrays, mode=MODE_LIGHT, minibatch=(1, 1, 1), **common)
+    cfg = run_config(arrays, mode=MODE_FULL, minibatch=(1, 1, 1), **common)
     state = new_state(arrays, _start_point(problem), options.seed)
-    driver = Driver(arrays, state, deadline, progress, options.iterations)
+    driver = _driver(problem, arrays, state, options, progress, deadline)
     candidates = Candidates()
     share = max(2, round(options.candidates * first / options.iterations))
-    if _snapshots(driver, phase_one, 0, first, share, candidates) and second > 0:
+    cfg, finished = _run_phase(driver, cfg, 0, first, share, candidates,
+                               auto_gamma=options.gamma is None)
+    if finished and second > 0:
+        cfg = cfg._replace(mode=MODE_LIGHT)
         restart_average(state, driver.average())
-        init_distribution(arrays, phase_two, state, state.w, int(state.counters[ITERATION]))
-        _snapshots(driver, phase_two, first, options.iterations,
-                   max(2, options.candidates - share), candidates)
-    return _finish("midtouch", driver, candidates, phase_one_iterations=first)
+        init_distribution(arrays, cfg, state, state.w, int(state.counters[ITERATION]))
+        cfg, _ = _run_phase(driver, cfg, first, options.iterations,
+                            max(2, options.candidates - share), candidates)
+    return _finish("midtouch", driver, candidates, cfg, phase_one_iterations=first)
 
 
 def _projected_sgd(problem, options, progress, deadline) -> Trajectory:
     arrays = problem_arrays(problem, 0)
-    cfg = run_config(arrays, mode=MODE_PLAIN, gamma=options.gamma, eta_w=options.eta_w,
-                     eta_p=options.eta_p, strong_convexity=problem.objective.l2,
-                     minibatch=options.minibatch, lazy=False)
+    cfg = run_config(arrays, mode=MODE_PLAIN, gamma=_initial_gamma(options),
+                     eta_w=options.eta_w, eta_p=options.eta_p,
+                     strong_convexity=problem.objective.l2, minibatch=options.minibatch,
+                     lazy=False)
     start = project(_start_point(problem), problem.constraints, problem.lower, problem.upper)
     state = new_state(arrays, start.solution, options.seed)
-    driver = Driver(arrays, state, deadline, progress, options.iterations)
+    driver = _driver(problem, arrays, state, options, progress, deadline)
     projections = {"count": 1, "seconds": start.seconds}
 
     def project_iterate() -> None:
@@ -201,7 +253,7 @@ def _projected_sgd(problem, options, progress, deadline) -> Trajectory:
         replace_iterate(state, result.solution)
 
     candidates = Candidates()
-    _snapshots(driver, cfg, 0, options.iterations, options.candidates, candidates,
+    _run_phase(driver, cfg, 0, options.iterations, options.candidates, candidates,
                after_each=project_iterate if problem.m else None)
-    return _finish("projected_sgd", driver, candidates, projections=projections["count"],
-                   projection_s_total=projections["seconds"])
+    return _finish("projected_sgd", driver, candidates, cfg,
+                   projections=projections["count"], projection_s_total=projections["seconds"])

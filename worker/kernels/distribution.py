@@ -228,3 +228,13 @@ def update_distribution(p, cfg, s, w, k_p, t):
         j = s.sampled[q]
         s.log_w[j] += correction * (s.sampled_viol[q] - s.mu[j])
         s.mu[j] = s.sampled_viol[q]
+
+
+@njit(cache=True)
+def rebase_distribution(cfg, s, t):
+    """Lazy mode: restart every group's line at time t, before the slope (gamma) changes."""
+    if not cfg.lazy:
+        return
+    for j in range(s.mu.shape[0]):
+        s.log_w[j] = log_weight(cfg, s, j, t)
+        s.stamp[j] = t

@@ -70,3 +70,21 @@ def objective_value(p, w):
     if p.l2 > 0:
         total += 0.5 * p.l2 * np.dot(w, w)
     return total
+
+
+@njit(cache=True)
+def objective_gradient(p, w, out):
+    """A (sub)gradient of f at w over all examples, into out (shape (d,))."""
+    d = w.shape[0]
+    for j in range(d):
+        out[j] = p.l2 * w[j]
+    if p.quadratic:
+        for j in range(d):
+            out[j] += row_dot(p.q_indptr, p.q_indices, p.q_data, j, w) + p.linear[j]
+        return
+    n = p.x_indptr.shape[0] - 1
+    for i in range(n):
+        slope = loss_slope(p.kind, row_dot(p.x_indptr, p.x_indices, p.x_data, i, w),
+                           p.labels[i]) / n
+        for k in range(p.x_indptr[i], p.x_indptr[i + 1]):
+            out[p.x_indices[k]] += slope * p.x_data[k]

@@ -1,0 +1,78 @@
+"""Choosing the penalty weight gamma (LightTouch paper, Lemma 1 and §2.2).
+
+Lemma 1 makes the penalized objective f + gamma max(0, max_i g_i) exact once
+gamma > L_f / rho. In KKT terms, with unit-norm constraint rows, that is gamma > ||lambda*||_1,
+the sum of the optimal multipliers. ``gamma: "auto"`` estimates lambda* during the run by
+nonnegative least squares on the stationarity condition at the running average,
+at the checkpoints of :func:`gamma_checkpoints`,
+
+    min_{lambda >= 0, nu >= 0} || grad f(w) + A_act' lambda + (box normals)' nu ||_2,
+
+over the constraints (and bounds) active at w, and raises gamma to twice the estimate.
+This goes beyond the paper, which leaves gamma to a grid search (§6.1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import lsq_linear
+
+from worker.kernels.layout import ProblemArrays
+from worker.kernels.objective import objective_gradient
+from worker.problem import CompiledProblem
+
+#: Constraints within this distance of binding (relative to max(1, |w|_inf)) count as active.
+ACTIVE_TOLERANCE = 1e-2
+#: A running average violating by more than this (relative to max(1, |w|_inf)) is infeasible.
+VIOLATION_TOLERANCE = 1e-3
+#: gamma is set to this multiple of the estimated ||lambda*||_1.
+SAFETY_FACTOR = 2.0
+GAMMA_CEILING = 1e6
+
+
+def multiplier_mass(arrays: ProblemArrays, problem: CompiledProblem, w: np.ndarray) -> float:
+    """Estimated ||lambda*||_1 at a near-optimal point w (shape (d,))."""
+    if problem.m == 0:
+        return 0.0
+    gradient = np.empty_like(w)
+    objective_gradient(arrays, w, gradient)
+    tolerance = ACTIVE_TOLERANCE * max(1.0, float(np.abs(w).max(initial=0.0)))
+    active = np.flatnonzero(problem.constraints.values(w) >= -tolerance)
+    if active.size == 0:
+        return 0.0
+    at_upper = np.flatnonzero(w >= problem.upper - tolerance)
+    at_lower = np.flatnonzero(w <= problem.lower + tolerance)
+    d = w.shape[0]
+    normals = sp.vstack([
+        problem.constraints.matrix[active],
+        sp.csr_matrix((np.ones(at_upper.size), (np.arange(at_upper.size), at_upper)),
+                      shape=(at_upper.size, d)),
+        sp.csr_matrix((-np.ones(at_lower.size), (np.arange(at_lower.size), at_lower)),
+                      shape=(at_lower.size, d)),
+    ], format="csr")
+    fit = lsq_linear(normals.T.tocsr(), -gradient, bounds=(0.0, np.inf), lsmr_tol="auto",
+                     max_iter=200)
+    return float(fit.x[:active.size].sum())
+
+
+def raised_gamma(gamma: float, mass: float, violation: float, scale: float) -> float:
+    """The new gamma: never lower, at least SAFETY_FACTOR * ||lambda*||_1, capped.
+
+    A running average that still violates its constraints by more than
+    ``VIOLATION_TOLERANCE * scale`` sits near an infeasible penalized minimizer, so gamma is
+    below the Lemma 1 threshold whatever the estimate says: it is at least doubled.
+    """
+    target = SAFETY_FACTOR * max(mass, gamma if violation > VIOLATION_TOLERANCE * scale else 0)
+    return float(min(max(gamma, target), GAMMA_CEILING))
+
+
+def gamma_checkpoints(start: int, stop: int) -> list[int]:
+    """Iterations at which ``auto`` re-estimates gamma: 1/64, 1/32, ..., 1/2 of the way.
+
+    Below the threshold the penalized minimizer is infeasible and the estimate saturates at
+    the current gamma, so each checkpoint can at least double it (up to 64x in all); the
+    running average restarts when gamma changes, so the last half of the run is never lost.
+    """
+    span = stop - start
+    return sorted({start + span // 2**k for k in range(1, 7) if span // 2**k >= 1000})
