@@ -103,8 +103,8 @@ def run(problem: CompiledProblem, *, mode: str, iterations: int, gamma: float, e
             r_f = np.sqrt(eta * mean("f") / cost_f)
             r_g = np.sqrt(eta * mean("g") / cost_g)
             r_p = np.sqrt(eta_p * mean("p") / cost_g)
-            if r_f > 0 or r_g > 0:
-                scale = 2.0 / (r_f if r_f > 0 else r_g)
+            if r_f > 0 or r_g > 0 or r_p > 0:
+                scale = 2.0 / r_f if r_f > 0 else 2.0 * cost_f / (cost_g * (r_g + r_p))
                 k_f = 2
                 k_g = min(max(2, min(groups, int(np.rint(scale * r_g)))), groups)
                 k_p = max(1, min(groups, int(np.rint(scale * r_p))))

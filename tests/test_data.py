@@ -1,4 +1,6 @@
-"""Data values of a spec (worker.refs) and reading them into arrays (worker.data)."""
+"""Data values of a spec (worker.refs), reading them into arrays (worker.data), data: and file://.
+
+The other data tests (formats, http, cache) import their helpers from here."""
 
 from __future__ import annotations
 
@@ -16,10 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
-from worker import data
 from worker.data import data_roots_from_env, read_matrix, read_vector
 from worker.errors import DataError
 from worker.refs import CooMatrix, DataRef, MatrixValue, VectorValue
+from worker.sources import local
 
 MATRIX = TypeAdapter(MatrixValue)
 VECTOR = TypeAdapter(VectorValue)
@@ -47,6 +49,16 @@ def sparse_npz_bytes(matrix: sp.spmatrix) -> bytes:
 
 def data_uri(payload: bytes, media: str = "application/x-npy") -> str:
     return f"data:{media};base64,{base64.b64encode(payload).decode()}"
+
+
+@pytest.fixture(autouse=True)
+def isolated_data_cache(monkeypatch, tmp_path_factory):
+    """Every test gets its own, empty parsed-data cache."""
+    monkeypatch.setenv("LIGHTTOUCH_DATA_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
+def as_dense(result: np.ndarray | sp.csr_matrix) -> np.ndarray:
+    return result.toarray() if sp.issparse(result) else result
 
 
 def matrix(value: object, roots: list[Path] = NO_ROOTS) -> np.ndarray | sp.csr_matrix:
@@ -170,22 +182,22 @@ def test_data_uri_npy_matrix_and_vector():
 
 def test_data_uri_percent_encoded_with_format_parameter():
     uri = "data:application/octet-stream;format=npy," + quote_from_bytes(npy_bytes(np.eye(2)))
-    np.testing.assert_array_equal(matrix({"uri": uri}), np.eye(2))
+    np.testing.assert_array_equal(as_dense(matrix({"uri": uri})), np.eye(2))
 
 
 def test_data_uri_base64_may_be_wrapped():
     encoded = base64.encodebytes(npy_bytes(np.eye(3))).decode()  # newline every 76 chars
     assert "\n" in encoded
-    np.testing.assert_array_equal(matrix({"uri": "data:;base64," + encoded, "format": "npy"}),
-                                  np.eye(3))
+    result = matrix({"uri": "data:;base64," + encoded, "format": "npy"})
+    np.testing.assert_array_equal(as_dense(result), np.eye(3))
 
 
 def test_data_uri_npz_dense():
     a, b = np.eye(2), np.ones((3, 2))
     both = data_uri(npz_bytes(a=a, b=b), "application/x-npz")
-    np.testing.assert_array_equal(matrix({"uri": both, "key": "b"}), b)
-    np.testing.assert_array_equal(matrix({"uri": data_uri(npz_bytes(only=a), "application/x-npz")}),
-                                  a)
+    np.testing.assert_array_equal(as_dense(matrix({"uri": both, "key": "b"})), b)
+    only = data_uri(npz_bytes(only=a), "application/x-npz")
+    np.testing.assert_array_equal(as_dense(matrix({"uri": only})), a)
     assert "holds 2 arrays ('a', 'b'); set \"key\"" in data_error({"uri": both})
     assert "has no array 'c'; it holds 'a', 'b'" in data_error({"uri": both, "key": "c"})
 
@@ -269,21 +281,21 @@ def test_file_uri_npy_and_npz_under_root(tmp_path):
     (tmp_path / "sub").mkdir()
     sp.save_npz(tmp_path / "sub" / "sparse matrix.npz", sp.csr_matrix(dense))
     roots = [tmp_path]
-    np.testing.assert_array_equal(matrix({"uri": (tmp_path / "dense.npy").as_uri()}, roots),
-                                  dense)
+    np.testing.assert_array_equal(as_dense(matrix({"uri": (tmp_path / "dense.npy").as_uri()},
+                                                  roots)), dense)
     np.testing.assert_array_equal(vector({"uri": (tmp_path / "plain.npz").as_uri()}, roots),
                                   np.arange(3.0))
     sparse = matrix({"uri": (tmp_path / "sub" / "sparse matrix.npz").as_uri()}, roots)
-    np.testing.assert_array_equal(sparse.toarray(), dense)
+    np.testing.assert_array_equal(as_dense(sparse), dense)
     localhost = "file://localhost" + (tmp_path / "dense.npy").as_posix()
-    np.testing.assert_array_equal(matrix({"uri": localhost}, roots), dense)
+    np.testing.assert_array_equal(as_dense(matrix({"uri": localhost}, roots)), dense)
 
 
 def test_symlink_inside_root_is_followed(tmp_path):
     np.save(tmp_path / "target.npy", np.eye(2))
     (tmp_path / "link.npy").symlink_to(tmp_path / "target.npy")
-    np.testing.assert_array_equal(matrix({"uri": (tmp_path / "link.npy").as_uri()}, [tmp_path]),
-                                  np.eye(2))
+    link = (tmp_path / "link.npy").as_uri()
+    np.testing.assert_array_equal(as_dense(matrix({"uri": link}, [tmp_path])), np.eye(2))
 
 
 @pytest.fixture
@@ -298,10 +310,10 @@ def outside(tmp_path):
 
 @pytest.fixture
 def nothing_opened(monkeypatch):
-    """Fail the test if worker.data opens any file."""
+    """Fail the test if a file:// source opens any file."""
     def refuse(*args, **kwargs):
         raise AssertionError(f"opened {args}")
-    monkeypatch.setattr(data, "open", refuse, raising=False)
+    monkeypatch.setattr(local, "open", refuse, raising=False)
 
 
 @pytest.mark.parametrize(("uri", "message"), [
@@ -329,8 +341,8 @@ def test_sha256_verified(tmp_path):
     np.save(tmp_path / "x.npy", np.eye(2))
     digest = hashlib.sha256((tmp_path / "x.npy").read_bytes()).hexdigest()
     uri = (tmp_path / "x.npy").as_uri()
-    np.testing.assert_array_equal(matrix({"uri": uri, "sha256": digest.upper()}, [tmp_path]),
-                                  np.eye(2))
+    np.testing.assert_array_equal(as_dense(matrix({"uri": uri, "sha256": digest.upper()},
+                                                  [tmp_path])), np.eye(2))
     wrong = "0" * 64
     text = data_error({"uri": uri, "sha256": wrong}, roots=[tmp_path])
     assert f"sha256 mismatch: the data hashes to {digest} but the reference says {wrong}" in text
@@ -349,14 +361,37 @@ def test_data_roots_from_env(monkeypatch, tmp_path):
 
 # -- what the data must be -----------------------------------------------------------------
 
-def test_unsupported_schemes_and_formats_refused_before_opening(tmp_path, nothing_opened):
-    (tmp_path / "x.csv").write_text("1,2\n")
-    text = data_error({"uri": (tmp_path / "x.csv").as_uri()}, roots=[tmp_path])
-    assert "format csv cannot be read by this build yet; supported now: npy, npz" in text
-    for uri, found in [("https://example.com/x.npy", "scheme https:"),
-                       ("s3://bucket/x.npy", "scheme s3:"), ("x.npy", "no scheme")]:
-        assert f"has {found}, which this build cannot read yet; supported now: data:, file:" \
+def test_unsupported_schemes_refused_before_opening(nothing_opened):
+    for uri, found in [("ftp://example.com/x.npy", "scheme ftp:"),
+                       ("gopher://h/x.npy", "scheme gopher:"), ("x.npy", "no scheme")]:
+        assert f"has {found}, which is not supported; use data:, file:, http:, https:, s3:" \
             in data_error({"uri": uri})
+
+
+def test_vector_with_infinite_entries_when_allowed():
+    values = [-np.inf, 0.0, np.inf]
+    np.testing.assert_array_equal(read_vector(VECTOR.validate_python(values), PATH,
+                                              roots=NO_ROOTS, allow_infinite=True), values)
+    stored = {"uri": data_uri(npy_bytes(np.array([np.inf, -np.inf])))}
+    np.testing.assert_array_equal(
+        read_vector(VECTOR.validate_python(stored), PATH, roots=NO_ROOTS, allow_infinite=True),
+        [np.inf, -np.inf])
+    with pytest.raises(DataError, match=r"index 1 is nan; every value must be a number "
+                                        r"\(±inf is allowed here\)"):
+        read_vector(VECTOR.validate_python([np.inf, np.nan]), PATH, roots=NO_ROOTS,
+                    allow_infinite=True)
+    assert "index 0 is inf; every value must be finite" in data_error([np.inf], reader=vector)
+
+
+def test_reference_matrices_are_dense_or_csr_by_density():
+    half = np.array([[1.0, 0.0], [0.0, 2.0]])
+    assert isinstance(matrix({"uri": data_uri(npy_bytes(half))}), np.ndarray)
+    sparse_enough = np.eye(3)
+    assert isinstance(matrix({"uri": data_uri(npy_bytes(sparse_enough))}), sp.csr_matrix)
+    full = sp.csr_matrix(np.ones((2, 3)))
+    stored = data_uri(sparse_npz_bytes(full), "application/x-npz")
+    assert isinstance(matrix({"uri": stored}), np.ndarray)
+    assert isinstance(matrix([[0.0, 0.0], [0.0, 1.0]]), np.ndarray)  # inline keeps its form
 
 
 @pytest.mark.parametrize(("stored", "where"), [

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from worker.algorithms.driver import Progress as SolverProgress
 from worker.errors import LightTouchError, SpecError
@@ -39,7 +39,7 @@ def _solve(args: argparse.Namespace) -> int:
 
     spec = _read_spec(args.spec)
     columns = (TextColumn("[bold]{task.description}"), BarColumn(),
-               TextColumn("{task.completed:,.0f}/{task.total:,.0f} it"),
+               MofNCompleteColumn(),
                TextColumn("f={task.fields[objective]:.6g}"),
                TextColumn("viol={task.fields[violation]:.2e}"),
                TextColumn("checks={task.fields[checks]:,}"), TimeElapsedColumn())

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from worker.data import read_matrix, read_vector
+from worker.data import LoadStats, read_examples, read_matrix, read_vector
 from worker.errors import SpecError
 from worker.problem import (
     LOSS_CODES,
@@ -37,14 +37,39 @@ from worker.spec import (
 _SQRT_HALF = math.sqrt(0.5)
 
 
-def compile_problem(spec: Spec, roots: Sequence[Path]) -> CompiledProblem:
-    """Read the spec's data (file:// only under ``roots``) and build the compiled problem."""
-    objective, objective_d = _objective(spec, roots)
-    d = _dimension(spec, objective_d, roots)
+class DataSource:
+    """Reads a spec's data references under one set of roots, summing what loading cost."""
+
+    def __init__(self, roots: Sequence[Path], stats: LoadStats | None = None):
+        self.roots = roots
+        self.stats = stats if stats is not None else LoadStats()
+
+    def matrix(self, value, path: str):
+        """A matrix (dense or CSR) from an inline value or a data reference."""
+        return read_matrix(value, path, roots=self.roots, stats=self.stats)
+
+    def vector(self, value, path: str, allow_infinite: bool = False) -> np.ndarray:
+        """A 1-D float64 vector."""
+        return read_vector(value, path, roots=self.roots, allow_infinite=allow_infinite,
+                           stats=self.stats)
+
+    def examples(self, features, labels, path: str):
+        """Features and labels; labels may come from the features file."""
+        return read_examples(features, labels, path, roots=self.roots, stats=self.stats)
+
+
+def compile_problem(spec: Spec, source: Sequence[Path] | DataSource) -> CompiledProblem:
+    """Read the spec's data (file:// only under the data roots) and build the problem.
+
+    ``source`` is a :class:`DataSource`, or just the data source.
+    """
+    source = source if isinstance(source, DataSource) else DataSource(source)
+    objective, objective_d = _objective(spec, source)
+    d = _dimension(spec, objective_d)
     objective = _fit_objective(objective, d)
-    lower, upper = _bounds(spec, d, roots)
+    lower, upper = _bounds(spec, d, source)
     notes: list[str] = []
-    blocks = [_constraint_block(c, f"constraints[{k}]", d, roots, notes)
+    blocks = [_constraint_block(c, f"constraints[{k}]", d, source, notes)
               for k, c in enumerate(spec.constraints)]
     matrix = sp.vstack([b[0] for b in blocks], format="csr") if blocks else sp.csr_matrix((0, d))
     rhs = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0)
@@ -61,24 +86,24 @@ def _as_csr(matrix) -> sp.csr_matrix:
     return csr
 
 
-def _objective(spec: Spec, roots) -> tuple[Objective, int | None]:
+def _objective(spec: Spec, source) -> tuple[Objective, int | None]:
     """The objective with data read; its own width (d) when the data fix it."""
     obj = spec.objective
     if isinstance(obj, Quadratic):
-        q = _as_csr(read_matrix(obj.Q, "objective.Q", roots=roots))
+        q = _as_csr(source.matrix(obj.Q, "objective.Q"))
         if q.shape[0] != q.shape[1]:
             raise SpecError.at("objective.Q", f"Q must be square, got shape {q.shape}")
         d = q.shape[0]
-        c = np.zeros(d) if obj.c is None else read_vector(obj.c, "objective.c", roots=roots)
+        c = np.zeros(d) if obj.c is None else source.vector(obj.c, "objective.c")
         if c.shape[0] != d:
             raise SpecError.at("objective.c", f"length {c.shape[0]} does not match Q's {d}")
         _check_psd(q)
         return Objective(QUADRATIC, sp.csr_matrix((0, d)), np.zeros(0), q, c, obj.l2), d
     assert isinstance(obj, EmpiricalRisk)
     if obj.loss == "pairwise_hinge":
-        return _pairwise_objective(obj, roots)
-    features = _as_csr(read_matrix(obj.data.features, "objective.data.features", roots=roots))
-    labels = read_vector(obj.data.labels, "objective.data.labels", roots=roots)
+        return _pairwise_objective(obj, source)
+    features, labels = source.examples(obj.data.features, obj.data.labels, "objective.data")
+    features = _as_csr(features)
     if labels.shape[0] != features.shape[0]:
         raise SpecError.at("objective.data.labels", f"{labels.shape[0]} labels for "
                            f"{features.shape[0]} feature rows; give one label per row")
@@ -90,10 +115,10 @@ def _objective(spec: Spec, roots) -> tuple[Objective, int | None]:
     return objective, features.shape[1]
 
 
-def _pairwise_objective(obj: EmpiricalRisk, roots) -> tuple[Objective, int]:
+def _pairwise_objective(obj: EmpiricalRisk, source) -> tuple[Objective, int]:
     """pairwise_hinge is hinge loss with label 1 on the rows x+ - x-."""
-    positive = _as_csr(read_matrix(obj.data.positive, "objective.data.positive", roots=roots))
-    negative = _as_csr(read_matrix(obj.data.negative, "objective.data.negative", roots=roots))
+    positive = _as_csr(source.matrix(obj.data.positive, "objective.data.positive"))
+    negative = _as_csr(source.matrix(obj.data.negative, "objective.data.negative"))
     if positive.shape != negative.shape:
         raise SpecError.at("objective.data.negative", f"shape {negative.shape} differs from "
                            f"data.positive's {positive.shape}; pairs need equal shapes")
@@ -130,7 +155,7 @@ def _check_psd(q: sp.csr_matrix) -> None:
                                f"eigenvalue {smallest:.3g}); the objective must be convex")
 
 
-def _dimension(spec: Spec, objective_d: int | None, roots) -> int:
+def _dimension(spec: Spec, objective_d: int | None) -> int:
     """d from ``dimension`` or the objective's data; both given must agree."""
     if spec.dimension is not None and objective_d is not None and objective_d != spec.dimension:
         where = "objective.Q" if isinstance(spec.objective, Quadratic) else "objective.data"
@@ -149,22 +174,22 @@ def _fit_objective(objective: Objective, d: int) -> Objective:
                      sp.csr_matrix((d, d)), np.zeros(d), objective.l2)
 
 
-def _bound(value, path: str, d: int, default: float, roots) -> np.ndarray:
+def _bound(value, path: str, d: int, default: float, source) -> np.ndarray:
     if value is None:
         return np.full(d, default)
     if isinstance(value, int | float):
         if math.isnan(value):
             raise SpecError.at(path, "NaN is not a bound; omit it for no bound")
         return np.full(d, float(value))
-    vector = read_vector(value, path, roots=roots, allow_infinite=True)
+    vector = source.vector(value, path, allow_infinite=True)
     if vector.shape[0] != d:
         raise SpecError.at(path, f"length {vector.shape[0]} does not match dimension {d}")
     return vector
 
 
-def _bounds(spec: Spec, d: int, roots) -> tuple[np.ndarray, np.ndarray]:
-    lower = _bound(spec.bounds.lower, "bounds.lower", d, -np.inf, roots)
-    upper = _bound(spec.bounds.upper, "bounds.upper", d, np.inf, roots)
+def _bounds(spec: Spec, d: int, source) -> tuple[np.ndarray, np.ndarray]:
+    lower = _bound(spec.bounds.lower, "bounds.lower", d, -np.inf, source)
+    upper = _bound(spec.bounds.upper, "bounds.upper", d, np.inf, source)
     crossed = np.flatnonzero(lower > upper)
     if crossed.size:
         j = int(crossed[0])
@@ -175,10 +200,10 @@ def _bounds(spec: Spec, d: int, roots) -> tuple[np.ndarray, np.ndarray]:
     return lower, upper
 
 
-def _constraint_block(constraint, path: str, d: int, roots, notes: list[str]):
+def _constraint_block(constraint, path: str, d: int, source, notes: list[str]):
     """(unit-row CSR (m_k, d), rhs (m_k,)) for one constraint block."""
     if isinstance(constraint, LinearConstraint):
-        return _linear_block(constraint, path, d, roots, notes)
+        return _linear_block(constraint, path, d, source, notes)
     if isinstance(constraint, OrderingConstraint):
         if constraint.pairs is not None:
             pairs = np.array(constraint.pairs, dtype=np.int64).reshape(-1, 2)
@@ -193,9 +218,9 @@ def _constraint_block(constraint, path: str, d: int, roots, notes: list[str]):
                           d, path)
 
 
-def _linear_block(constraint: LinearConstraint, path: str, d: int, roots, notes):
-    a = _as_csr(read_matrix(constraint.A, f"{path}.A", roots=roots))
-    b = read_vector(constraint.b, f"{path}.b", roots=roots)
+def _linear_block(constraint: LinearConstraint, path: str, d: int, source, notes):
+    a = _as_csr(source.matrix(constraint.A, f"{path}.A"))
+    b = source.vector(constraint.b, f"{path}.b")
     if a.shape[1] != d:
         raise SpecError.at(f"{path}.A", f"A has {a.shape[1]} columns; dimension is {d}")
     if b.shape[0] != a.shape[0]:

@@ -140,7 +140,16 @@ class DataRef(BaseModel):
     """A reference to data outside the spec: ``{"uri": ..., "format": ..., ...options}``.
 
     ``format`` is inferred when omitted (see :func:`infer_format`); after validation it is
-    always set. Options that do not apply to the format are refused.
+    always set. Options that do not apply to the format are refused:
+
+    - ``key`` (npz): the archive member; needed when the archive holds several arrays.
+    - ``header`` (csv, default true): the first line names the columns.
+    - ``columns`` (csv, parquet): feature columns by name or 0-based index; default all but
+      the label column.
+    - ``label_column`` (csv, parquet): the column holding the labels (numbers only).
+    - ``zero_based`` (svmlight): index base; when omitted, one-based unless an index is 0.
+    - ``n_features`` (svmlight): the number of columns; default the largest index.
+    - ``sha256`` (any): the SHA-256 of the bytes; a mismatch is an error.
     """
 
     model_config = ConfigDict(extra="forbid")

@@ -16,7 +16,7 @@ import numpy as np
 from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.driver import Candidates, ProgressCallback
 from worker.algorithms.methods import SolverOptions, Trajectory, run_algorithm
-from worker.compile import compile_problem
+from worker.compile import DataSource, compile_problem
 from worker.data import data_roots_from_env
 from worker.evaluate import evaluate_point, score_candidates
 from worker.problem import CompiledProblem
@@ -54,11 +54,13 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
     """
     started = time.perf_counter()
     model = parse_spec(spec)
-    problem = compile_problem(model, roots if roots is not None else data_roots_from_env())
+    source = DataSource(roots if roots is not None else data_roots_from_env())
+    problem = compile_problem(model, source)
     load_s = time.perf_counter() - started
     trajectory = run_algorithm(problem, solver_options(model.solver), progress)
     result = summarize(problem, trajectory, model.output.mixture, model.output.project)
     result.stats["load_s"] = load_s
+    result.stats.update(source.stats.as_stats())
     result.stats["wall_s"] = time.perf_counter() - started
     return result
 

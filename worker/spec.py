@@ -57,8 +57,9 @@ class EmpiricalRisk(StrictModel):
                 raise ValueError("pairwise_hinge takes data.positive and data.negative "
                                  "(rows x+ and x- of each pair), not features/labels")
         else:
-            if data.features is None or data.labels is None:
-                raise ValueError(f"loss {self.loss!r} needs data.features and data.labels")
+            if data.features is None:
+                raise ValueError(f"loss {self.loss!r} needs data.features (and data.labels, "
+                                 "unless the features file carries them)")
             if data.positive is not None or data.negative is not None:
                 raise ValueError("data.positive/negative are only for loss 'pairwise_hinge'")
         return self

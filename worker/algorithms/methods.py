@@ -28,7 +28,12 @@ import numpy as np
 
 from worker.algorithms.arrays import new_state, problem_arrays, run_config
 from worker.algorithms.driver import Candidates, Driver, ProgressCallback, snapshot_iterations
-from worker.algorithms.penalty import gamma_checkpoints, multiplier_mass, raised_gamma
+from worker.algorithms.penalty import (
+    gamma_checkpoints,
+    multiplier_mass,
+    raised_gamma,
+    rescaled_step,
+)
 from worker.errors import SpecError
 from worker.kernels.constraints import max_violation
 from worker.kernels.distribution import init_distribution, rebase_distribution
@@ -133,7 +138,7 @@ def _run_phase(driver: Driver, cfg, start: int, stop: int, count: int,
 def _retune_gamma(driver: Driver, cfg):
     """Raise gamma to the multiplier estimate at the running average (restarting it)."""
     average = driver.average()
-    mass = multiplier_mass(driver.arrays, driver.problem, average)
+    mass, gradient_norm = multiplier_mass(driver.arrays, driver.problem, average)
     violation = float(max_violation(driver.arrays, average))
     driver.state.counters[CHECKS] += driver.problem.m
     gamma = raised_gamma(cfg.gamma, mass, violation, max(1.0, float(np.abs(average).max())))
@@ -141,7 +146,8 @@ def _retune_gamma(driver: Driver, cfg):
         t = int(driver.state.counters[ITERATION])
         rebase_distribution(cfg, driver.state, t)
         restart_average(driver.state, driver.state.w)
-        cfg = cfg._replace(gamma=gamma)
+        cfg = cfg._replace(gamma=gamma, eta_w=rescaled_step(cfg.eta_w, cfg.gamma, gamma,
+                                                            gradient_norm))
     driver.gamma_history.append((driver.iteration, cfg.gamma))
     return cfg
 

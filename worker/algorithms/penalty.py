@@ -8,7 +8,8 @@ at the checkpoints of :func:`gamma_checkpoints`,
 
     min_{lambda >= 0, nu >= 0} || grad f(w) + A_act' lambda + (box normals)' nu ||_2,
 
-over the constraints (and bounds) active at w, and raises gamma to twice the estimate.
+over the constraints (and bounds) active at w, and raises gamma to twice the estimate; the
+step size eta_w shrinks in proportion, since the gradient bound grows with gamma.
 This goes beyond the paper, which leaves gamma to a grid search (§6.1).
 """
 
@@ -29,18 +30,21 @@ VIOLATION_TOLERANCE = 1e-3
 #: gamma is set to this multiple of the estimated ||lambda*||_1.
 SAFETY_FACTOR = 2.0
 GAMMA_CEILING = 1e6
+#: One checkpoint raises gamma at most this much: estimates at a poorly converged average
+#: overshoot, and a too-large gamma slows every later step.
+MAX_GROWTH = 4.0
 
 
-def multiplier_mass(arrays: ProblemArrays, problem: CompiledProblem, w: np.ndarray) -> float:
-    """Estimated ||lambda*||_1 at a near-optimal point w (shape (d,))."""
-    if problem.m == 0:
-        return 0.0
+def multiplier_mass(arrays: ProblemArrays, problem: CompiledProblem,
+                    w: np.ndarray) -> tuple[float, float]:
+    """(estimated ||lambda*||_1, ||grad f(w)||_2) at a near-optimal point w (shape (d,))."""
     gradient = np.empty_like(w)
     objective_gradient(arrays, w, gradient)
+    gradient_norm = float(np.linalg.norm(gradient))
     tolerance = ACTIVE_TOLERANCE * max(1.0, float(np.abs(w).max(initial=0.0)))
     active = np.flatnonzero(problem.constraints.values(w) >= -tolerance)
     if active.size == 0:
-        return 0.0
+        return 0.0, gradient_norm
     at_upper = np.flatnonzero(w >= problem.upper - tolerance)
     at_lower = np.flatnonzero(w <= problem.lower + tolerance)
     d = w.shape[0]
@@ -53,18 +57,26 @@ def multiplier_mass(arrays: ProblemArrays, problem: CompiledProblem, w: np.ndarr
     ], format="csr")
     fit = lsq_linear(normals.T.tocsr(), -gradient, bounds=(0.0, np.inf), lsmr_tol="auto",
                      max_iter=200)
-    return float(fit.x[:active.size].sum())
+    return float(fit.x[:active.size].sum()), gradient_norm
+
+
+def rescaled_step(eta_w: float, gamma_old: float, gamma_new: float, gradient_norm: float) -> float:
+    """eta_w scaled by (G_f + gamma_old) / (G_f + gamma_new): SGD's step goes as 1/G (the
+    gradient bound of f + gamma max(0, g) is G_f + gamma for unit-norm rows)."""
+    return eta_w * (gradient_norm + gamma_old) / (gradient_norm + gamma_new)
 
 
 def raised_gamma(gamma: float, mass: float, violation: float, scale: float) -> float:
-    """The new gamma: never lower, at least SAFETY_FACTOR * ||lambda*||_1, capped.
+    """The new gamma: never lower, at least SAFETY_FACTOR * ||lambda*||_1, at most 4x higher.
 
     A running average that still violates its constraints by more than
-    ``VIOLATION_TOLERANCE * scale`` sits near an infeasible penalized minimizer, so gamma is
-    below the Lemma 1 threshold whatever the estimate says: it is at least doubled.
+    ``VIOLATION_TOLERANCE * scale`` while the estimate is saturated (at least half of gamma)
+    sits near an infeasible penalized minimizer: gamma is below the Lemma 1 threshold, and the
+    estimate, which cannot exceed gamma there, is no guide; gamma is at least doubled.
     """
-    target = SAFETY_FACTOR * max(mass, gamma if violation > VIOLATION_TOLERANCE * scale else 0)
-    return float(min(max(gamma, target), GAMMA_CEILING))
+    saturated = violation > VIOLATION_TOLERANCE * scale and mass >= gamma / SAFETY_FACTOR
+    target = SAFETY_FACTOR * max(mass, gamma if saturated else 0.0)
+    return float(min(max(gamma, target), MAX_GROWTH * gamma, GAMMA_CEILING))
 
 
 def gamma_checkpoints(start: int, stop: int) -> list[int]:

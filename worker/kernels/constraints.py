@@ -12,13 +12,13 @@ from numba import njit
 from worker.kernels.objective import row_dot
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def constraint_value(p, i, w):
     """g_i(w) for constraint i."""
     return row_dot(p.a_indptr, p.a_indices, p.a_data, i, w) - p.rhs[i]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def group_value(p, group, w):
     """(max_{i in group} g_i(w), argmax i) for one aggregated group."""
     best = -np.inf

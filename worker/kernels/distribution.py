@@ -37,13 +37,13 @@ from worker.kernels.sumtree import tree_find, tree_rebuild, tree_set
 _MAX_EXPONENT = 600.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def group_size(p, group):
     """Number of constraints in one group (its cost in constraint checks)."""
     return p.group_ptr[group + 1] - p.group_ptr[group]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def log_weight(cfg, s, j, t):
     """u_j at iteration t (before that iteration's update)."""
     if cfg.lazy:
@@ -73,7 +73,7 @@ def init_distribution(p, cfg, s, w, t):
         tree_rebuild(s.tree)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _vlist_add(s, j):
     n = s.counters[N_VIOLATED]
     s.vlist[n] = j
@@ -81,7 +81,7 @@ def _vlist_add(s, j):
     s.counters[N_VIOLATED] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _vlist_remove(s, j):
     n = s.counters[N_VIOLATED] - 1
     q = s.vpos[j]
@@ -105,7 +105,7 @@ def _rescale(cfg, s, t):
     s.scalars[NEEDS_RESCALE] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _set_group(cfg, s, j, new_log, new_mu, t):
     """Lazy mode: restart group j's line at time t with value new_log and slope from new_mu."""
     was_violated = s.mu[j] > 0
@@ -137,7 +137,7 @@ def _prepare_violated(cfg, s, t):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _search(cumulative, n, r):
     """Smallest q < n with cumulative[q] > r (binary search)."""
     lo = 0

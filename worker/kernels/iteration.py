@@ -41,7 +41,7 @@ from worker.kernels.objective import loss_slope, row_dot
 from worker.kernels.random import randint
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def step_size(cfg, t):
     """eta_w / (lambda t) (strongly convex) or eta_w / sqrt(t) (Algorithm 4, line 5)."""
     if cfg.strong_convexity > 0:
@@ -49,7 +49,7 @@ def step_size(cfg, t):
     return cfg.eta_w / np.sqrt(t)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _average(num, den):
     return num / den if den > 0 else 0.0
 
@@ -59,7 +59,8 @@ def minibatch_sizes(cfg, s, eta, n_groups):
     """(k_f, k_g, k_p): fixed, or the §5.2 rule k ∝ sqrt(eta v / c) anchored at k_f = 2.
 
     Costs are operation counts (nonzeros touched), not timings, so runs are reproducible.
-    When f's gradient has no variance (a quadratic objective) the rule anchors k_g = 2.
+    When f's gradient has no variance (a quadratic objective) there is no k_f to anchor on;
+    the constraint minibatches then get the budget of two f samples, c_g k_g + c_p k_p = 2 c_f.
     """
     if cfg.k_g > 0:
         return cfg.k_f, min(cfg.k_g, n_groups), min(cfg.k_p, n_groups)
@@ -68,8 +69,8 @@ def minibatch_sizes(cfg, s, eta, n_groups):
     r_p = np.sqrt(cfg.eta_p * _average(s.scalars[VP_NUM], s.scalars[VP_DEN]) / cfg.cost_g)
     if r_f > 0:
         scale = 2.0 / r_f
-    elif r_g > 0:
-        scale = 2.0 / r_g
+    elif r_g > 0 or r_p > 0:
+        scale = 2.0 * cfg.cost_f / (cfg.cost_g * (r_g + r_p))
     else:
         return 2, min(2, n_groups), 1
     k_g = max(2, min(n_groups, int(np.rint(scale * r_g))))
@@ -77,7 +78,7 @@ def minibatch_sizes(cfg, s, eta, n_groups):
     return 2, min(k_g, n_groups), k_p
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _touch(buf, mark, touched, n, j, value, t):
     """buf[j] += value, listing j in touched[:n] the first time in iteration t."""
     if mark[j] != t:
@@ -89,7 +90,7 @@ def _touch(buf, mark, touched, n, j, value, t):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add_row(buf, mark, touched, n, indptr, indices, data, row, scale, t):
     """buf += scale * row (CSR), returns the new touched count."""
     for k in range(indptr[row], indptr[row + 1]):
@@ -178,7 +179,7 @@ def _sampled_violations(p, cfg, s, k_g, t):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _move(p, s, j, value, t):
     """Fold w_j into the lazy running sum, then set w_j = clip_W(value)."""
     s.acc[j] += s.w[j] * (t + 1 - s.last[j])

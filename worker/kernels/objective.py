@@ -12,7 +12,7 @@ from numba import njit
 from worker.problem import LOSS_HINGE, LOSS_LOGISTIC, LOSS_SQUARED
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def loss_value(kind, score, label):
     """loss(s, y) for a loss code of :mod:`worker.problem`."""
     if kind == LOSS_HINGE:
@@ -23,7 +23,7 @@ def loss_value(kind, score, label):
     return 0.5 * (score - label) ** 2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def loss_slope(kind, score, label):
     """A subgradient d loss / d s at s (hinge: -y where y s < 1, else 0)."""
     if kind == LOSS_HINGE:
@@ -39,7 +39,7 @@ def loss_slope(kind, score, label):
     return 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def row_dot(indptr, indices, data, row, w):
     """x_row . w for a CSR matrix."""
     total = 0.0

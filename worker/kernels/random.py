@@ -25,12 +25,12 @@ def seed_state(seed: int) -> np.ndarray:
     return np.array(words, dtype=np.uint64)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def next_u64(state):
     """Advance ``state`` (uint64, (2,)) and return the next 64-bit output."""
     s0 = state[0]
@@ -42,13 +42,13 @@ def next_u64(state):
     return result
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def uniform(state):
     """A float64 uniform on [0, 1) with 53 random bits."""
     return float(next_u64(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def randint(state, n):
     """An integer uniform on {0, ..., n-1} (n >= 1)."""
     k = int(uniform(state) * n)

@@ -19,7 +19,7 @@ def new_tree(m: int) -> np.ndarray:
     return np.zeros(2 * size)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tree_set(tree, j, value):
     """Set leaf j to ``value`` and refresh its ancestors."""
     node = tree.shape[0] // 2 + j
@@ -30,7 +30,7 @@ def tree_set(tree, j, value):
         node //= 2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tree_find(tree, r):
     """The leaf j whose cumulative interval contains r, for 0 <= r < tree[1]."""
     size = tree.shape[0] // 2

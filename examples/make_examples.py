@@ -1,0 +1,108 @@
+"""Regenerate the example specs in this directory (deterministic; data inline as data: URIs).
+
+    python examples/make_examples.py
+
+* ``lattice_ranking.json``: a 2^6 monotone lattice (d = 64, m = 192 monotonicity constraints)
+  with pairwise hinge loss on 4,000 synthetic pairs, the LightTouch paper's §6 shape in small.
+* ``constrained_qp.json``: a quadratic program with ~5,000 sparse random linear constraints, d = 60.
+* ``adult_logistic.json``: logistic regression on 6 numeric columns of UCI Adult (5,000
+  rows) with a box and linear constraints on the coefficients.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from bench.lattice_problem import make_ranking_problem  # noqa: E402
+
+ADULT = HERE.parent.parent / "shared" / "data" / "adult" / "adult.data"
+ADULT_COLUMNS = ["age", "education-num", "capital-gain", "capital-loss", "hours-per-week"]
+
+
+def data_uri(array) -> dict:
+    """A data reference holding an .npz (dense array or scipy sparse matrix) inline."""
+    buffer = io.BytesIO()
+    if sp.issparse(array):
+        sp.save_npz(buffer, sp.csr_matrix(array), compressed=True)
+    else:
+        np.savez_compressed(buffer, values=np.asarray(array))
+    payload = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return {"uri": f"data:application/octet-stream;base64,{payload}", "format": "npz"}
+
+
+def lattice_ranking() -> dict:
+    dims = 6
+    positive, negative, _ = make_ranking_problem(4000, dims, seed=1)
+    return {
+        "spec_version": 1, "name": "monotone lattice ranking (2^6 lattice, 4,000 pairs)",
+        "bounds": {"lower": -10, "upper": 10},
+        "objective": {"type": "empirical_risk", "loss": "pairwise_hinge",
+                      "data": {"positive": data_uri(positive), "negative": data_uri(negative)}},
+        "constraints": [{"type": "monotone_lattice", "shape": [2] * dims,
+                         "increasing": list(range(dims))}],
+        "solver": {"algorithm": "lighttouch", "iterations": 300_000, "seed": 0,
+                   "eta_w": 16, "eta_p": 0.0625},
+    }
+
+
+def constrained_qp() -> dict:
+    rng = np.random.default_rng(7)
+    d, m = 60, 5000
+    root = rng.normal(size=(d, d)) / np.sqrt(d)
+    a = sp.random(m, d, density=4 / d, random_state=7, data_rvs=rng.standard_normal).tocsr()
+    a = a[np.diff(a.indptr) > 0]
+    inside = rng.uniform(-0.5, 0.5, size=d)
+    norms = np.sqrt(np.asarray(a.multiply(a).sum(axis=1)).ravel())
+    b = a @ inside + rng.uniform(0.05, 1.0, size=a.shape[0]) * norms
+    return {
+        "spec_version": 1, "name": "QP with ~5,000 sparse linear constraints",
+        "bounds": {"lower": -2, "upper": 2},
+        "objective": {"type": "quadratic", "Q": data_uri(root @ root.T + 0.1 * np.eye(d)),
+                      "c": data_uri(rng.normal(size=d))},
+        "constraints": [{"type": "linear", "A": data_uri(a), "b": data_uri(b)}],
+        "solver": {"iterations": 200_000, "seed": 0},
+    }
+
+
+def adult_logistic(rows: int = 5000) -> dict:
+    with ADULT.open(newline="") as handle:
+        reader = csv.DictReader(handle, skipinitialspace=True)
+        records = [row for _, row in zip(range(rows), reader, strict=False)]
+    x = np.array([[float(r[c]) for c in ADULT_COLUMNS] for r in records])
+    x = (x - x.mean(axis=0)) / x.std(axis=0)
+    features = np.column_stack([x, np.ones(len(records))])
+    labels = np.array([1.0 if r["Y"].startswith(">50K") else -1.0 for r in records])
+    return {
+        "spec_version": 1, "name": "Adult logistic regression with coefficient constraints",
+        "bounds": {"lower": -3, "upper": 3},
+        "objective": {"type": "empirical_risk", "loss": "logistic", "l2": 1e-3,
+                      "data": {"features": data_uri(features), "labels": data_uri(labels)}},
+        "constraints": [
+            {"type": "ordering", "pairs": [[0, 1]]},
+            {"type": "linear", "A": [[1, 1, 1, 1, 1, 0], [0, 0, -1, 1, 0, 0]],
+             "b": [1.5, 0.0]},
+        ],
+        "solver": {"iterations": 200_000, "seed": 0},
+    }
+
+
+def main() -> None:
+    for name, build in [("lattice_ranking", lattice_ranking), ("constrained_qp", constrained_qp),
+                        ("adult_logistic", adult_logistic)]:
+        (HERE / f"{name}.json").write_text(json.dumps(build()) + "\n", encoding="utf-8")
+        print(HERE / f"{name}.json")
+
+
+if __name__ == "__main__":
+    main()
