@@ -45,17 +45,23 @@ ProgressCallback = Callable[[Progress], None]
 
 @dataclass
 class Candidates:
-    """Snapshots for the shrinking LP: solutions (C, d), their iteration and kind."""
+    """Snapshots for the shrinking LP: solutions (C, d), their iteration, kind, the constraint
+    checks and seconds spent when they were taken."""
 
     solutions: list[np.ndarray] = field(default_factory=list)
     iterations: list[int] = field(default_factory=list)
     kinds: list[str] = field(default_factory=list)
+    checks: list[int] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
 
-    def add(self, solution: np.ndarray, iteration: int, kind: str) -> None:
-        """Keep a copy of ``solution`` (shape (d,))."""
+    def add(self, solution: np.ndarray, iteration: int, kind: str, checks: int,
+            seconds: float) -> None:
+        """Keep a copy of ``solution`` (shape (d,)) with when it was taken."""
         self.solutions.append(np.array(solution, dtype=np.float64))
         self.iterations.append(int(iteration))
         self.kinds.append(kind)
+        self.checks.append(int(checks))
+        self.seconds.append(float(seconds))
 
 
 def snapshot_iterations(start: int, stop: int, count: int) -> list[int]:
@@ -115,9 +121,11 @@ class Driver:
 
     def snapshot(self, candidates: Candidates, with_iterate: bool) -> None:
         """Add the running average (and the current iterate) to ``candidates``."""
-        candidates.add(self.average(), self.iteration, "average")
+        checks = int(self.state.counters[CHECKS])
+        seconds = time.perf_counter() - self.started
+        candidates.add(self.average(), self.iteration, "average", checks, seconds)
         if with_iterate:
-            candidates.add(self.state.w, self.iteration, "iterate")
+            candidates.add(self.state.w, self.iteration, "iterate", checks, seconds)
 
     def keep_average_recent(self) -> None:
         """Restart the running average once it spans more than the latest half of the run.
