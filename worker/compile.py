@@ -137,7 +137,7 @@ def _check_labels(loss: str, labels: np.ndarray) -> np.ndarray:
     bad = np.flatnonzero(~np.isin(labels, (-1.0, 0.0, 1.0)))
     if bad.size:
         i = int(bad[0])
-        raise SpecError.at(f"objective.data.labels[{i}]", f"{labels[i]!r} is not a class "
+        raise SpecError.at(f"objective.data.labels[{i}]", f"{float(labels[i])!r} is not a class "
                            f"label; loss {loss!r} takes +1/-1 (or 1/0, 0 meaning -1)")
     return np.where(labels == 0, -1.0, labels)
 

@@ -49,8 +49,8 @@ OPTION_FORMATS = {"key": ("npz",), "header": ("csv",), "columns": ("csv", "parqu
                   "label_column": ("csv", "parquet"), "zero_based": ("svmlight",),
                   "n_features": ("svmlight",)}
 
-#: Largest inline dimension or column index (the int32 index range).
-MAX_SIZE = 2**31 - 1
+#: Largest dimension or inline matrix side: 2**27 keeps a CSR row-pointer array under 1 GiB.
+MAX_SIZE = 2**27
 
 Number = Annotated[float, Strict()]
 Index = Annotated[int, Strict()]

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from worker.errors import SpecError
-from worker.refs import MatrixValue, VectorValue
+from worker.refs import MAX_SIZE, MatrixValue, VectorValue
 
 ALGORITHMS = ("auto", "lighttouch", "fulltouch", "midtouch", "projected_sgd")
 
@@ -160,7 +160,7 @@ class Spec(StrictModel):
 
     spec_version: Literal[1] = 1
     name: str | None = None
-    dimension: int | None = Field(None, ge=1)
+    dimension: int | None = Field(None, ge=1, le=MAX_SIZE)
     bounds: Bounds = Bounds()
     objective: Objective
     constraints: list[Constraint] = []
@@ -190,12 +190,19 @@ def parse_spec(raw: Any) -> Spec:
     except ValidationError as error:
         issues = []
         for item in error.errors(include_url=False):
-            location = tuple(p for p in item["loc"] if not _is_union_tag(p))
-            issues.append((format_location(location), item["msg"]))
+            location = tuple(p for p in item["loc"] if not _is_union_member(p))
+            message = item["msg"].removeprefix("Value error, ")
+            issues.append((format_location(location), message))
         raise SpecError(issues) from None
 
 
-def _is_union_tag(part: Any) -> bool:
-    """pydantic puts union member names (e.g. 'list[float]') into error locations."""
-    return isinstance(part, str) and ("[" in part or part in {"float", "int", "str",
-                                                             "CooMatrix", "DataRef"})
+_TAGS = {"linear", "ordering", "monotone_lattice", "empirical_risk", "quadratic"}
+_TYPE_NAMES = {"float", "int", "str", "bool", "list", "dict", "CooMatrix", "DataRef",
+               "Minibatch", "Bounds"}
+
+
+def _is_union_member(part: Any) -> bool:
+    """pydantic names the union member it tried in error locations; users need only fields."""
+    return isinstance(part, str) and (part in _TAGS or part in _TYPE_NAMES
+                                      or any(c in part for c in "[(")
+                                      or part.startswith(("literal", "function-")))

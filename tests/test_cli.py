@@ -1,0 +1,69 @@
+"""The ``lighttouch`` command, run as a real process, and the Python API it wraps."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.specs import random_spec
+from worker import Result, solve
+
+TIMING = {"wall_s", "solve_s", "lp_s", "projection_s", "load_s", "data_load_s",
+          "projection_s_total"}
+
+
+def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "worker.cli", *args], input=stdin,
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+def comparable(result: dict) -> dict:
+    result = dict(result)
+    result["stats"] = {k: v for k, v in result["stats"].items() if k not in TIMING}
+    return result
+
+
+def test_solve_writes_the_same_result_as_the_python_api(tmp_path):
+    spec = random_spec("logistic", "mixed", 4, iterations=30_000)
+    spec_path = tmp_path / "spec.json"
+    spec_path.write_text(json.dumps(spec))
+    out = tmp_path / "result.json"
+    process = run_cli("solve", str(spec_path), "-o", str(out))
+    assert process.returncode == 0, process.stderr
+    written = Result.model_validate_json(out.read_text())
+    assert len(written.mixture) <= written.sizes.m + 1
+    assert comparable(written.model_dump()) == comparable(solve(spec).model_dump())
+
+
+def test_same_spec_and_seed_give_the_same_result():
+    spec = random_spec("hinge", "lattice", 2, iterations=20_000)
+    assert comparable(solve(spec).model_dump()) == comparable(solve(spec).model_dump())
+
+
+def test_validate_prints_a_summary(tmp_path):
+    spec_path = tmp_path / "spec.json"
+    spec_path.write_text(json.dumps(random_spec("squared", "ordering_chain", 1)))
+    process = run_cli("validate", str(spec_path))
+    assert process.returncode == 0, process.stderr
+    summary = json.loads(process.stdout)
+    assert summary["sizes"] == {"d": 8, "m": 7, "n": 80}
+
+
+def test_bad_specs_exit_1_with_the_field_and_no_traceback(tmp_path):
+    spec = random_spec("hinge", "ordering_pairs", 0)
+    spec["constraints"][0]["pairs"][0] = [0, 9000]
+    spec_path = tmp_path / "spec.json"
+    spec_path.write_text(json.dumps(spec))
+    for command in ("solve", "validate"):
+        process = run_cli(command, str(spec_path))
+        assert process.returncode == 1
+        assert "constraints[0].pairs[0][1]: index 9000 is out of range" in process.stderr
+        assert "Traceback" not in process.stderr
+
+
+def test_unreadable_and_non_json_specs(tmp_path):
+    process = run_cli("validate", str(tmp_path / "missing.json"))
+    assert process.returncode == 1 and "cannot read" in process.stderr
+    process = run_cli("validate", "-", stdin="{not json")
+    assert process.returncode == 1 and "is not JSON" in process.stderr
