@@ -25,14 +25,14 @@ class S3Source:
 
     def __init__(self, uri: str, path: str, roots: Sequence[Path], settings: DataSettings):
         self._uri, self._path, self._settings = uri, path, settings
-        if importlib.util.find_spec("s3fs") is None:
-            raise DataError(path, f"{brief(uri)} needs S3 support, which this installation "
-                                  f"lacks; install lighttouch[s3]")
         parts = urlsplit(uri)
         if not parts.netloc or not parts.path.strip("/") or parts.query or parts.fragment \
                 or "@" in parts.netloc:
             raise DataError(path, f"{brief(uri)} is not s3://bucket/key (no query, fragment "
                                   f"or credentials: the server's settings hold those)")
+        if importlib.util.find_spec("s3fs") is None:
+            raise DataError(path, f"{brief(uri)} needs S3 support, which this installation "
+                                  f"lacks; install lighttouch[s3]")
         self._key = f"{parts.netloc}{parts.path}"
         self._info: dict[str, Any] | None = None
 
