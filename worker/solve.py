@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.driver import Candidates, ProgressCallback
 from worker.algorithms.methods import SolverOptions, Trajectory, run_algorithm
 from worker.compile import DataSource, compile_problem
@@ -68,7 +67,7 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
 def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: bool,
               with_projection: bool) -> Result:
     """Shrink the candidates to a mixture, average it, project the mean."""
-    arrays = problem_arrays(problem, 0)
+    arrays = trajectory.arrays
     candidates: Candidates = trajectory.candidates
     solutions = np.array(candidates.solutions)
     began = time.perf_counter()

@@ -9,13 +9,20 @@ lighttouch        Algorithm 4 (practical LightTouch; Algorithm 2 with fixed mini
                   §5.1 aggregation, dense or lazy (sublinear) p-update
 midtouch          Algorithm 3: T1 FullTouch steps, then LightTouch with k = 1 from their mean
 projected_sgd     SGD with an exact projection onto W ∩ {g <= 0} after every step
+epro_sgd          Epro paper, Algorithm 1 (:mod:`.epro`): doubling epochs of constant-step SGD
+                  on f + lambda [max_i g_i]_+, one exact projection per epoch
 ================  ==========================================================================
 
 ``auto``: FullTouch when m <= 16 (checking everything is as cheap as sampling, paper §3.2's
-k > m case), LightTouch (Algorithm 4) otherwise. ``p_update: auto`` is lazy, which is exact
-and never slower asymptotically than the dense update; ``aggregate: auto`` then keeps one
-constraint per group. With a dense p-update and m > 1024, ``auto`` aggregates into
-round(sqrt(m)) groups, balancing the O(G) p-update against the m/G checks of a group.
+k > m case), LightTouch (Algorithm 4) otherwise; but Epro-SGD instead of FullTouch when the
+objective is strongly convex (l2 > 0) and m <= 16. Epro checks all m constraints every
+step, as FullTouch does, so it is only chosen where FullTouch would be; there its
+ceil(log2(T/8 + 1)) projections are QPs with at most 16 rows (milliseconds each), far
+cheaper than the epochs they end, and they buy the O(1/T) rate of Theorem 1.
+``p_update: auto`` is lazy, which is exact and never slower asymptotically than the dense
+update; ``aggregate: auto`` then keeps one constraint per group. With a dense p-update and
+m > 1024, ``auto`` aggregates into round(sqrt(m)) groups, balancing the O(G) p-update
+against the m/G checks of a group.
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ from worker.kernels.layout import (
     MODE_FULL,
     MODE_LIGHT,
     MODE_PLAIN,
+    ProblemArrays,
 )
 from worker.problem import CompiledProblem
 from worker.projection import project
@@ -72,10 +80,12 @@ class SolverOptions:
 
 @dataclass
 class Trajectory:
-    """What an algorithm leaves for shrinking: candidates, counters, what was chosen."""
+    """What an algorithm leaves for shrinking: candidates, counters, what was chosen, and
+    the kernel arrays it ran on (reused to score the candidates)."""
 
     algorithm: str
     candidates: Candidates
+    arrays: ProblemArrays
     stats: dict = field(default_factory=dict)
 
 
@@ -83,7 +93,9 @@ def choose_algorithm(problem: CompiledProblem, requested: str) -> str:
     """Resolve ``auto`` (see the module docstring)."""
     if requested != "auto":
         return requested
-    return "fulltouch" if problem.m <= FULLTOUCH_MAX_M else "lighttouch"
+    if problem.m <= FULLTOUCH_MAX_M:
+        return "epro_sgd" if problem.objective.l2 > 0 else "fulltouch"
+    return "lighttouch"
 
 
 def group_count(m: int, aggregate: int | None, lazy: bool) -> int:
@@ -100,8 +112,10 @@ def run_algorithm(problem: CompiledProblem, options: SolverOptions,
     """Run the chosen algorithm; return candidates for the shrinking LP and the counters."""
     name = choose_algorithm(problem, options.algorithm)
     started = time.perf_counter()
+    from worker.algorithms import epro  # imports this module's SolverOptions, Trajectory
+
     runner = {"fulltouch": _fulltouch, "lighttouch": _lighttouch, "midtouch": _midtouch,
-              "projected_sgd": _projected_sgd}[name]
+              "projected_sgd": _projected_sgd, "epro_sgd": epro.run_epro_sgd}[name]
     trajectory = runner(problem, options, progress, started + options.time_limit_s)
     trajectory.stats["solve_s"] = time.perf_counter() - started
     return trajectory
@@ -156,7 +170,7 @@ def _finish(name: str, driver: Driver, candidates: Candidates, cfg, **extra) -> 
     stats = driver.stats() | extra
     stats["stopped_by_time_limit"] = driver.timed_out
     stats["gamma"] = float(cfg.gamma)
-    return Trajectory(name, candidates, stats)
+    return Trajectory(name, candidates, driver.arrays, stats)
 
 
 def _light_stats(driver: Driver, iterations: int) -> dict:
