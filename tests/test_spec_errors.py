@@ -33,7 +33,7 @@ def spec_with(**changes) -> dict:
      "constraints[0].A", "can never hold"),
     ({"constraints": [{"type": "linear", "A": [[1.0] * 7], "b": [1.0]}]},
      "constraints[0].A", "7 columns; dimension is 8"),
-    ({"constraints": [{"type": "rate"}]}, "constraints[0]", "does not match"),
+    ({"constraints": [{"type": "sos2"}]}, "constraints[0]", "does not match"),
     ({"bounds": {"lower": 1.0, "upper": -1.0}}, "bounds", "W would be empty"),
     ({"solver": {"algorithm": "simplex"}}, "solver.algorithm", "Input should be"),
     ({"solver": {"iterations": 0}}, "solver.iterations", "greater than or equal to 1"),

@@ -1,4 +1,5 @@
-"""The ``lighttouch`` command: ``solve`` and ``validate`` run in this process, no Redis.
+"""The ``lighttouch`` command: ``solve``, ``validate`` and ``predict`` run in this process,
+no Redis.
 
 Exit codes: 0 success, 1 the spec or its data are unusable (message on stderr), 2 usage.
 """
@@ -70,6 +71,25 @@ def _validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _predict(args: argparse.Namespace) -> int:
+    from worker.data import read_matrix
+    from worker.mixture import Mixture
+    from worker.refs import DataRef
+
+    mixture = Mixture.from_result(_read_spec(args.result))
+    examples = Path(args.examples).resolve()
+    features = read_matrix(DataRef.model_validate({"uri": examples.as_uri()}), args.examples,
+                           roots=[examples.parent])
+    scores = mixture.score(features, args.mode, args.seed)
+    text = json.dumps({"mode": args.mode, "seed": args.seed, "scores": scores.tolist(),
+                       "positive": (scores > 0).tolist()})
+    if args.output:
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    else:
+        sys.stdout.write(text + "\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (``serve``, ``worker`` and ``submit`` join with the service)."""
     parser = argparse.ArgumentParser(prog="lighttouch", description=__doc__)
@@ -82,6 +102,15 @@ def build_parser() -> argparse.ArgumentParser:
     validate = commands.add_parser("validate", help="check a spec and print its sizes")
     validate.add_argument("spec", help="problem spec JSON file ('-' for stdin)")
     validate.set_defaults(run=_validate)
+    predict = commands.add_parser("predict", help="score examples with a result's mixture")
+    predict.add_argument("result", help="Result JSON written by solve -o")
+    predict.add_argument("examples", help="feature matrix file (npy, npz, csv, svmlight, mtx)")
+    predict.add_argument("--mode", choices=("stochastic", "expected", "deterministic"),
+                         default="stochastic", help="per-example random member (default), "
+                         "weighted mean score, or the member of largest weight")
+    predict.add_argument("--seed", type=int, default=0, help="seed of the stochastic draws")
+    predict.add_argument("-o", "--output", help="write the scores JSON here (default: stdout)")
+    predict.set_defaults(run=_predict)
     return parser
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from worker.compile_rates import compile_rates
 from worker.data import LoadStats, read_examples, read_matrix, read_vector
 from worker.errors import SpecError
 from worker.problem import (
@@ -31,6 +32,7 @@ from worker.spec import (
     MonotoneLatticeConstraint,
     OrderingConstraint,
     Quadratic,
+    RateConstraint,
     Spec,
 )
 
@@ -70,13 +72,14 @@ def compile_problem(spec: Spec, source: Sequence[Path] | DataSource) -> Compiled
     lower, upper = _bounds(spec, d, source)
     notes: list[str] = []
     blocks = [_constraint_block(c, f"constraints[{k}]", d, source, notes)
-              for k, c in enumerate(spec.constraints)]
+              for k, c in enumerate(spec.constraints) if not isinstance(c, RateConstraint)]
     matrix = sp.vstack([b[0] for b in blocks], format="csr") if blocks else sp.csr_matrix((0, d))
     rhs = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0)
     matrix.sort_indices()
     return CompiledProblem(objective=objective,
                            constraints=ConstraintSet(matrix=sp.csr_matrix(matrix), rhs=rhs),
-                           lower=lower, upper=upper, notes=notes)
+                           lower=lower, upper=upper, notes=notes,
+                           rates=compile_rates(spec, objective, source, d))
 
 
 def _as_csr(matrix) -> sp.csr_matrix:

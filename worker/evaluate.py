@@ -1,4 +1,8 @@
-"""Scoring candidates on the full objective and on every constraint, for the shrinking LP."""
+"""Scoring candidates on the full objective and on every constraint, for the shrinking LP.
+
+Rate constraints (:mod:`worker.rates`) are scored by their true indicator rates, after the m
+linear constraints (their column indices start at m).
+"""
 
 from __future__ import annotations
 
@@ -40,15 +44,23 @@ def score_candidates(arrays: ProblemArrays, problem: CompiledProblem,
         max_violations[c] = max(0.0, values.max(initial=0.0))
     columns = np.flatnonzero(worst > 0)
     sub = problem.constraints.matrix[columns]
-    violations = (sub @ solutions.T).T - problem.constraints.rhs[columns]
-    return Scores(objectives, columns, np.asarray(violations).reshape(count, columns.size),
-                  max_violations)
+    violations = np.asarray((sub @ solutions.T).T - problem.constraints.rhs[columns])
+    violations = violations.reshape(count, columns.size)
+    if problem.rates is not None:
+        rates = problem.rates.values(solutions)
+        np.maximum(max_violations, rates.max(axis=1, initial=0.0), out=max_violations)
+        hit = np.flatnonzero(rates.max(axis=0) > 0)
+        columns = np.concatenate([columns, problem.m + hit])
+        violations = np.hstack([violations, rates[:, hit]])
+    return Scores(objectives, columns, violations, max_violations)
 
 
 def evaluate_point(arrays: ProblemArrays, problem: CompiledProblem,
                    w: np.ndarray) -> tuple[float, float]:
     """(f(w), max(0, max_i g_i(w), box violation)) for one point w of shape (d,)."""
     values = problem.constraints.values(w)
+    if problem.rates is not None:
+        values = np.concatenate([values, problem.rates.values(w)])
     box = max(float(np.max(problem.lower - w, initial=0.0)),
               float(np.max(w - problem.upper, initial=0.0)))
     return float(objective_value(arrays, w)), max(0.0, float(values.max(initial=0.0)), box)

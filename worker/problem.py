@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from worker.rates import RateSet
+
 #: Objective kinds, as the integer codes the kernels switch on.
 LOSS_HINGE = 0
 LOSS_LOGISTIC = 1
@@ -98,6 +100,9 @@ class CompiledProblem:
         The simple domain W, projected onto at every step (may hold -inf/+inf).
     notes : list of str
         Things compilation decided that the user should know (e.g. dropped zero rows).
+    rates : RateSet or None
+        Rate constraints (:mod:`worker.rates`), not linear in w: only the game algorithms
+        handle them. ``m`` counts the linear rows only; ``m_total`` adds the rates.
     """
 
     objective: Objective
@@ -105,6 +110,7 @@ class CompiledProblem:
     lower: np.ndarray
     upper: np.ndarray
     notes: list[str] = field(default_factory=list)
+    rates: RateSet | None = None
 
     @property
     def d(self) -> int:
@@ -120,3 +126,8 @@ class CompiledProblem:
     def n(self) -> int:
         """Number of examples."""
         return self.objective.n
+
+    @property
+    def m_total(self) -> int:
+        """Linear constraints plus rate constraints."""
+        return self.m + (self.rates.m if self.rates is not None else 0)

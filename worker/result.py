@@ -64,5 +64,7 @@ class Result(ResultModel):
     expected: Expected
     mean: Point
     projected: Projected | None = None
+    #: output.single: the best single candidate (Cotter et al. 2019, §6.2 heuristic)
+    single: Member | None = None
     stats: dict[str, float | int | str | bool]
     notes: list[str] = []

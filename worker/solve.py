@@ -14,19 +14,24 @@ from typing import Any
 import numpy as np
 
 from worker.algorithms.driver import Candidates, ProgressCallback
+from worker.algorithms.game_options import GameOptions
 from worker.algorithms.methods import SolverOptions, Trajectory, run_algorithm
+from worker.algorithms.svrg_schedule import SvrgOptions
+from worker.best_single import best_single
 from worker.compile import DataSource, compile_problem
 from worker.data import data_roots_from_env
+from worker.distributed import PartitionSource, partition_source
 from worker.evaluate import evaluate_point, score_candidates
 from worker.problem import CompiledProblem
 from worker.projection import project
 from worker.result import Expected, Member, Point, Projected, Result, Sizes
-from worker.shrink import best_mixture
+from worker.shrink import best_mixture, expected_violation
 from worker.spec import Solver, Spec, parse_spec
 
 
-def solver_options(solver: Solver) -> SolverOptions:
-    """The plain options the algorithms take, from the spec's ``solver`` block."""
+def solver_options(solver: Solver, source: PartitionSource | None = None) -> SolverOptions:
+    """The plain options the algorithms take, from the spec's ``solver`` block (and, for
+    svrg_ol on Dask, where workers read the data)."""
     minibatch = None if solver.minibatch == "auto" else (
         solver.minibatch.k_f, solver.minibatch.k_g, solver.minibatch.k_p)
     aggregate = None if solver.aggregate == "auto" else int(solver.aggregate)
@@ -35,7 +40,8 @@ def solver_options(solver: Solver) -> SolverOptions:
         time_limit_s=solver.time_limit_s, seed=solver.seed,
         gamma=None if solver.gamma == "auto" else float(solver.gamma),
         eta_w=solver.eta_w, eta_p=solver.eta_p, minibatch=minibatch, aggregate=aggregate,
-        p_update=solver.p_update, candidates=solver.candidates)
+        p_update=solver.p_update, candidates=solver.candidates,
+        svrg=SvrgOptions.from_spec(solver.svrg, source), game=GameOptions.from_spec(solver.game))
 
 
 def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None, *,
@@ -56,8 +62,10 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
     source = DataSource(roots if roots is not None else data_roots_from_env())
     problem = compile_problem(model, source)
     load_s = time.perf_counter() - started
-    trajectory = run_algorithm(problem, solver_options(model.solver), progress)
-    result = summarize(problem, trajectory, model.output.mixture, model.output.project)
+    options = solver_options(model.solver, partition_source(model, source.roots))
+    trajectory = run_algorithm(problem, options, progress)
+    result = summarize(problem, trajectory, model.output.mixture, model.output.project,
+                       with_single=model.output.single)
     result.stats["load_s"] = load_s
     result.stats.update(source.stats.as_stats())
     result.stats["wall_s"] = time.perf_counter() - started
@@ -65,8 +73,10 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
 
 
 def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: bool,
-              with_projection: bool) -> Result:
-    """Shrink the candidates to a mixture, average it, project the mean."""
+              with_projection: bool, *, with_single: bool = False) -> Result:
+    """Shrink the candidates to a mixture, average it, project the mean (not with rate
+    constraints: their feasible set is not convex); report the algorithm's own mixture
+    (``trajectory.baseline``) as ``baseline_*`` stats and, if asked, the best single one."""
     arrays = trajectory.arrays
     candidates: Candidates = trajectory.candidates
     solutions = np.array(candidates.solutions)
@@ -75,11 +85,13 @@ def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: 
     weights = best_mixture(scores.objectives, scores.violations)
     lp_s = time.perf_counter() - began
     chosen = np.flatnonzero(weights)
-    members = [Member(weight=float(weights[c]), iteration=candidates.iterations[c],
+    def member(c: int, weight: float) -> Member:
+        return Member(weight=weight, iteration=candidates.iterations[c],
                       kind=candidates.kinds[c], objective=float(scores.objectives[c]),
                       max_violation=float(scores.max_violations[c]),
                       solution=solutions[c].tolist() if with_solutions else None)
-               for c in chosen]
+
+    members = [member(c, float(weights[c])) for c in chosen]
     expected_values = weights @ scores.violations if scores.columns.size else np.zeros(0)
     expected = Expected(objective=float(weights @ scores.objectives),
                         max_violation=max(0.0, float(expected_values.max(initial=0.0))))
@@ -89,15 +101,22 @@ def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: 
                  max_violation=mean_violation)
     stats = dict(trajectory.stats, lp_s=lp_s, candidates=len(candidates.solutions),
                  violated_columns=int(scores.columns.size))
+    if trajectory.baseline is not None:
+        stats.update(baseline_objective=float(trajectory.baseline @ scores.objectives),
+                     baseline_max_violation=expected_violation(trajectory.baseline,
+                                                               scores.violations),
+                     baseline_support=int(np.count_nonzero(trajectory.baseline)))
     projected = None
-    if with_projection:
+    if with_projection and problem.rates is None:
         projection = project(mean_solution, problem.constraints, problem.lower, problem.upper)
         objective, violation = evaluate_point(arrays, problem, projection.solution)
         projected = Projected(solution=projection.solution.tolist(), objective=objective,
                               max_violation=violation, method=projection.method,
                               status=projection.status)
         stats["projection_s"] = projection.seconds
+    single = member(best_single(scores.objectives, scores.violations), 1.0) \
+        if with_single else None
     return Result(algorithm=trajectory.algorithm,
-                  sizes=Sizes(d=problem.d, m=problem.m, n=problem.n), mixture=members,
-                  expected=expected, mean=mean, projected=projected, stats=stats,
-                  notes=list(problem.notes))
+                  sizes=Sizes(d=problem.d, m=problem.m_total, n=problem.n), mixture=members,
+                  expected=expected, mean=mean, projected=projected, single=single,
+                  stats=stats, notes=list(problem.notes))

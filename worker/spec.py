@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from worker.errors import SpecError
 from worker.refs import MAX_SIZE, MatrixValue, VectorValue
 
-ALGORITHMS = ("auto", "lighttouch", "fulltouch", "midtouch", "projected_sgd")
+ALGORITHMS = ("auto", "lighttouch", "fulltouch", "midtouch", "projected_sgd", "epro_sgd",
+              "svrg_ol", "lagrangian", "proxy_lagrangian")
 
 
 class StrictModel(BaseModel):
@@ -31,12 +32,17 @@ class Bounds(StrictModel):
 
 
 class RiskData(StrictModel):
-    """Examples: ``features`` + ``labels``, or ``positive`` + ``negative`` for pairwise_hinge."""
+    """Examples: ``features`` + ``labels``, or ``positive`` + ``negative`` for pairwise_hinge.
+
+    ``groups`` names subsets of the examples (0/1 vectors, one entry per row) for rate
+    constraints.
+    """
 
     features: MatrixValue | None = None
     labels: VectorValue | None = None
     positive: MatrixValue | None = None
     negative: MatrixValue | None = None
+    groups: dict[str, VectorValue] | None = None
 
 
 class EmpiricalRisk(StrictModel):
@@ -118,8 +124,42 @@ class MonotoneLatticeConstraint(StrictModel):
         return self
 
 
+RATE_METRICS = ("positive_prediction_rate", "negative_prediction_rate", "true_positive_rate",
+                "false_positive_rate", "true_negative_rate", "false_negative_rate",
+                "error_rate")
+
+
+class RateTerm(StrictModel):
+    """``scale`` times a rate ``metric`` on a named group (``null``: all examples)."""
+
+    metric: Literal[RATE_METRICS]  # type: ignore[valid-type]
+    group: str | None = None
+    scale: float = Field(1.0, allow_inf_nan=False)
+
+
+class RateData(StrictModel):
+    """A rate constraint's own examples: scores x.w on ``features``, ±1 ``labels``, groups."""
+
+    features: MatrixValue
+    labels: VectorValue | None = None
+    groups: dict[str, VectorValue] | None = None
+
+
+class RateConstraint(StrictModel):
+    """``lhs op rhs`` on rates (Cotter et al. 2019, §1, §6.2), rhs a rate term or a number.
+
+    Compiled to g(w) = lhs - rhs <= 0 (or rhs - lhs for ``>=``), linear in the rates.
+    """
+
+    type: Literal["rate"]
+    lhs: RateTerm
+    op: Literal["<=", ">="]
+    rhs: RateTerm | float
+    data: RateData | None = None
+
+
 Constraint = Annotated[
-    LinearConstraint | OrderingConstraint | MonotoneLatticeConstraint,
+    LinearConstraint | OrderingConstraint | MonotoneLatticeConstraint | RateConstraint,
     Field(discriminator="type"),
 ]
 
@@ -130,6 +170,37 @@ class Minibatch(StrictModel):
     k_f: int = Field(2, ge=1)
     k_g: int = Field(2, ge=1)
     k_p: int = Field(8, ge=1)
+
+
+class Game(StrictModel):
+    """The lambda-player of ``lagrangian`` / ``proxy_lagrangian`` (Cotter et al. 2019).
+
+    ``eta_lambda``: its step ("auto": see :mod:`worker.algorithms.games`); ``radius``: R of
+    the Lagrangian's {lambda >= 0, ||lambda||_1 <= R} (null: unbounded, as the paper's §6);
+    ``regret``: the proxy-Lagrangian's swap-regret (Algorithm 2) or external-regret player.
+    """
+
+    eta_lambda: Literal["auto"] | Annotated[float, Field(gt=0, allow_inf_nan=False)] = "auto"
+    radius: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
+    regret: Literal["swap", "external"] = "swap"
+
+
+class Svrg(StrictModel):
+    """SVRG OL settings (Cutkosky & Busa-Fekete): base learner, schedule, batch phase."""
+
+    learner: Literal["adagrad", "freerex"] = "adagrad"
+    schedule: Literal["practical", "theoretical"] = "practical"
+    serial_steps: Literal["auto"] | Annotated[int, Field(ge=1)] = "auto"
+    batch_size: Literal["auto"] | Annotated[int, Field(ge=1)] = "auto"
+    workers: Literal["auto"] | Annotated[int, Field(ge=0)] = "auto"
+    partition_rows: int = Field(2**18, ge=1)
+
+    @model_validator(mode="after")
+    def _batch_size_is_practical(self) -> Svrg:
+        if self.schedule == "theoretical" and self.batch_size != "auto":
+            raise ValueError("batch_size sets the practical schedule's N_k = k * batch_size; "
+                             "the theoretical schedule uses N = T^2 (omit batch_size)")
+        return self
 
 
 class Solver(StrictModel):
@@ -146,13 +217,17 @@ class Solver(StrictModel):
     aggregate: Literal["auto"] | Annotated[int, Field(ge=1)] = "auto"
     p_update: Literal["auto", "dense", "lazy"] = "auto"
     candidates: int = Field(100, ge=1, le=10_000)
+    svrg: Svrg = Svrg()
+    game: Game = Game()
 
 
 class Output(StrictModel):
-    """What the Result carries besides the mixture summary."""
+    """What the Result carries besides the mixture summary; ``single`` adds the best single
+    model of the candidates (Cotter et al. 2019, §6.2 heuristic)."""
 
     mixture: bool = True
     project: bool = True
+    single: bool = False
 
 
 class Spec(StrictModel):
@@ -196,8 +271,8 @@ def parse_spec(raw: Any) -> Spec:
         raise SpecError(issues) from None
 
 
-_TAGS = {"linear", "ordering", "monotone_lattice", "empirical_risk", "quadratic"}
-_TYPE_NAMES = {"float", "int", "str", "bool", "list", "dict", "CooMatrix", "DataRef",
+_TAGS = {"linear", "ordering", "monotone_lattice", "rate", "empirical_risk", "quadratic"}
+_TYPE_NAMES = {"float", "int", "str", "bool", "list", "dict", "CooMatrix", "DataRef", "RateTerm",
                "Minibatch", "Bounds"}
 
 

@@ -35,7 +35,7 @@ def summarize_spec(raw: Any, roots: Sequence[Path] | None = None) -> dict[str, A
     problem = compile_problem(spec, roots if roots is not None else data_roots_from_env())
     return {
         "valid": True,
-        "sizes": {"d": problem.d, "m": problem.m, "n": problem.n},
+        "sizes": {"d": problem.d, "m": problem.m_total, "n": problem.n},
         "algorithm": choose_algorithm(problem, spec.solver.algorithm),
         "memory_estimate_bytes": memory_estimate(problem, spec.solver.candidates),
         "notes": list(problem.notes),

@@ -11,10 +11,15 @@ midtouch          Algorithm 3: T1 FullTouch steps, then LightTouch with k = 1 fr
 projected_sgd     SGD with an exact projection onto W ∩ {g <= 0} after every step
 epro_sgd          Epro paper, Algorithm 1 (:mod:`.epro`): doubling epochs of constant-step SGD
                   on f + lambda [max_i g_i]_+, one exact projection per epoch
+lagrangian        Two-player games paper (:mod:`.games`): Lagrangian game on the
+                  hinge-relaxed problem, projected gradient ascent on lambda
+proxy_lagrangian  Two-player games paper, Algorithm 2: theta on proxy constraints, swap-regret
+                  lambda-player on the true ones (rate constraints need one of these two)
 ================  ==========================================================================
 
-``auto``: FullTouch when m <= 16 (checking everything is as cheap as sampling, paper §3.2's
-k > m case), LightTouch (Algorithm 4) otherwise; but Epro-SGD instead of FullTouch when the
+``auto``: proxy_lagrangian when there are rate constraints; else FullTouch when m <= 16
+(checking everything is as cheap as sampling, paper §3.2's k > m case), LightTouch
+(Algorithm 4) otherwise; but Epro-SGD instead of FullTouch when the
 objective is strongly convex (l2 > 0) and m <= 16. Epro checks all m constraints every
 step, as FullTouch does, so it is only chosen where FullTouch would be; there its
 ceil(log2(T/8 + 1)) projections are QPs with at most 16 rows (milliseconds each), far
@@ -35,12 +40,14 @@ import numpy as np
 
 from worker.algorithms.arrays import new_state, problem_arrays, run_config
 from worker.algorithms.driver import Candidates, Driver, ProgressCallback, snapshot_iterations
+from worker.algorithms.game_options import GameOptions
 from worker.algorithms.penalty import (
     gamma_checkpoints,
     multiplier_mass,
     raised_gamma,
     rescaled_step,
 )
+from worker.algorithms.svrg_schedule import SvrgOptions
 from worker.errors import SpecError
 from worker.kernels.constraints import max_violation
 from worker.kernels.distribution import init_distribution, rebase_distribution
@@ -59,6 +66,8 @@ from worker.problem import CompiledProblem
 from worker.projection import project
 
 FULLTOUCH_MAX_M = 16
+#: The algorithms that handle rate constraints (:mod:`.games`).
+GAMES = ("lagrangian", "proxy_lagrangian")
 
 
 @dataclass(frozen=True)
@@ -76,6 +85,8 @@ class SolverOptions:
     aggregate: int | None = None
     p_update: str = "auto"
     candidates: int = 100
+    svrg: SvrgOptions = SvrgOptions()
+    game: GameOptions = GameOptions()
 
 
 @dataclass
@@ -87,12 +98,17 @@ class Trajectory:
     candidates: Candidates
     arrays: ProblemArrays
     stats: dict = field(default_factory=dict)
+    #: weights (C,) of the algorithm's own mixture of its candidates (the games' theta-bar,
+    #: Theorems 2-3), reported next to the shrunk mixture; None for the other algorithms.
+    baseline: np.ndarray | None = None
 
 
 def choose_algorithm(problem: CompiledProblem, requested: str) -> str:
     """Resolve ``auto`` (see the module docstring)."""
     if requested != "auto":
         return requested
+    if problem.rates is not None:
+        return "proxy_lagrangian"
     if problem.m <= FULLTOUCH_MAX_M:
         return "epro_sgd" if problem.objective.l2 > 0 else "fulltouch"
     return "lighttouch"
@@ -111,11 +127,16 @@ def run_algorithm(problem: CompiledProblem, options: SolverOptions,
                   progress: ProgressCallback | None = None) -> Trajectory:
     """Run the chosen algorithm; return candidates for the shrinking LP and the counters."""
     name = choose_algorithm(problem, options.algorithm)
+    if problem.rates is not None and name not in GAMES:
+        raise SpecError.at("solver.algorithm", f"{name} cannot handle rate constraints (they "
+                           "have no gradient); choose proxy_lagrangian, lagrangian or auto")
     started = time.perf_counter()
-    from worker.algorithms import epro  # imports this module's SolverOptions, Trajectory
+    from worker.algorithms import epro, games, svrg_ol  # import this module's SolverOptions
 
     runner = {"fulltouch": _fulltouch, "lighttouch": _lighttouch, "midtouch": _midtouch,
-              "projected_sgd": _projected_sgd, "epro_sgd": epro.run_epro_sgd}[name]
+              "projected_sgd": _projected_sgd, "epro_sgd": epro.run_epro_sgd,
+              "svrg_ol": svrg_ol.run_svrg_ol, "lagrangian": games.run_lagrangian,
+              "proxy_lagrangian": games.run_proxy_lagrangian}[name]
     trajectory = runner(problem, options, progress, started + options.time_limit_s)
     trajectory.stats["solve_s"] = time.perf_counter() - started
     return trajectory

@@ -1,0 +1,169 @@
+"""The Lagrangian and proxy-Lagrangian games as algorithms (Cotter, Jiang, Sridharan 2019).
+
+Both run :func:`~worker.kernels.games.game_steps` and keep theta(t) at ``candidates`` evenly
+spaced iterations (the paper's §6 keeps every 50th of 5,000), with the algorithm's own
+mixture theta-bar as ``Trajectory.baseline``: uniform for the Lagrangian (Theorem 2), weighted
+by lambda_1(t) for the proxy-Lagrangian (Theorem 3). Shrinking (Lemma 3, §5) then picks the
+best distribution over the same candidates on the *original* constraints, which is at least
+as good as theta-bar there and has at most m+1 members; both are reported.
+
+Defaults (heuristics where the paper leaves them to a grid search, §6):
+
+* theta step eta_w / sqrt(t) (``solver.eta_w``); k_f = k_r = 100 examples per step (§6.2's
+  minibatch) unless ``solver.minibatch`` gives k_f and k_g (k_g is the rate batch).
+* ``solver.game.eta_lambda: "auto"``: 1.0 for the proxy-Lagrangian (a multiplicative step: a
+  constraint violated by 0.05 multiplies its weight by e^0.05 per step, so the weights can
+  move across the 1e-3 floor and back within a few hundred steps) and 0.1 for the
+  Lagrangian (an additive step on unbounded multipliers; on the Adult problem of §6.2, 1.0
+  lets them run away to ~1e15). Both measured on that problem (bench/adult_fairness.py);
+  the Lemmas' eta_lambda ~ sqrt((m+1) ln(m+1) / T) / B is far too cautious for T of a few
+  thousand.
+* proxy floors as TFCO: entries of M (or lambda) at least 1e-3 / (m+1); M starts with
+  weight 1 - 1e-3 m/(m+1) on the objective row (TFCO's ``initial_multiplier_radius``).
+* Lagrangian radius R: ``solver.game.radius`` (default unbounded, the paper's §6 choice);
+  lambda starts at 0.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+
+from worker.algorithms.arrays import problem_arrays
+from worker.algorithms.driver import Candidates, ProgressCallback, snapshot_iterations
+from worker.algorithms.loop import ChunkedLoop
+from worker.algorithms.methods import SolverOptions, Trajectory
+from worker.kernels.constraints import max_violation
+from worker.kernels.games import (
+    LAGRANGIAN,
+    PROXY_EXTERNAL,
+    PROXY_SWAP,
+    GameConfig,
+    GameState,
+    RateArrays,
+    game_steps,
+    stationary_distribution,
+)
+from worker.kernels.layout import CHECKS, GRADIENT_SAMPLES, ITERATION, N_COUNTERS
+from worker.kernels.objective import objective_value
+from worker.kernels.random import seed_state
+from worker.problem import CompiledProblem
+from worker.rates import RateForm, RateSet
+
+#: Examples per step for f and for the rate estimates (Cotter et al. §6.2).
+DEFAULT_BATCH = 100
+#: TFCO's ``minimum_multiplier_radius``: entries of M / lambda stay >= this / (m+1).
+MINIMUM_RADIUS = 1e-3
+AUTO_ETA_LAMBDA = {LAGRANGIAN: 0.1, PROXY_SWAP: 1.0, PROXY_EXTERNAL: 1.0}
+
+
+def rate_arrays(rates: RateSet | None, d: int, relaxed: bool) -> RateArrays:
+    """The kernel view of the rate constraints: the ``relaxed`` form (Lagrangian) or the
+    ``proxy`` form (proxy-Lagrangian), entries grouped by example; empty without rates."""
+    if rates is None:
+        features = sp.csr_matrix((0, d))
+        form = RateForm(np.zeros(0), sp.csr_matrix((0, 0)), sp.csr_matrix((0, 0)))
+    else:
+        features, form = rates.features, rates.relaxed if relaxed else rates.proxy
+    features = sp.csr_matrix(features, dtype=np.float64)
+    both = sp.hstack([form.plus.T, form.minus.T], format="csr")  # (n_r, 2 m_r)
+    both.sort_indices()
+    m_r = form.constant.shape[0]
+    return RateArrays(
+        x_indptr=features.indptr.astype(np.int64), x_indices=features.indices.astype(np.int64),
+        x_data=np.ascontiguousarray(features.data, dtype=np.float64),
+        wt_indptr=both.indptr.astype(np.int64),
+        wt_constraint=(both.indices % max(m_r, 1)).astype(np.int64),
+        wt_weight=np.ascontiguousarray(both.data, dtype=np.float64),
+        wt_sign=np.where(both.indices < m_r, 1.0, -1.0),
+        constant=np.ascontiguousarray(form.constant, dtype=np.float64))
+
+
+def initial_state(w0: np.ndarray, m: int, formulation: int, seed: int) -> GameState:
+    """theta(1) = w0; lambda(1) = 0 (Lagrangian) or TFCO's near-objective start (proxy)."""
+    size = m + 1
+    small = MINIMUM_RADIUS / size
+    log_m = np.full((size, size), math.log(small))
+    log_m[0, :] = math.log(1.0 - small * m)
+    lam = np.zeros(size)
+    lam[0] = 1.0
+    if formulation == PROXY_SWAP:
+        lam[:] = 1.0 / size
+        stationary_distribution(log_m, lam)
+    elif formulation == PROXY_EXTERNAL:
+        lam[:] = np.exp(log_m[:, 0])
+    counters = np.zeros(N_COUNTERS, dtype=np.int64)
+    counters[ITERATION] = 1
+    return GameState(w=np.array(w0, dtype=np.float64), direction=np.zeros(w0.shape[0]),
+                     values=np.zeros(m), lam=lam, log_m=log_m,
+                     log_lam=np.ascontiguousarray(log_m[:, 0]), counters=counters,
+                     rng=seed_state(seed))
+
+
+def run_lagrangian(problem: CompiledProblem, options: SolverOptions,
+                   progress: ProgressCallback | None, deadline: float) -> Trajectory:
+    """Definition 1 on the hinge-relaxed problem; theta-bar uniform (Theorem 2)."""
+    return _run_game(problem, options, progress, deadline, LAGRANGIAN)
+
+
+def run_proxy_lagrangian(problem: CompiledProblem, options: SolverOptions,
+                         progress: ProgressCallback | None, deadline: float) -> Trajectory:
+    """Definition 2, Algorithm 2 (or external regret); theta-bar weighted by lambda_1."""
+    formulation = PROXY_SWAP if options.game.regret == "swap" else PROXY_EXTERNAL
+    return _run_game(problem, options, progress, deadline, formulation)
+
+
+def _run_game(problem, options, progress, deadline, formulation) -> Trajectory:
+    arrays = problem_arrays(problem, problem.m)
+    rates = rate_arrays(problem.rates, problem.d, relaxed=formulation == LAGRANGIAN)
+    k_f, k_r = (DEFAULT_BATCH, DEFAULT_BATCH) if options.minibatch is None else \
+        options.minibatch[:2]
+    game = options.game
+    cfg = GameConfig(formulation=formulation, eta_w=float(options.eta_w),
+                     eta_lambda=float(game.eta_lambda or AUTO_ETA_LAMBDA[formulation]),
+                     radius=float(game.radius),
+                     log_floor=math.log(MINIMUM_RADIUS / (problem.m_total + 1)),
+                     k_f=int(k_f), k_r=int(k_r))
+    state = initial_state(np.clip(np.zeros(problem.d), problem.lower, problem.upper),
+                          problem.m_total, formulation, options.seed)
+
+    def describe() -> tuple[float, float, int]:
+        violation = float(max_violation(arrays, state.w))
+        if problem.rates is not None:
+            violation = max(violation, float(problem.rates.values(state.w).max(initial=0.0)))
+        return float(objective_value(arrays, state.w)), violation, int(state.counters[CHECKS])
+
+    loop = ChunkedLoop(deadline, options.iterations, describe, progress)
+    candidates, objective_weights = Candidates(), []
+    for iteration in snapshot_iterations(0, options.iterations, options.candidates):
+        finished = loop.run(lambda count: game_steps(arrays, rates, cfg, state, count),
+                            iteration)
+        candidates.add(state.w, loop.iteration, "iterate", int(state.counters[CHECKS]),
+                       loop.seconds)
+        objective_weights.append(float(state.lam[0]))
+        if not finished:
+            break
+    loop.report(force=True)
+    baseline = np.array(objective_weights) / sum(objective_weights)
+    stats = {"iterations": loop.iteration, "constraint_checks": int(state.counters[CHECKS]),
+             "gradient_samples": int(state.counters[GRADIENT_SAMPLES]),
+             "stopped_by_time_limit": loop.timed_out, "eta_lambda": cfg.eta_lambda,
+             "final_objective_weight": float(state.lam[0])}
+    if formulation == LAGRANGIAN:
+        stats["baseline_relaxed_max_violation"] = relaxed_violation(
+            problem, np.array(candidates.solutions), baseline)
+        stats["multiplier_mass"] = float(state.lam[1:].sum())
+    name = "lagrangian" if formulation == LAGRANGIAN else "proxy_lagrangian"
+    return Trajectory(name, candidates, arrays, stats, baseline)
+
+
+def relaxed_violation(problem: CompiledProblem, solutions: np.ndarray,
+                      weights: np.ndarray) -> float:
+    """max(0, max_i E g~_i) of a mixture (weights (T,) over solutions (T, d)) on the
+    Lagrangian's relaxed problem: linear rows as they are, rates hinge-relaxed."""
+    values = problem.constraints.values(solutions)
+    if problem.rates is not None:
+        values = np.hstack([values, problem.rates.relaxed_values(solutions)])
+    return max(0.0, float((weights @ values).max(initial=0.0)))

@@ -1,0 +1,66 @@
+"""Chunked running of a compiled step function, for loops with their own state (Epro, games).
+
+:class:`~worker.algorithms.driver.Driver` does the same for the LightTouch kernel state; this
+one takes any ``advance(count)`` callable, so an algorithm with different state arrays gets
+the same progress reports, deadline and wall-time-adaptive chunks. Chunking never changes
+results: the compiled step does the same iterations whatever the chunk lengths.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from worker.algorithms.driver import Progress, ProgressCallback
+
+_TARGET_CHUNK_S = 0.25
+
+#: (objective, max violation, constraint checks) of the point to report now.
+Describe = Callable[[], tuple[float, float, int]]
+
+
+@dataclass
+class ChunkedLoop:
+    """Runs ``advance(count)`` in chunks until an iteration target, honouring a deadline."""
+
+    deadline: float
+    total_iterations: int
+    describe: Describe
+    progress: ProgressCallback | None = None
+    iteration: int = 0
+    timed_out: bool = False
+    started: float = field(default_factory=time.perf_counter)
+    _chunk: int = 64
+    _last_report: float = 0.0
+
+    def run(self, advance: Callable[[int], None], until: int) -> bool:
+        """Advance to iteration ``until``; False if the deadline stopped it first."""
+        while self.iteration < until:
+            if time.perf_counter() >= self.deadline:
+                self.timed_out = True
+                return False
+            count = min(self._chunk, until - self.iteration)
+            began = time.perf_counter()
+            advance(count)
+            self.iteration += count
+            scale = _TARGET_CHUNK_S / max(time.perf_counter() - began, 1e-6)
+            self._chunk = int(min(max(count * min(scale, 4.0), 16), 10_000_000))
+            self.report()
+        return True
+
+    def report(self, force: bool = False) -> None:
+        """Call the progress callback (at most every quarter second unless forced)."""
+        now = time.perf_counter()
+        if self.progress is None or (not force and now - self._last_report < _TARGET_CHUNK_S):
+            return
+        self._last_report = now
+        objective, violation, checks = self.describe()
+        self.progress(Progress(iteration=self.iteration, iterations=self.total_iterations,
+                               objective=objective, max_violation=violation,
+                               constraint_checks=checks, elapsed_s=now - self.started))
+
+    @property
+    def seconds(self) -> float:
+        """Wall time since the loop was created."""
+        return time.perf_counter() - self.started

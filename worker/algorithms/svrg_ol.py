@@ -1,0 +1,175 @@
+"""SVRG OL (Cutkosky & Busa-Fekete, Algorithm 1) with the LightTouch constraint term.
+
+Round k of the schedule (:mod:`worker.algorithms.svrg_schedule`):
+
+1. batch phase: grad F^(v_k) over N^_k examples (:mod:`worker.distributed`, in this process
+   or on Dask) — one communication round;
+2. serial phase: T_k steps of the online learner on variance-reduced gradients plus the
+   sampled constraint subgradients from the learned p (:func:`~worker.kernels.svrg.serial_steps`),
+   continuing the learner from round to round (the learner is never reset);
+3. v_{k+1} = the average of the round's iterates (line 12).
+
+Candidates for the shrinking LP are every round's average and last iterate, plus averages so
+far and iterates at ``candidates / 2`` evenly spaced steps. ``gamma: auto`` re-estimates the
+penalty (:mod:`worker.algorithms.penalty`) at the end of every round in the first half of the
+run. ``minibatch`` sets (k_f, k_g, k_p), default (1, 2, 8): one example per step as in the
+paper. ``eta_w`` is AdaGrad's step scale; FreeRex has none.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from worker.algorithms.arrays import new_state, problem_arrays, run_config
+from worker.algorithms.driver import Candidates, Progress, ProgressCallback, snapshot_iterations
+from worker.algorithms.loop import ChunkedLoop
+from worker.algorithms.methods import SolverOptions, Trajectory, group_count
+from worker.algorithms.penalty import multiplier_mass, raised_gamma
+from worker.algorithms.svrg_schedule import schedule
+from worker.distributed import open_batch_phase
+from worker.errors import SpecError
+from worker.kernels.constraints import max_violation
+from worker.kernels.distribution import init_distribution, rebase_distribution
+from worker.kernels.iteration import restart_average, running_average
+from worker.kernels.layout import CHECKS, GRADIENT_SAMPLES, ITERATION, MODE_LIGHT, MODE_PLAIN
+from worker.kernels.objective import objective_value
+from worker.kernels.online import LEARNER_CODES, new_slots
+from worker.kernels.svrg import SerialRun, serial_steps
+from worker.problem import QUADRATIC, CompiledProblem
+
+#: (k_f, k_g, k_p) when ``minibatch`` is automatic.
+DEFAULT_MINIBATCH = (1, 2, 8)
+
+
+@dataclass(frozen=True)
+class SvrgProgress(Progress):
+    """A progress report with the batch phases so far and the bytes they moved."""
+
+    communication_rounds: int = 0
+    bytes_moved: int = 0
+
+
+@dataclass
+class _Accounts:
+    """What the batch phases cost so far."""
+
+    rounds: int = 0
+    bytes_moved: int = 0
+    examples: int = 0
+    seconds: float = 0.0
+
+
+def inverse_frequency(problem: CompiledProblem) -> np.ndarray:
+    """n / #{i : x_ij != 0} per column j (0 where no example uses j), shape (d,) (§8.1)."""
+    features = problem.objective.features
+    counts = np.bincount(features.indices, minlength=problem.d)
+    return np.divide(problem.n, counts, out=np.zeros(problem.d), where=counts > 0)
+
+
+def _config(arrays, problem: CompiledProblem, options: SolverOptions, groups: int, lazy: bool):
+    k_f, k_g, k_p = options.minibatch or DEFAULT_MINIBATCH
+    return run_config(arrays, mode=MODE_LIGHT if groups else MODE_PLAIN,
+                      gamma=1.0 if options.gamma is None else options.gamma,
+                      eta_w=options.eta_w, eta_p=options.eta_p,
+                      strong_convexity=problem.objective.l2,
+                      minibatch=(k_f, min(k_g, groups), min(k_p, groups)), lazy=lazy)
+
+
+def _reporter(progress: ProgressCallback | None, accounts: _Accounts) -> ProgressCallback | None:
+    if progress is None:
+        return None
+
+    def report(base: Progress) -> None:
+        progress(SvrgProgress(**dataclasses.asdict(base), communication_rounds=accounts.rounds,
+                              bytes_moved=accounts.bytes_moved))
+    return report
+
+
+def _retuned(arrays, problem: CompiledProblem, cfg, state, average: np.ndarray):
+    """cfg with gamma raised to the multiplier estimate at the round's average (Lemma 1)."""
+    mass, _ = multiplier_mass(arrays, problem, average)
+    state.counters[CHECKS] += problem.m
+    gamma = raised_gamma(cfg.gamma, mass, float(max_violation(arrays, average)),
+                         max(1.0, float(np.abs(average).max())))
+    if gamma > cfg.gamma:
+        rebase_distribution(cfg, state, int(state.counters[ITERATION]))
+        cfg = cfg._replace(gamma=gamma)
+    return cfg
+
+
+def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
+                progress: ProgressCallback | None, deadline: float) -> Trajectory:
+    """Algorithm 1 with LightTouch constraints; candidates for the shrinking LP."""
+    if problem.objective.kind == QUADRATIC:
+        raise SpecError.at("solver.algorithm", "svrg_ol needs an empirical-risk objective "
+                           "(examples to sample); choose lighttouch for a quadratic")
+    svrg = options.svrg
+    lazy = options.p_update != "dense"
+    groups = group_count(problem.m, options.aggregate, lazy)
+    arrays = problem_arrays(problem, groups)
+    cfg = _config(arrays, problem, options, groups, lazy)
+    state = new_state(arrays, np.clip(np.zeros(problem.d), problem.lower, problem.upper),
+                      options.seed)
+    if groups:
+        init_distribution(arrays, cfg, state, state.w, 1)
+    code = LEARNER_CODES[svrg.learner]
+    slots = new_slots(code, problem.d)
+    frequency = inverse_frequency(problem)
+    sparse = problem.objective.l2 == 0
+
+    def average() -> np.ndarray:
+        out = np.empty_like(state.w)
+        running_average(state, out)
+        return out
+
+    accounts = _Accounts()
+    loop = ChunkedLoop(deadline, options.iterations, progress=_reporter(progress, accounts),
+                       describe=lambda: (float(objective_value(arrays, average())),
+                                         float(max_violation(arrays, average())),
+                                         int(state.counters[CHECKS])))
+    candidates = Candidates()
+    marks = set(snapshot_iterations(0, options.iterations, max(1, options.candidates // 2)))
+    rounds = schedule(svrg, options.iterations)
+    anchor = state.w.copy()
+    with open_batch_phase(problem, svrg, options.seed) as batch:
+        for index, planned in enumerate(rounds):
+            if index and time.perf_counter() >= deadline:
+                loop.timed_out = True
+                break
+            gradient = batch.gradient(anchor, index, planned.batch_size)
+            accounts.rounds += 1
+            accounts.bytes_moved += gradient.bytes_moved + (batch.setup_bytes if index == 0
+                                                           else 0)
+            accounts.examples += gradient.examples
+            accounts.seconds += gradient.seconds
+            restart_average(state, state.w)
+            run = SerialRun(cfg, code, options.eta_w, slots, sparse, anchor, gradient.mean,
+                            frequency)
+            end = loop.iteration + planned.serial_steps
+            for mark in sorted({m for m in marks if loop.iteration < m < end} | {end}):
+                finished = loop.run(lambda count, run=run: serial_steps(arrays, run, state,
+                                                                         count), mark)
+                checks = int(state.counters[CHECKS])
+                candidates.add(average(), loop.iteration, "average", checks, loop.seconds)
+                candidates.add(state.w, loop.iteration, "iterate", checks, loop.seconds)
+                if not finished:
+                    break
+            anchor = average()
+            if not finished:
+                break
+            if options.gamma is None and groups and 2 * end <= options.iterations:
+                cfg = _retuned(arrays, problem, cfg, state, anchor)
+        workers = batch.workers
+    loop.report(force=True)
+    stats = {"iterations": loop.iteration, "constraint_checks": int(state.counters[CHECKS]),
+             "gradient_samples": int(state.counters[GRADIENT_SAMPLES]),
+             "stopped_by_time_limit": loop.timed_out, "gamma": float(cfg.gamma),
+             "communication_rounds": accounts.rounds, "bytes_moved": accounts.bytes_moved,
+             "batch_examples": accounts.examples, "batch_s": accounts.seconds,
+             "batch_workers": workers, "rounds_planned": len(rounds),
+             "learner": svrg.learner, "schedule": svrg.schedule, "groups": groups}
+    return Trajectory("svrg_ol", candidates, arrays, stats)

@@ -1,0 +1,51 @@
+"""A dense stochastic subgradient of the objective f, for the loops that step every coordinate.
+
+The LightTouch loop (:mod:`worker.kernels.iteration`) keeps sparse touched-coordinate lists;
+the Epro loops and the game loops step all d coordinates (Epro needs l2 > 0, which makes
+every step dense anyway), so they take this simpler dense form.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from worker.kernels.layout import GRADIENT_SAMPLES
+from worker.kernels.objective import loss_slope, row_dot
+from worker.kernels.random import randint
+
+
+@njit(cache=True)
+def stochastic_gradient(p, w, k_f, rng, counters, out):
+    """out = a stochastic subgradient of f at w: the mean of k_f sampled loss subgradients.
+
+    Parameters
+    ----------
+    p : ProblemArrays
+    w : ndarray, shape (d,)
+    k_f : int
+        Examples drawn uniformly with replacement (ignored for a quadratic objective, whose
+        gradient Qw + c is exact and counts as one sample).
+    rng : ndarray, uint64, shape (2,)
+        Explicit RNG state (:mod:`worker.kernels.random`), advanced k_f times.
+    counters : ndarray, int64
+        ``counters[GRADIENT_SAMPLES]`` is increased by the samples drawn.
+    out : ndarray, shape (d,)
+        Overwritten with ``l2 w + (Qw + c  or  (1/k_f) sum_i slope_i x_i)``.
+    """
+    d = w.shape[0]
+    for j in range(d):
+        out[j] = p.l2 * w[j]
+    if p.quadratic:
+        for j in range(d):
+            out[j] += row_dot(p.q_indptr, p.q_indices, p.q_data, j, w) + p.linear[j]
+        counters[GRADIENT_SAMPLES] += 1
+        return
+    n = p.labels.shape[0]
+    for _ in range(k_f):
+        i = randint(rng, n)
+        slope = loss_slope(p.kind, row_dot(p.x_indptr, p.x_indices, p.x_data, i, w),
+                           p.labels[i]) / k_f
+        if slope != 0.0:
+            for k in range(p.x_indptr[i], p.x_indptr[i + 1]):
+                out[p.x_indices[k]] += slope * p.x_data[k]
+    counters[GRADIENT_SAMPLES] += k_f

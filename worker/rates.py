@@ -1,0 +1,171 @@
+"""Rate constraints (DESIGN §3; Cotter, Jiang, Sridharan 2019, §1.2 and §6.2), compiled.
+
+A prediction is positive when the score s = x.w is > 0. Every rate is a mean of indicators
+over a subset S of examples (a group, intersected with a label for the label-conditional
+metrics), and a rate constraint is linear in rates, so it is a :class:`RateForm`
+
+    g_k(w) = constant_k + sum_i plus[k, i] 1[s_i > 0] + sum_i minus[k, i] 1[s_i <= 0] <= 0
+
+with denominators |S| from the full data (a uniform minibatch estimate of the sums, scaled
+by n / B, is then unbiased; TFCO divides by the minibatch's own counts, which is biased).
+Replacing each indicator by its hinge upper bound, 1[s > 0] <= max(0, 1 + s) and
+1[s <= 0] <= max(0, 1 - s), gives the form's *surrogate*. Two forms of the same g are kept:
+
+* ``proxy``: rewritten so that every weight is >= 0 (a negative weight on 1[s > 0] becomes a
+  positive one on 1[s <= 0] plus a constant), so the surrogate is an upper bound g~ >= g, as
+  Definition 2 requires of proxy constraints. The lambda-player of the proxy-Lagrangian sees
+  the true g, the theta-player differentiates g~.
+* ``relaxed``: the terms as written, each indicator replaced by its hinge upper bound (§6.2:
+  "the indicator functions ... replaced with hinge upper bounds"); not a bound of g where a
+  rate has a negative coefficient, but feasible where the proxy's upper bound is not (for
+  TPR(male) >= 0.95 TPR(all) with 85% of positives male, g~ > 0 for every w). The
+  Lagrangian plays the game on these relaxed constraints.
+
+A ratio constraint "TPR(female) >= 0.95 TPR(all)" is g = 0.95 TPR(all) - TPR(female) <= 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+#: metric -> (label of the subset or None for all labels, indicator: +1 positive prediction,
+#: -1 negative prediction, 0 wrong prediction).
+METRICS = {
+    "positive_prediction_rate": (None, 1), "negative_prediction_rate": (None, -1),
+    "true_positive_rate": (1.0, 1), "false_negative_rate": (1.0, -1),
+    "false_positive_rate": (-1.0, 1), "true_negative_rate": (-1.0, -1),
+    "error_rate": (None, 0),
+}
+
+
+@dataclass(frozen=True)
+class RateForm:
+    """g = constant + plus @ 1[s > 0] + minus @ 1[s <= 0], for scores s of shape (n_r,).
+
+    Attributes
+    ----------
+    constant : ndarray, shape (m_r,)
+    plus, minus : scipy.sparse.csr_matrix, shape (m_r, n_r)
+    """
+
+    constant: np.ndarray
+    plus: sp.csr_matrix
+    minus: sp.csr_matrix
+
+    def _combine(self, positive: np.ndarray, negative: np.ndarray) -> np.ndarray:
+        values = self.plus @ positive + self.minus @ negative
+        return (values.T + self.constant) if values.ndim == 2 else values + self.constant
+
+    def values(self, scores: np.ndarray) -> np.ndarray:
+        """g for scores (n_r,) -> (m_r,), or (n_r, T) -> (T, m_r)."""
+        positive = (scores > 0).astype(np.float64)
+        return self._combine(positive, 1.0 - positive)
+
+    def surrogate(self, scores: np.ndarray) -> np.ndarray:
+        """g with every indicator replaced by its hinge upper bound; shapes as :meth:`values`."""
+        return self._combine(np.maximum(0.0, 1.0 + scores), np.maximum(0.0, 1.0 - scores))
+
+
+@dataclass(frozen=True)
+class RateSet:
+    """m_r rate constraints over n_r scored examples, in their two forms.
+
+    Attributes
+    ----------
+    features : scipy.sparse.csr_matrix, shape (n_r, d)
+        The examples whose scores the rates count (the objective's rows, possibly followed by
+        rate constraints' own data).
+    proxy : RateForm
+        Nonnegative weights: surrogate >= g (the proxy-Lagrangian's g~).
+    relaxed : RateForm
+        The terms as written (the Lagrangian's hinge relaxation, §6.2).
+    """
+
+    features: sp.csr_matrix
+    proxy: RateForm
+    relaxed: RateForm
+
+    @property
+    def m(self) -> int:
+        """Number of rate constraints."""
+        return int(self.proxy.constant.shape[0])
+
+    def _scores(self, w: np.ndarray) -> np.ndarray:
+        """Scores, shape (n_r,) for w (d,), or (n_r, T) for w (T, d)."""
+        return self.features @ (w if w.ndim == 1 else w.T)
+
+    def values(self, w: np.ndarray) -> np.ndarray:
+        """True (indicator) g(w): shape (m_r,) for w (d,), (T, m_r) for w (T, d)."""
+        return self.proxy.values(self._scores(w))
+
+    def proxy_values(self, w: np.ndarray) -> np.ndarray:
+        """Proxy constraints g~(w) >= g(w), shapes as :meth:`values`."""
+        return self.proxy.surrogate(self._scores(w))
+
+    def relaxed_values(self, w: np.ndarray) -> np.ndarray:
+        """The hinge-relaxed constraints of the Lagrangian, shapes as :meth:`values`."""
+        return self.relaxed.surrogate(self._scores(w))
+
+
+def rate_rows(metric: str, members: np.ndarray, labels: np.ndarray | None,
+              coefficient: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``coefficient * metric`` over ``members`` as (rows, weights, signs) of one g.
+
+    Parameters
+    ----------
+    metric : str
+        A key of :data:`METRICS`.
+    members : ndarray of int, shape (k,)
+        Rows of the group (all rows for ``group: null``).
+    labels : ndarray, shape (n_r,), or None
+        ±1 labels (needed by every metric but the prediction rates).
+    coefficient : float
+
+    Returns
+    -------
+    rows, weights, signs : ndarray, shape (|S|,)
+        The subset S, the weight coefficient / |S| of each row's indicator, and which
+        indicator: +1 for 1[s > 0], -1 for 1[s <= 0].
+
+    Raises
+    ------
+    ValueError
+        S is empty (the message says which subset).
+    """
+    label, indicator = METRICS[metric]
+    rows = members if label is None else members[labels[members] == label]
+    if rows.size == 0:
+        raise ValueError("has no examples" if label is None else
+                         f"has no examples labelled {label:+.0f}")
+    # error_rate: a positive prediction of a -1, a negative prediction of a +1
+    signs = -labels[rows] if indicator == 0 else np.full(rows.size, float(indicator))
+    return rows, np.full(rows.size, coefficient / rows.size), signs
+
+
+def build_rate_set(features: sp.csr_matrix, pieces: list[tuple[int, np.ndarray, np.ndarray,
+                                                                np.ndarray]],
+                   constant: np.ndarray) -> RateSet:
+    """A RateSet from (constraint, rows, weights, signs) pieces and the constants (m_r,)."""
+    m, n = constant.shape[0], features.shape[0]
+
+    def matrix(sign: float) -> sp.csr_matrix:
+        chosen = [(k, r[s == sign], w[s == sign]) for k, r, w, s in pieces]
+        k = np.concatenate([np.full(r.size, c) for c, r, _ in chosen] or [np.zeros(0, int)])
+        i = np.concatenate([r for _, r, _ in chosen] or [np.zeros(0, int)])
+        v = np.concatenate([w for _, _, w in chosen] or [np.zeros(0)])
+        out = sp.csr_matrix((v, (k, i)), shape=(m, n))
+        out.sum_duplicates()
+        out.eliminate_zeros()
+        return out
+
+    plus, minus = matrix(1.0), matrix(-1.0)
+    relaxed = RateForm(constant, plus, minus)
+    net = plus - minus  # g = constant + minus @ 1 + net @ 1[s > 0]
+    shifted = constant + np.asarray(minus.sum(axis=1)).ravel()
+    below = net.minimum(0.0)  # w z = w - w (1 - z) for w < 0
+    proxy = RateForm(shifted + np.asarray(below.sum(axis=1)).ravel(),
+                     sp.csr_matrix(net.maximum(0.0)), sp.csr_matrix(-below))
+    return RateSet(features=sp.csr_matrix(features), proxy=proxy, relaxed=relaxed)
