@@ -79,7 +79,7 @@ def minibatch_sizes(cfg, s, eta, n_groups):
 
 
 @njit(cache=True, inline="always")
-def _touch(buf, mark, touched, n, j, value, t):
+def touch(buf, mark, touched, n, j, value, t):
     """buf[j] += value, listing j in touched[:n] the first time in iteration t."""
     if mark[j] != t:
         mark[j] = t
@@ -94,7 +94,7 @@ def _touch(buf, mark, touched, n, j, value, t):
 def _add_row(buf, mark, touched, n, indptr, indices, data, row, scale, t):
     """buf += scale * row (CSR), returns the new touched count."""
     for k in range(indptr[row], indptr[row + 1]):
-        n = _touch(buf, mark, touched, n, indices[k], scale * data[k], t)
+        n = touch(buf, mark, touched, n, indices[k], scale * data[k], t)
     return n
 
 
@@ -158,7 +158,7 @@ def _most_violated(p, s, t):
 
 
 @njit(cache=True)
-def _sampled_violations(p, cfg, s, k_g, t):
+def sampled_violations(p, cfg, s, k_g, t):
     """LightTouch: (1/k_g) sum of grad max(0, g~_i) over i ~ p into s.cbuf; updates v_g."""
     sample_groups(cfg, s, t, k_g, s.sampled)
     n = 0
@@ -180,7 +180,7 @@ def _sampled_violations(p, cfg, s, k_g, t):
 
 
 @njit(cache=True, inline="always")
-def _move(p, s, j, value, t):
+def move_coordinate(p, s, j, value, t):
     """Fold w_j into the lazy running sum, then set w_j = clip_W(value)."""
     s.acc[j] += s.w[j] * (t + 1 - s.last[j])
     s.last[j] = t + 1
@@ -192,15 +192,15 @@ def _apply_step(p, cfg, s, eta, n_f, n_g, t):
     """w <- clip_W(w - eta (gbuf + gamma cbuf + l2 w)) (Algorithm 4, line 10)."""
     for q in range(n_g):
         j = s.ctouched[q]
-        n_f = _touch(s.gbuf, s.touch_mark, s.touched, n_f, j, cfg.gamma * s.cbuf[j], t)
+        n_f = touch(s.gbuf, s.touch_mark, s.touched, n_f, j, cfg.gamma * s.cbuf[j], t)
     if p.l2 > 0 or p.quadratic:
         for j in range(s.w.shape[0]):
             direction = p.l2 * s.w[j] + (s.gbuf[j] if s.touch_mark[j] == t else 0.0)
-            _move(p, s, j, s.w[j] - eta * direction, t)
+            move_coordinate(p, s, j, s.w[j] - eta * direction, t)
         return
     for q in range(n_f):
         j = s.touched[q]
-        _move(p, s, j, s.w[j] - eta * s.gbuf[j], t)
+        move_coordinate(p, s, j, s.w[j] - eta * s.gbuf[j], t)
 
 
 @njit(cache=True)
@@ -216,7 +216,7 @@ def run_iterations(p, cfg, s, n_iterations):
         if cfg.mode == MODE_FULL:
             n_g = _most_violated(p, s, t)
         elif cfg.mode == MODE_LIGHT and n_groups > 0:
-            n_g = _sampled_violations(p, cfg, s, k_g, t)
+            n_g = sampled_violations(p, cfg, s, k_g, t)
             update_distribution(p, cfg, s, s.w, k_p, t)
             s.counters[K_G_TOTAL] += k_g
             s.counters[K_P_TOTAL] += k_p

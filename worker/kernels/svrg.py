@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from worker.kernels.distribution import update_distribution
-from worker.kernels.iteration import _move, _sampled_violations, _touch
+from worker.kernels.iteration import move_coordinate, sampled_violations, touch
 from worker.kernels.layout import GRADIENT_SAMPLES, ITERATION, K_G_TOTAL, K_P_TOTAL, MODE_LIGHT
 from worker.kernels.objective import loss_slope, row_dot
 from worker.kernels.online import learner_step
@@ -125,7 +125,7 @@ def _variance_reduced(p, run, s, t):
             value = difference * p.x_data[k]
             if run.sparse:
                 value += run.anchor_gradient[j] * run.inverse_frequency[j] / k_f
-            n = _touch(s.gbuf, s.touch_mark, s.touched, n, j, value, t)
+            n = touch(s.gbuf, s.touch_mark, s.touched, n, j, value, t)
     s.counters[GRADIENT_SAMPLES] += k_f
     return n
 
@@ -133,7 +133,7 @@ def _variance_reduced(p, run, s, t):
 @njit(cache=True, inline="always")
 def _learn_coordinate(p, run, s, j, g, t):
     value = learner_step(run.learner, run.slots, run.eta, j, s.w[j], g, p.lower[j], p.upper[j])
-    _move(p, s, j, value, t)
+    move_coordinate(p, s, j, value, t)
 
 
 @njit(cache=True)
@@ -141,7 +141,7 @@ def _learn(p, run, s, n_f, n_g, t):
     """Add gamma * constraint part, then let the learner move every affected coordinate."""
     for q in range(n_g):
         j = s.ctouched[q]
-        n_f = _touch(s.gbuf, s.touch_mark, s.touched, n_f, j, run.config.gamma * s.cbuf[j], t)
+        n_f = touch(s.gbuf, s.touch_mark, s.touched, n_f, j, run.config.gamma * s.cbuf[j], t)
     if run.sparse:
         for q in range(n_f):
             j = s.touched[q]
@@ -174,7 +174,7 @@ def serial_steps(p, run, s, n_iterations):
         n_f = _variance_reduced(p, run, s, t)
         n_g = 0
         if cfg.mode == MODE_LIGHT and n_groups > 0:
-            n_g = _sampled_violations(p, cfg, s, cfg.k_g, t)
+            n_g = sampled_violations(p, cfg, s, cfg.k_g, t)
             update_distribution(p, cfg, s, s.w, cfg.k_p, t)
             s.counters[K_G_TOTAL] += cfg.k_g
             s.counters[K_P_TOTAL] += cfg.k_p
