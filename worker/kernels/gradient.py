@@ -10,7 +10,7 @@ from __future__ import annotations
 from numba import njit
 
 from worker.kernels.layout import GRADIENT_SAMPLES
-from worker.kernels.objective import loss_slope, row_dot
+from worker.kernels.objective import add_example_gradient, start_gradient
 from worker.kernels.random import randint
 
 
@@ -32,20 +32,11 @@ def stochastic_gradient(p, w, k_f, rng, counters, out):
     out : ndarray, shape (d,)
         Overwritten with ``l2 w + (Qw + c  or  (1/k_f) sum_i slope_i x_i)``.
     """
-    d = w.shape[0]
-    for j in range(d):
-        out[j] = p.l2 * w[j]
+    start_gradient(p, w, out)
     if p.quadratic:
-        for j in range(d):
-            out[j] += row_dot(p.q_indptr, p.q_indices, p.q_data, j, w) + p.linear[j]
         counters[GRADIENT_SAMPLES] += 1
         return
     n = p.labels.shape[0]
     for _ in range(k_f):
-        i = randint(rng, n)
-        slope = loss_slope(p.kind, row_dot(p.x_indptr, p.x_indices, p.x_data, i, w),
-                           p.labels[i]) / k_f
-        if slope != 0.0:
-            for k in range(p.x_indptr[i], p.x_indptr[i + 1]):
-                out[p.x_indices[k]] += slope * p.x_data[k]
+        add_example_gradient(p, randint(rng, n), w, 1.0 / k_f, out)
     counters[GRADIENT_SAMPLES] += k_f

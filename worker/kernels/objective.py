@@ -72,19 +72,31 @@ def objective_value(p, w):
     return total
 
 
+@njit(cache=True, inline="always")
+def start_gradient(p, w, out):
+    """out = l2 w, plus Qw + c when the objective is quadratic (shape (d,))."""
+    for j in range(w.shape[0]):
+        out[j] = p.l2 * w[j]
+    if p.quadratic:
+        for j in range(w.shape[0]):
+            out[j] += row_dot(p.q_indptr, p.q_indices, p.q_data, j, w) + p.linear[j]
+
+
+@njit(cache=True, inline="always")
+def add_example_gradient(p, i, w, scale, out):
+    """out += scale * (a subgradient of example i's loss at w)."""
+    slope = loss_slope(p.kind, row_dot(p.x_indptr, p.x_indices, p.x_data, i, w), p.labels[i])
+    if slope != 0.0:
+        for k in range(p.x_indptr[i], p.x_indptr[i + 1]):
+            out[p.x_indices[k]] += scale * slope * p.x_data[k]
+
+
 @njit(cache=True)
 def objective_gradient(p, w, out):
     """A (sub)gradient of f at w over all examples, into out (shape (d,))."""
-    d = w.shape[0]
-    for j in range(d):
-        out[j] = p.l2 * w[j]
+    start_gradient(p, w, out)
     if p.quadratic:
-        for j in range(d):
-            out[j] += row_dot(p.q_indptr, p.q_indices, p.q_data, j, w) + p.linear[j]
         return
     n = p.x_indptr.shape[0] - 1
     for i in range(n):
-        slope = loss_slope(p.kind, row_dot(p.x_indptr, p.x_indices, p.x_data, i, w),
-                           p.labels[i]) / n
-        for k in range(p.x_indptr[i], p.x_indptr[i + 1]):
-            out[p.x_indices[k]] += slope * p.x_data[k]
+        add_example_gradient(p, i, w, 1.0 / n, out)
