@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from worker.algorithms.driver import Progress as SolverProgress
+from worker.algorithms.loop import Progress as SolverProgress
 from worker.errors import LightTouchError, SpecError
 from worker.validate import summarize_spec
 

@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from worker.algorithms.driver import Candidates, ProgressCallback
+from worker.algorithms.driver import Candidates
 from worker.algorithms.game_options import GameOptions
+from worker.algorithms.loop import ProgressCallback
 from worker.algorithms.methods import SolverOptions, Trajectory, run_algorithm
 from worker.algorithms.svrg_schedule import SvrgOptions
 from worker.best_single import best_single

@@ -1,8 +1,6 @@
-"""Runs the compiled loop in chunks: progress, deadline, and candidate snapshots in Python.
-
-Chunk lengths adapt to wall time (about a quarter second each) but never change results:
-every iteration is the same whatever the chunking, and snapshots fall on fixed iterations.
-"""
+"""Runs the LightTouch-family loop on a :class:`~worker.algorithms.loop.ChunkedLoop`, and
+keeps candidate snapshots for the shrinking LP (at fixed iterations, so chunking never
+changes results)."""
 
 from __future__ import annotations
 
@@ -12,6 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from worker.algorithms.loop import ChunkedLoop, ProgressCallback
 from worker.kernels.constraints import max_violation
 from worker.kernels.iteration import restart_average, run_iterations, running_average
 from worker.kernels.layout import (
@@ -24,23 +23,6 @@ from worker.kernels.layout import (
 )
 from worker.kernels.objective import objective_value
 from worker.problem import CompiledProblem
-
-_TARGET_CHUNK_S = 0.25
-
-
-@dataclass(frozen=True)
-class Progress:
-    """One progress report: the running average's objective and violation so far."""
-
-    iteration: int
-    iterations: int
-    objective: float
-    max_violation: float
-    constraint_checks: int
-    elapsed_s: float
-
-
-ProgressCallback = Callable[[Progress], None]
 
 
 @dataclass
@@ -81,10 +63,16 @@ class Driver:
     total_iterations: int = 0
     problem: CompiledProblem | None = None
     gamma_history: list[tuple[int, float]] = field(default_factory=list)
-    started: float = field(default_factory=time.perf_counter)
     timed_out: bool = False
-    _chunk: int = 64
-    _last_report: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.loop = ChunkedLoop(self.deadline, self.total_iterations, self._describe,
+                                self.progress)
+
+    @property
+    def started(self) -> float:
+        """perf_counter() when the run began."""
+        return self.loop.started
 
     @property
     def iteration(self) -> int:
@@ -102,22 +90,19 @@ class Driver:
 
         ``after_each`` (if given) runs after every single iteration (projected SGD).
         """
-        while self.iteration < until:
-            if time.perf_counter() >= self.deadline:
-                self.timed_out = True
-                return False
-            count = 1 if after_each else min(self._chunk, until - self.iteration)
-            began = time.perf_counter()
-            run_iterations(self.arrays, cfg, self.state, count)
-            if after_each:
+        def advance(count: int) -> None:
+            if after_each is None:
+                run_iterations(self.arrays, cfg, self.state, count)
+                return
+            for _ in range(count):
+                run_iterations(self.arrays, cfg, self.state, 1)
                 after_each()
-            spent = time.perf_counter() - began
-            if not after_each:
-                scale = _TARGET_CHUNK_S / max(spent, 1e-6)
-                self._chunk = int(min(max(count * min(scale, 4.0), 16), 10_000_000))
-            self._report()
-        self._report(force=True)
-        return True
+
+        self.loop.iteration = self.iteration
+        finished = self.loop.run(advance, until)
+        self.timed_out = self.loop.timed_out
+        self.loop.report(force=True)
+        return finished
 
     def snapshot(self, candidates: Candidates, with_iterate: bool) -> None:
         """Add the running average (and the current iterate) to ``candidates``."""
@@ -137,17 +122,10 @@ class Driver:
         if self.iteration + 1 >= 2 * start:
             restart_average(self.state, self.state.w)
 
-    def _report(self, force: bool = False) -> None:
-        now = time.perf_counter()
-        if self.progress is None or (not force and now - self._last_report < _TARGET_CHUNK_S):
-            return
-        self._last_report = now
+    def _describe(self) -> tuple[float, float, int]:
         average = self.average()
-        self.progress(Progress(
-            iteration=self.iteration, iterations=self.total_iterations,
-            objective=float(objective_value(self.arrays, average)),
-            max_violation=float(max_violation(self.arrays, average)),
-            constraint_checks=int(self.state.counters[CHECKS]), elapsed_s=now - self.started))
+        return (float(objective_value(self.arrays, average)),
+                float(max_violation(self.arrays, average)), int(self.state.counters[CHECKS]))
 
     def stats(self) -> dict[str, int]:
         """Counters for the Result's ``stats``."""

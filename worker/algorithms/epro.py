@@ -32,8 +32,8 @@ from __future__ import annotations
 import numpy as np
 
 from worker.algorithms.arrays import problem_arrays
-from worker.algorithms.driver import Candidates, ProgressCallback
-from worker.algorithms.loop import ChunkedLoop
+from worker.algorithms.driver import Candidates
+from worker.algorithms.loop import ChunkedLoop, ProgressCallback
 from worker.algorithms.methods import SolverOptions, Trajectory
 from worker.algorithms.penalty import multiplier_mass, raised_gamma
 from worker.errors import SpecError

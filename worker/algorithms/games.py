@@ -32,8 +32,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from worker.algorithms.arrays import problem_arrays
-from worker.algorithms.driver import Candidates, ProgressCallback, snapshot_iterations
-from worker.algorithms.loop import ChunkedLoop
+from worker.algorithms.driver import Candidates, snapshot_iterations
+from worker.algorithms.loop import ChunkedLoop, ProgressCallback
 from worker.algorithms.methods import SolverOptions, Trajectory
 from worker.kernels.constraints import max_violation
 from worker.kernels.games import (

@@ -1,8 +1,8 @@
-"""Chunked running of a compiled step function, for loops with their own state (Epro, games).
+"""Chunked running of a compiled step function: progress, deadline, adaptive chunk lengths.
 
-:class:`~worker.algorithms.driver.Driver` does the same for the LightTouch kernel state; this
-one takes any ``advance(count)`` callable, so an algorithm with different state arrays gets
-the same progress reports, deadline and wall-time-adaptive chunks. Chunking never changes
+:class:`~worker.algorithms.driver.Driver` runs the LightTouch kernel state on it; any
+``advance(count)`` callable works, so every algorithm gets the same progress reports,
+deadline and wall-time-adaptive chunks. Chunking never changes
 results: the compiled step does the same iterations whatever the chunk lengths.
 """
 
@@ -12,9 +12,22 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from worker.algorithms.driver import Progress, ProgressCallback
-
 _TARGET_CHUNK_S = 0.25
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One progress report: the running average's objective and violation so far."""
+
+    iteration: int
+    iterations: int
+    objective: float
+    max_violation: float
+    constraint_checks: int
+    elapsed_s: float
+
+
+ProgressCallback = Callable[[Progress], None]
 
 #: (objective, max violation, constraint checks) of the point to report now.
 Describe = Callable[[], tuple[float, float, int]]

@@ -39,8 +39,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from worker.algorithms.arrays import new_state, problem_arrays, run_config
-from worker.algorithms.driver import Candidates, Driver, ProgressCallback, snapshot_iterations
+from worker.algorithms.driver import Candidates, Driver, snapshot_iterations
 from worker.algorithms.game_options import GameOptions
+from worker.algorithms.loop import ProgressCallback
 from worker.algorithms.penalty import (
     gamma_checkpoints,
     multiplier_mass,

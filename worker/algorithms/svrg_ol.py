@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from worker.algorithms.arrays import new_state, problem_arrays, run_config
-from worker.algorithms.driver import Candidates, Progress, ProgressCallback, snapshot_iterations
-from worker.algorithms.loop import ChunkedLoop
+from worker.algorithms.driver import Candidates, snapshot_iterations
+from worker.algorithms.loop import ChunkedLoop, Progress, ProgressCallback
 from worker.algorithms.methods import SolverOptions, Trajectory, group_count
 from worker.algorithms.penalty import multiplier_mass, raised_gamma
 from worker.algorithms.svrg_schedule import schedule
