@@ -27,7 +27,7 @@ import numpy as np
 from worker.algorithms.arrays import new_state, problem_arrays, run_config
 from worker.algorithms.driver import Candidates, snapshot_iterations
 from worker.algorithms.loop import ChunkedLoop, Progress, ProgressCallback
-from worker.algorithms.methods import SolverOptions, Trajectory, group_count
+from worker.algorithms.methods import SolverOptions, Trajectory, group_count, lazy_update
 from worker.algorithms.penalty import multiplier_mass, raised_gamma
 from worker.algorithms.svrg_schedule import schedule
 from worker.distributed import open_batch_phase
@@ -108,7 +108,7 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
         raise SpecError.at("solver.algorithm", "svrg_ol needs an empirical-risk objective "
                            "(examples to sample); choose lighttouch for a quadratic")
     svrg = options.svrg
-    lazy = options.p_update != "dense"
+    lazy = lazy_update(problem.m, options.p_update)
     groups = group_count(problem.m, options.aggregate, lazy)
     arrays = problem_arrays(problem, groups)
     cfg = _config(arrays, problem, options, groups, lazy)
