@@ -1,0 +1,74 @@
+"""The FastAPI application factory (``uvicorn --factory service.app:create_app``)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib.metadata import version
+
+import redis
+import redis.asyncio
+from fastapi import FastAPI
+from redis.exceptions import RedisError
+from starlette.concurrency import run_in_threadpool
+
+from service import problems
+from service.auth import KeyRing
+from service.metrics import HttpMetrics, metrics_registry
+from service.openapi import openapi_schema
+from service.routes import health, jobs
+from service.settings import Settings, load_settings
+from worker.jobs import job_queue, reap_abandoned
+
+log = logging.getLogger(__name__)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """A configured app; settings default to the ``LIGHTTOUCH_*`` environment."""
+    settings = settings or load_settings()
+    app = FastAPI(title="LightTouch", version=version("lighttouch"), lifespan=_lifespan,
+                  description="Heavily constrained stochastic optimization as a service.")
+    app.state.settings = settings
+    app.state.keyring = KeyRing(settings.api_keys)
+    app.state.redis = redis.Redis.from_url(settings.redis_url, health_check_interval=30)
+    app.state.queue = job_queue(app.state.redis)
+    app.state.metrics, latency = metrics_registry(app.state.redis, settings.heartbeat_s)
+    problems.install(app)
+    app.add_middleware(HttpMetrics, latency=latency)
+    app.include_router(jobs.router)
+    app.include_router(health.router)
+    app.openapi = lambda: openapi_schema(app)  # type: ignore[method-assign]
+    return app
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    settings: Settings = app.state.settings
+    if settings.open_mode:
+        log.warning("LIGHTTOUCH_API_KEYS is empty: open dev mode, every caller is tenant 'dev'")
+    pool = redis.asyncio.BlockingConnectionPool.from_url(
+        settings.redis_url, max_connections=settings.sse_max_streams)
+    app.state.stream_redis = redis.asyncio.Redis(connection_pool=pool)
+    reaper = asyncio.create_task(_reap_forever(app.state.redis, settings.heartbeat_s))
+    try:
+        yield
+    finally:
+        reaper.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reaper
+        await app.state.stream_redis.aclose()
+        await pool.disconnect()
+        app.state.redis.close()
+
+
+async def _reap_forever(connection: redis.Redis, period_s: int) -> None:
+    """Fail jobs of dead workers every ``period_s`` (see :func:`worker.jobs.reap_abandoned`)."""
+    while True:
+        try:
+            await run_in_threadpool(reap_abandoned, connection, period_s)
+        except RedisError as error:
+            log.warning("reaping abandoned jobs failed: %s", error)
+        await asyncio.sleep(period_s)

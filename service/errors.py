@@ -1,0 +1,130 @@
+"""Errors of the HTTP edge, in the engine's one hierarchy (:mod:`worker.errors`).
+
+::
+
+    LightTouchError                    (worker.errors; SpecError, DataError, SolverError)
+    └── ServiceError
+        ├── HTTPError                  a plain HTTP error from routing (404 no route, 405, ...)
+        ├── InvalidRequest             422 a query, path or header parameter is invalid
+        ├── Unauthorized               401 missing or unknown API key
+        ├── JobNotFound                404 no such job for this tenant
+        ├── JobConflict                409 the job's state does not allow this yet / any more
+        ├── BodyTooLarge               413 request body over LIGHTTOUCH_MAX_BODY_BYTES
+        ├── TooManyJobs                429 tenant at LIGHTTOUCH_MAX_ACTIVE_JOBS
+        ├── NotReady                   503 Redis unreachable or no live worker
+        ├── ConfigError                (at start) a LIGHTTOUCH_* variable is invalid
+        ├── RemoteProblem              (client side) the service answered with a problem
+        └── ServiceUnreachable         (client side) no connection to the service
+
+``headers`` carries response headers an error implies (``WWW-Authenticate``, ``Retry-After``).
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+
+from worker.errors import LightTouchError
+
+
+class ServiceError(LightTouchError):
+    """An error of the HTTP edge; ``str()`` is the problem's ``detail``."""
+
+    headers: dict[str, str] = {}
+
+
+class HTTPError(ServiceError):
+    """A plain HTTP error raised by routing itself (unknown path, method not allowed)."""
+
+    def __init__(self, status_code: int, detail: str):
+        super().__init__(detail)
+        self.status_code = status_code
+        self.title = HTTPStatus(status_code).phrase
+
+
+class InvalidRequest(ServiceError):
+    """A query, path or header parameter is invalid; ``issues`` as in :class:`SpecError`."""
+
+    status_code = 422
+    title = "Invalid request parameters"
+
+    def __init__(self, issues: list[tuple[str, str]]):
+        self.issues = issues
+        super().__init__("; ".join(f"{path}: {message}" for path, message in issues))
+
+
+class Unauthorized(ServiceError):
+    """The request carries no API key, or one that maps to no tenant."""
+
+    status_code = 401
+    title = "Unauthorized"
+    headers = {"WWW-Authenticate": 'Bearer realm="lighttouch"'}
+
+
+class JobNotFound(ServiceError):
+    """No job with this id belongs to the caller's tenant (or it has expired)."""
+
+    status_code = 404
+    title = "Job not found"
+
+    def __init__(self, job_id: str):
+        super().__init__(f"no job {job_id!r} for this API key (jobs expire after "
+                         "LIGHTTOUCH_RESULT_TTL_S once finished)")
+
+
+class JobConflict(ServiceError):
+    """The job's state does not allow the request (e.g. a result while it still runs)."""
+
+    status_code = 409
+    title = "Job state conflict"
+
+
+class BodyTooLarge(ServiceError):
+    """The request body is larger than the configured cap."""
+
+    status_code = 413
+    title = "Request body too large"
+
+    def __init__(self, limit: int):
+        super().__init__(f"the body exceeds {limit:,} bytes (LIGHTTOUCH_MAX_BODY_BYTES); put "
+                         "large data in files and reference them by URI")
+
+
+class TooManyJobs(ServiceError):
+    """The tenant already has the maximum number of queued and running jobs."""
+
+    status_code = 429
+    title = "Too many active jobs"
+
+    def __init__(self, limit: int, retry_after_s: int):
+        super().__init__(f"this tenant already has {limit} queued or running jobs "
+                         "(LIGHTTOUCH_MAX_ACTIVE_JOBS); wait for one to finish or cancel one")
+        self.headers = {"Retry-After": str(retry_after_s)}
+
+
+class NotReady(ServiceError):
+    """The service cannot take jobs now."""
+
+    status_code = 503
+    title = "Service not ready"
+
+
+class RemoteProblem(ServiceError):
+    """The service answered a client request with an error (its problem detail as message)."""
+
+    title = "Service error"
+
+    def __init__(self, status_code: int, detail: str):
+        super().__init__(f"HTTP {status_code}: {detail}")
+        self.status_code = status_code
+
+
+class ServiceUnreachable(ServiceError):
+    """The client could not reach the service (refused, reset, timed out)."""
+
+    title = "Service unreachable"
+
+
+class ConfigError(ServiceError):
+    """A ``LIGHTTOUCH_*`` environment variable has an invalid value."""
+
+    title = "Invalid configuration"

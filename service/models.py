@@ -1,0 +1,91 @@
+"""The HTTP API's response bodies (DESIGN §5); the Result is :class:`worker.result.Result`."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict
+
+from worker.jobs import JobState
+
+
+class ApiModel(BaseModel):
+    """Base: the documented fields, nothing else."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class JobLinks(ApiModel):
+    """Where to follow, fetch or cancel a job."""
+
+    self: str
+    events: str
+    result: str
+    solution: str
+
+
+class Submitted(ApiModel):
+    """The answer to a submission (replayed as-is for a repeated ``Idempotency-Key``)."""
+
+    id: str
+    status: JobState
+    links: JobLinks
+
+
+class JobProgress(BaseModel):
+    """The latest progress report of a running job (running average of the iterates).
+
+    Fields the engine may add to its progress reports later are ignored, not errors.
+    """
+
+    iteration: int
+    iterations: int
+    objective: float | None
+    max_violation: float | None
+    constraint_checks: int
+    elapsed_s: float
+
+
+class JobView(ApiModel):
+    """A job's status, timestamps, latest progress and error."""
+
+    id: str
+    status: JobState
+    name: str | None = None
+    created_at: datetime | None = None
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    progress: JobProgress | None = None
+    error: str | None = None
+    links: JobLinks
+
+
+class JobPage(ApiModel):
+    """One page of the tenant's jobs, newest first; ``next`` is the following page's URL."""
+
+    jobs: list[JobView]
+    next: str | None = None
+
+
+class SpecSummary(ApiModel):
+    """The dry run of a spec: sizes, the algorithm ``auto`` picks, a memory estimate, notes."""
+
+    valid: bool
+    sizes: dict[str, int]
+    algorithm: str
+    memory_estimate_bytes: int
+    notes: list[str]
+
+
+class Health(ApiModel):
+    """Liveness and readiness answers."""
+
+    status: str
+    workers: int | None = None
+
+
+def job_links(job_id: str) -> JobLinks:
+    """The links of job ``job_id`` (paths relative to the API's root)."""
+    base = f"/v1/jobs/{job_id}"
+    return JobLinks(self=base, events=f"{base}/events", result=f"{base}/result",
+                    solution=f"{base}/solution.npy")

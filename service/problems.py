@@ -1,0 +1,113 @@
+"""RFC 9457 ``application/problem+json``: every error response is rendered by :func:`problem`.
+
+Errors of the one hierarchy (:class:`~worker.errors.LightTouchError`) go straight to it;
+FastAPI's request-validation errors, Starlette's routing errors and Redis failures (503) are
+first turned into members of that hierarchy; anything else is a 500 that is logged, never
+leaked.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from redis.exceptions import RedisError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from service.errors import HTTPError, InvalidRequest, NotReady
+from worker.errors import LightTouchError
+from worker.spec import format_location
+
+MEDIA_TYPE = "application/problem+json"
+TYPE_PREFIX = "urn:lighttouch:problem:"
+
+log = logging.getLogger(__name__)
+
+
+class Issue(BaseModel):
+    """One thing wrong with the input: where (``a.b[2]``) and what."""
+
+    path: str
+    message: str
+
+
+class Problem(BaseModel):
+    """An RFC 9457 problem document; ``errors`` lists each issue of an invalid input."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    instance: str | None = None
+    errors: list[Issue] | None = None
+
+
+def problem_type(error: LightTouchError) -> str:
+    """``SpecError`` → ``urn:lighttouch:problem:spec-error`` (``HTTPError`` → ``http-error``)."""
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "-", type(error).__name__)
+    return TYPE_PREFIX + words.lower()
+
+
+def problem(request: Request, error: LightTouchError) -> JSONResponse:
+    """The problem+json response for ``error`` (status, title, headers from its class)."""
+    issues = getattr(error, "issues", None)
+    body = Problem(type=problem_type(error), title=error.title, status=error.status_code,
+                   detail=str(error), instance=request.url.path,
+                   errors=[Issue(path=p, message=m) for p, m in issues] if issues else None)
+    return JSONResponse(body.model_dump(exclude_none=True), status_code=error.status_code,
+                        headers=getattr(error, "headers", None), media_type=MEDIA_TYPE)
+
+
+async def _lighttouch_error(request: Request, error: LightTouchError) -> JSONResponse:
+    return problem(request, error)
+
+
+async def _request_validation_error(request: Request,
+                                    error: RequestValidationError) -> JSONResponse:
+    issues = [(format_location(tuple(item["loc"])), item["msg"]) for item in error.errors()]
+    return problem(request, InvalidRequest(issues))
+
+
+async def _http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
+    return problem(request, HTTPError(error.status_code, str(error.detail)))
+
+
+async def _redis_error(request: Request, error: RedisError) -> JSONResponse:
+    log.warning("Redis failed on %s %s: %s", request.method, request.url.path, error)
+    return problem(request, NotReady(f"the job store (Redis) failed: {error}; retry shortly"))
+
+
+async def _unexpected_error(request: Request, error: Exception) -> JSONResponse:
+    log.exception("unhandled error on %s %s", request.method, request.url.path)
+    return problem(request, HTTPError(500, "internal error; it has been logged"))
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers on ``app``."""
+    app.add_exception_handler(LightTouchError, _lighttouch_error)
+    app.add_exception_handler(RequestValidationError, _request_validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(RedisError, _redis_error)
+    app.add_exception_handler(Exception, _unexpected_error)
+
+
+_MEANINGS = {
+    401: "missing or unknown API key",
+    404: "no such job for this API key",
+    409: "the job's state does not allow this (yet)",
+    413: "request body over LIGHTTOUCH_MAX_BODY_BYTES",
+    422: "invalid spec, data or parameter; errors[] names each field",
+    429: "the tenant is at LIGHTTOUCH_MAX_ACTIVE_JOBS; see Retry-After",
+    503: "Redis unreachable (or, for /readyz, no live worker)",
+}
+
+
+def problem_responses(*statuses: int) -> dict[int | str, dict]:
+    """OpenAPI ``responses`` entries: a problem+json body for each of ``statuses``."""
+    schema = {"$ref": "#/components/schemas/Problem"}
+    return {status: {"description": _MEANINGS[status],
+                     "content": {MEDIA_TYPE: {"schema": schema}}} for status in statuses}

@@ -1,0 +1,1 @@
+"""HTTP routes: ``jobs`` (the ``/v1`` API) and ``health`` (liveness, readiness, metrics)."""

@@ -1,0 +1,41 @@
+"""Liveness, readiness and Prometheus metrics (no authentication)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from redis.exceptions import RedisError
+
+from service.deps import RedisDep, SettingsDep
+from service.errors import NotReady
+from service.models import Health
+from service.problems import problem_responses
+from worker.jobs import live_workers
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/healthz", response_model=Health)
+def healthz() -> Health:
+    """The process serves requests."""
+    return Health(status="ok")
+
+
+@router.get("/readyz", response_model=Health, responses=problem_responses(503))
+def readyz(redis: RedisDep, settings: SettingsDep) -> Health:
+    """Redis answers and at least one worker has a recent heartbeat."""
+    try:
+        workers = live_workers(redis, settings.heartbeat_s)
+    except RedisError as error:
+        raise NotReady(f"Redis is unreachable: {error}") from None
+    if workers == 0:
+        raise NotReady("no worker has sent a heartbeat recently; start 'lighttouch worker'")
+    return Health(status="ready", workers=workers)
+
+
+@router.get("/metrics", response_class=Response,
+            responses={200: {"content": {CONTENT_TYPE_LATEST: {}},
+                             "description": "Prometheus text format"}})
+def metrics(request: Request) -> Response:
+    """Prometheus metrics of this API process and of the queue."""
+    return Response(generate_latest(request.app.state.metrics), media_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,101 @@
+"""``/v1``: submit, follow, fetch, cancel and list jobs; validate specs (DESIGN §5)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Header, Path, Query, Response
+from starlette.concurrency import run_in_threadpool
+
+from service import events, jobs
+from service.deps import Body, QueueDep, RedisDep, SettingsDep, StreamRedisDep, Tenant
+from service.jobs import MAX_LISTED_JOBS
+from service.models import JobPage, JobView, SpecSummary, Submitted
+from service.problems import problem_responses
+from worker.result import Result
+from worker.spec import parse_spec
+from worker.validate import summarize_spec
+
+router = APIRouter(prefix="/v1", tags=["jobs"], responses=problem_responses(401, 422, 503))
+
+SPEC_BODY = {"requestBody": {"required": True, "content": {
+    "application/json": {"schema": {"$ref": "#/components/schemas/Spec"}}}}}
+JobId = Annotated[str, Path(max_length=64, description="the id returned by POST /v1/jobs")]
+
+
+@router.post("/jobs", status_code=202, response_model=Submitted, openapi_extra=SPEC_BODY,
+             responses=problem_responses(409, 413, 429))
+def submit_job(body: Body, tenant: Tenant, redis: RedisDep, queue: QueueDep,
+               settings: SettingsDep, response: Response,
+               idempotency_key: Annotated[str | None, Header(max_length=256)] = None
+               ) -> Submitted:
+    """Validate a spec and queue it; a repeated ``Idempotency-Key`` replays the first answer."""
+    spec = parse_spec(body.value)
+    answer, replayed = jobs.submit(redis, queue, settings, tenant, spec, body.text,
+                                   idempotency_key)
+    response.headers["Location"] = answer.links.self
+    if replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return answer
+
+
+@router.get("/jobs", response_model=JobPage)
+def list_jobs(tenant: Tenant, redis: RedisDep,
+              offset: Annotated[int, Query(ge=0, le=MAX_LISTED_JOBS)] = 0,
+              limit: Annotated[int, Query(ge=1, le=100)] = 20) -> JobPage:
+    """This tenant's jobs, newest first."""
+    return jobs.page(redis, tenant, offset, limit)
+
+
+@router.get("/jobs/{job_id}", response_model=JobView, responses=problem_responses(404))
+def get_job(job_id: JobId, tenant: Tenant, redis: RedisDep) -> JobView:
+    """Status, timestamps, latest progress and error of a job."""
+    return jobs.view(redis, tenant, job_id)
+
+
+@router.delete("/jobs/{job_id}", response_model=JobView, responses=problem_responses(404, 409))
+def cancel_job(job_id: JobId, tenant: Tenant, redis: RedisDep) -> JobView:
+    """Cancel a job: a queued one is dropped, a running one has its process stopped."""
+    return jobs.cancel(redis, tenant, job_id)
+
+
+@router.get("/jobs/{job_id}/result", response_class=Response,
+            responses={200: {"model": Result, "description": "the Result (DESIGN §4)"},
+                       **problem_responses(404, 409)})
+def get_result(job_id: JobId, tenant: Tenant, redis: RedisDep) -> Response:
+    """The Result of a succeeded job (409 until then)."""
+    return Response(jobs.result_json(redis, tenant, job_id), media_type="application/json")
+
+
+@router.get("/jobs/{job_id}/solution.npy", response_class=Response,
+            responses={200: {"description": "a float64 .npy array: (d,), or (k, d) for mixture",
+                             "content": {"application/octet-stream": {}}},
+                       **problem_responses(404, 409)})
+def get_solution(job_id: JobId, tenant: Tenant, redis: RedisDep,
+                 vector: Literal["projected", "mean", "mixture"] | None = None) -> Response:
+    """A result vector as ``.npy``: ``projected`` (default when present, else ``mean``)."""
+    content = jobs.solution_npy(redis, tenant, job_id, vector)
+    return Response(content, media_type="application/octet-stream",
+                    headers={"Content-Disposition": f'attachment; filename="{job_id}.npy"'})
+
+
+@router.get("/jobs/{job_id}/events", response_class=Response,
+            responses={200: {"description": "Server-Sent Events: progress, status, result",
+                             "content": {events.MEDIA_TYPE: {}}},
+                       204: {"description": "the job has ended and its last event was seen"},
+                       **problem_responses(404)})
+async def job_events(job_id: JobId, tenant: Tenant, redis: RedisDep,
+                     stream_redis: StreamRedisDep, settings: SettingsDep,
+                     last_event_id: Annotated[str | None, Header(pattern=r"^\d+-\d+$")] = None
+                     ) -> Response:
+    """Follow a job's events; reconnect with ``Last-Event-ID`` to resume exactly once."""
+    await run_in_threadpool(jobs.load, redis, tenant, job_id)
+    return await events.event_response(stream_redis, job_id, last_event_id,
+                                       settings.sse_keepalive_s)
+
+
+@router.post("/validate", response_model=SpecSummary, openapi_extra=SPEC_BODY,
+             responses=problem_responses(413))
+def validate_spec(body: Body, tenant: Tenant) -> SpecSummary:
+    """Dry run: parse, read the data, compile; sizes, algorithm, memory estimate, or the errors."""
+    return SpecSummary(**summarize_spec(body.value))

@@ -1,0 +1,84 @@
+"""``lighttouch submit`` against a running service; ``lighttouch worker --burst``."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from tests.service.conftest import spec, submit, wait_status
+from tests.service.stack import KEYS, REPO, Stack, wait_for
+
+
+def lighttouch(*args: str, cwd) -> subprocess.CompletedProcess:
+    """Run the command in ``cwd`` (the repository on the path until ``service`` is installed)."""
+    return subprocess.run([sys.executable, "-m", "service.cli", *args], cwd=cwd,
+                          env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_submit_follows_the_job_and_writes_the_result_as_the_api_returns_it(service: Stack,
+                                                                           tmp_path):
+    (tmp_path / "spec.json").write_text(json.dumps(spec()))
+    done = lighttouch("submit", "spec.json", "--url", service.url, "--api-key", KEYS["alpha"],
+                      "--follow", "-o", "result.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    job_id = done.stderr.split()[1]
+    with service.client() as client:
+        served = client.get(f"/v1/jobs/{job_id}/result").content
+    assert (tmp_path / "result.json").read_bytes() == served + b"\n"
+    assert "solving" in done.stderr
+
+
+def test_submit_reports_a_refused_key_and_an_unreachable_service(service: Stack, tmp_path):
+    (tmp_path / "spec.json").write_text(json.dumps(spec()))
+    refused = lighttouch("submit", "spec.json", "--url", service.url, "--api-key", "nope-nope",
+                         cwd=tmp_path)
+    unreachable = lighttouch("submit", "spec.json", "--url", "http://127.0.0.1:9",
+                             "--api-key", "whatever", cwd=tmp_path)
+    assert refused.returncode == 1 and "HTTP 401: unknown API key" in refused.stderr
+    assert unreachable.returncode == 1 and "cannot reach the service" in unreachable.stderr
+
+
+@pytest.mark.slow
+def test_submit_follow_survives_an_api_restart(redis_server, tmp_path):
+    stack = Stack(redis_server.url(6), tmp_path / "logs")
+    stack.start_api()
+    stack.start_worker()
+    (tmp_path / "spec.json").write_text(json.dumps(spec(iterations=900_000)))
+    try:
+        follower = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "submit", "spec.json", "--url", stack.url,
+             "--api-key", KEYS["alpha"], "-o", "result.json", "-q"], cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(REPO)}, stderr=subprocess.PIPE, text=True)
+        with stack.client() as client:
+            wait_for(lambda: [job for job in client.get("/v1/jobs").json()["jobs"]
+                              if job["progress"]], 30, "the job to make progress")
+            stack.stop_api(signal.SIGKILL)
+            stack.start_api()
+            _, errors = follower.communicate(timeout=60)
+            job_id = errors.split()[1]
+            served = client.get(f"/v1/jobs/{job_id}/result").content
+        assert follower.returncode == 0, errors
+        assert (tmp_path / "result.json").read_bytes() == served + b"\n"
+    finally:
+        stack.close()
+
+
+def test_a_burst_worker_drains_the_queue_and_exits(redis_server, tmp_path):
+    stack = Stack(redis_server.url(5), tmp_path)
+    stack.start_api()
+    try:
+        with stack.client() as client:
+            jobs = [submit(client, spec(seed=seed)) for seed in (1, 2)]
+            burst = subprocess.run([sys.executable, "-m", "service.cli", "worker", "--burst"],
+                                   cwd=REPO, env=stack.env, capture_output=True, timeout=120)
+            statuses = [wait_status(client, job, {"succeeded", "failed"}, 5)["status"]
+                        for job in jobs]
+        assert burst.returncode == 0 and statuses == ["succeeded", "succeeded"]
+    finally:
+        stack.close()

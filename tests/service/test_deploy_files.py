@@ -1,0 +1,41 @@
+"""The container files parse and keep their promises (no Docker engine runs the tests)."""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from tests.service.stack import REPO
+
+
+def compose() -> dict:
+    return yaml.safe_load((REPO / "docker-compose.yml").read_text())
+
+
+def test_compose_runs_redis_with_aof_and_a_healthcheck():
+    redis = compose()["services"]["redis"]
+    command = " ".join(redis["command"])
+    assert "--appendonly yes" in command and "--appendfsync everysec" in command
+    assert "noeviction" in command
+    assert redis["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"]
+    assert redis["volumes"] == ["redis-data:/data"]
+
+
+def test_compose_api_and_workers_wait_for_a_healthy_redis():
+    services = compose()["services"]
+    for name in ("api", "worker"):
+        assert services[name]["depends_on"] == {"redis": {"condition": "service_healthy"}}
+        assert services[name]["environment"]["LIGHTTOUCH_REDIS_URL"] == "redis://redis:6379/0"
+    assert services["worker"]["command"] == ["lighttouch", "worker"]
+    assert services["worker"]["deploy"]["replicas"] >= 2
+    assert "/healthz" in " ".join(services["api"]["healthcheck"]["test"])
+
+
+def test_the_image_is_multi_stage_non_root_and_warms_numba_at_build():
+    dockerfile = (REPO / "Dockerfile").read_text()
+    assert len(re.findall(r"^FROM ", dockerfile, re.MULTILINE)) >= 2
+    users = re.findall(r"^USER (\S+)", dockerfile, re.MULTILINE)
+    assert users and users[-1] not in ("root", "0")
+    assert dockerfile.index("warm_up()") > dockerfile.rindex("USER ")
+    assert "NUMBA_NUM_THREADS=1" in dockerfile and "NUMBA_CACHE_DIR" in dockerfile
