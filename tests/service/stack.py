@@ -7,6 +7,7 @@ so stacks sharing one server do not see each other's queue.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
@@ -23,9 +24,11 @@ import httpx
 from redis import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from worker.jobs import live_workers
+from worker.jobs import live_workers, warm_up
 
 REPO = Path(__file__).resolve().parents[2]
+#: Seconds a new worker may take to load its kernels and register.
+WORKER_START_S = 300
 KEYS = {"alpha": "key-alpha-0001", "beta": "key-beta-0002", "gamma": "key-gamma-0003"}
 
 
@@ -58,6 +61,12 @@ def children(pid: int) -> list[int]:
         if int(fields[1]) == pid:
             found.append(int(stat.parent.name))
     return found
+
+
+@functools.cache
+def _compile_kernels() -> None:
+    """Compile every algorithm's kernels into numba's on-disk cache (once per process)."""
+    warm_up()
 
 
 class RedisServer:
@@ -154,12 +163,27 @@ class Stack:
             self.api = None
 
     def start_worker(self, *args: str) -> subprocess.Popen:
-        """Start a worker and wait until its heartbeat is visible."""
+        """Start a worker and wait until its heartbeat is visible.
+
+        A worker compiles (or loads from numba's on-disk cache) every kernel before it
+        registers. The kernels are compiled here first, once per test process, so every
+        worker only loads them; the wait still allows for a slow, busy machine, and ends
+        at once, with the worker's log, if the worker exits instead.
+        """
+        _compile_kernels()
+        log = self.logs / f"worker-{len(self.workers)}.log"
         with self.redis() as redis:
             alive = live_workers(redis, 1)
-            process = self.lighttouch("worker", *args, log=f"worker-{len(self.workers)}.log")
+            process = self.lighttouch("worker", *args, log=log.name)
             self.workers.append(process)
-            wait_for(lambda: live_workers(redis, 1) > alive, 60, "a worker heartbeat")
+
+            def registered() -> bool:
+                if process.poll() is not None:
+                    raise RuntimeError(f"the worker exited with {process.returncode}: "
+                                       f"{log.read_text()[-4000:]}")
+                return live_workers(redis, 1) > alive
+
+            wait_for(registered, WORKER_START_S, f"a worker heartbeat (log {log})")
         return process
 
     def stop_workers(self) -> None:
