@@ -34,7 +34,7 @@ def random_constraints(kind: str, d: int, rng: np.random.Generator) -> Constrain
 
 
 def random_problem(loss: str, constraint: str, *, d: int = 8, n: int = 60, l2: float = 0.0,
-                   seed: int = 0, bound: float = 1.0) -> CompiledProblem:
+                   seed: int = 0, bound: float = 1.0, l1: float = 0.0) -> CompiledProblem:
     """A random problem: loss in hinge/logistic/squared/quadratic, box [-bound, bound]."""
     rng = np.random.default_rng(seed)
     truth = rng.normal(size=d)
@@ -42,13 +42,13 @@ def random_problem(loss: str, constraint: str, *, d: int = 8, n: int = 60, l2: f
         root = rng.normal(size=(d, d)) / np.sqrt(d)
         q = sp.csr_matrix(root @ root.T)
         objective = Objective(QUADRATIC, sp.csr_matrix((0, d)), np.zeros(0), q,
-                              rng.normal(size=d), l2)
+                              rng.normal(size=d), l2, l1)
     else:
         x = rng.normal(size=(n, d)) * (rng.uniform(size=(n, d)) < 0.7)
         scores = x @ truth
         labels = scores + 0.3 * rng.normal(size=n) if loss == "squared" else \
             np.where(scores + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
         objective = Objective(LOSS_CODES[loss], sp.csr_matrix(x), labels,
-                              sp.csr_matrix((d, d)), np.zeros(d), l2)
+                              sp.csr_matrix((d, d)), np.zeros(d), l2, l1)
     return CompiledProblem(objective, random_constraints(constraint, d, rng),
                            np.full(d, -bound), np.full(d, bound))

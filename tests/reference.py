@@ -52,13 +52,32 @@ def loss_value(kind: int, score: np.ndarray, label: np.ndarray) -> np.ndarray:
     return 0.5 * (score - label) ** 2
 
 
+def sampled_loss_gradient(problem: CompiledProblem, x: np.ndarray, w: np.ndarray,
+                          rng: Xoroshiro, k_f: int) -> np.ndarray:
+    """Qw + c, or the mean loss subgradient of k_f examples drawn by ``rng`` (x: dense (n, d))."""
+    o = problem.objective
+    if o.kind == QUADRATIC:
+        return o.quadratic @ w + o.linear
+    rows = [rng.randint(o.n) for _ in range(k_f)]
+    slopes = loss_slope(o.kind, x[rows] @ w, o.labels[rows])
+    return (slopes[:, None] * x[rows]).mean(axis=0)
+
+
+def penalty_subgradient(problem: CompiledProblem, w: np.ndarray, penalty: float) -> np.ndarray:
+    """penalty * a subgradient of [max_i (a_i . w - b_i)]_+ (the Epro paper's Eq. 7)."""
+    values = problem.constraints.values(w)
+    if values.size and values.max() > 0:
+        return penalty * problem.constraints.matrix.toarray()[int(np.argmax(values))]
+    return np.zeros_like(w)
+
+
 def objective(problem: CompiledProblem, w: np.ndarray) -> float:
     o = problem.objective
     if o.kind == QUADRATIC:
         value = 0.5 * w @ (o.quadratic @ w) + o.linear @ w
     else:
         value = loss_value(o.kind, o.features @ w, o.labels).mean()
-    return float(value + 0.5 * o.l2 * w @ w)
+    return float(value + 0.5 * o.l2 * w @ w + o.l1 * np.abs(w).sum())
 
 
 def run(problem: CompiledProblem, *, mode: str, iterations: int, gamma: float, eta_w: float,
@@ -151,6 +170,7 @@ def run(problem: CompiledProblem, *, mode: str, iterations: int, gamma: float, e
             u += eta_p * gamma * mu
             u[subset] += eta_p * gamma * groups / k_p * (viol - mu[subset])
             mu[subset] = viol
-        w = np.clip(w - eta * (grad + gamma * step_g + lam * w), problem.lower, problem.upper)
+        w = np.clip(w - eta * (grad + gamma * step_g + lam * w + o.l1 * np.sign(w)),
+                    problem.lower, problem.upper)
         history.append(w.copy())
     return {"iterates": np.array(history), "checks": checks, "p": np.exp(u - u.max())}

@@ -28,26 +28,26 @@ def _constraints(kind: str, d: int, rng: np.random.Generator) -> list[dict]:
 
 
 def random_spec(loss: str, constraints: str, seed: int, *, d: int = 8, n: int = 80,
-                l2: float = 0.0, iterations: int = 100_000) -> dict:
+                l2: float = 0.0, l1: float = 0.0, iterations: int = 100_000) -> dict:
     """A spec dict with inline data; d must be a power of two for 'lattice'."""
     rng = np.random.default_rng(seed)
     truth = rng.normal(size=d)
     if loss == "quadratic":
         root = rng.normal(size=(d, d)) / np.sqrt(d)
         objective = {"type": "quadratic", "Q": (root @ root.T).tolist(),
-                     "c": rng.normal(size=d).tolist(), "l2": l2}
+                     "c": rng.normal(size=d).tolist(), "l2": l2, "l1": l1}
     elif loss == "pairwise_hinge":
         plus, minus = rng.normal(size=(n, d)), rng.normal(size=(n, d))
         swap = (plus - minus) @ truth + 0.5 * rng.normal(size=n) < 0
         plus[swap], minus[swap] = minus[swap].copy(), plus[swap].copy()
-        objective = {"type": "empirical_risk", "loss": loss, "l2": l2,
+        objective = {"type": "empirical_risk", "loss": loss, "l2": l2, "l1": l1,
                      "data": {"positive": plus.tolist(), "negative": minus.tolist()}}
     else:
         x = rng.normal(size=(n, d))
         scores = x @ truth
         y = scores + 0.3 * rng.normal(size=n) if loss == "squared" else \
             np.where(scores + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
-        objective = {"type": "empirical_risk", "loss": loss, "l2": l2,
+        objective = {"type": "empirical_risk", "loss": loss, "l2": l2, "l1": l1,
                      "data": {"features": x.tolist(), "labels": y.tolist()}}
     return {"spec_version": 1, "dimension": d, "bounds": {"lower": -1.0, "upper": 1.0},
             "objective": objective, "constraints": _constraints(constraints, d, rng),
@@ -72,7 +72,7 @@ def exact_optimum(spec: dict) -> tuple[float, np.ndarray]:
         f = {"hinge": lambda: cp.sum(cp.pos(1 - cp.multiply(y, s))),
              "logistic": lambda: cp.sum(cp.logistic(-cp.multiply(y, s))),
              "squared": lambda: 0.5 * cp.sum_squares(s - y)}[obj["loss"]]() / x.shape[0]
-    f = f + obj.get("l2", 0.0) / 2 * cp.sum_squares(w)
+    f = f + obj.get("l2", 0.0) / 2 * cp.sum_squares(w) + obj.get("l1", 0.0) * cp.norm1(w)
     cons = [w >= spec["bounds"]["lower"], w <= spec["bounds"]["upper"]]
     for block in spec["constraints"]:
         if block["type"] == "linear":

@@ -25,21 +25,13 @@ def reference_epoch(problem, w, *, eta, penalty, k_f, steps, seed):
     """Algorithm 1, lines 4-8, in dense numpy: (final iterate, sum of x_1..x_T)."""
     rng = reference.Xoroshiro(seed)
     o = problem.objective
-    a, b = problem.constraints.matrix.toarray(), problem.constraints.rhs
     x = o.features.toarray()
     total = np.zeros_like(w)
     for _ in range(steps):
         total += w
-        if o.kind == reference.QUADRATIC:
-            grad = o.quadratic @ w + o.linear
-        else:
-            rows = [rng.randint(o.n) for _ in range(k_f)]
-            slopes = reference.loss_slope(o.kind, x[rows] @ w, o.labels[rows])
-            grad = (slopes[:, None] * x[rows]).mean(axis=0)
-        grad = grad + o.l2 * w
-        values = a @ w - b
-        if values.size and values.max() > 0:
-            grad = grad + penalty * a[int(np.argmax(values))]
+        grad = reference.sampled_loss_gradient(problem, x, w, rng, k_f)
+        grad = grad + o.l2 * w + o.l1 * np.sign(w) + reference.penalty_subgradient(
+            problem, w, penalty)
         w = np.clip(w - eta * grad, problem.lower, problem.upper)
     return w, total
 
@@ -47,7 +39,7 @@ def reference_epoch(problem, w, *, eta, penalty, k_f, steps, seed):
 @pytest.mark.parametrize("loss", ["hinge", "logistic", "squared", "quadratic"])
 @pytest.mark.parametrize("constraint", ["linear", "ordering"])
 def test_epro_kernel_matches_reference(loss, constraint):
-    problem = random_problem(loss, constraint, d=8, l2=0.3)
+    problem = random_problem(loss, constraint, d=8, l2=0.3, l1=0.2)
     arrays = problem_arrays(problem, 1)
     w, total, direction = np.zeros(8), np.zeros(8), np.zeros(8)
     counters = np.zeros(N_COUNTERS, dtype=np.int64)

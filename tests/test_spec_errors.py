@@ -117,3 +117,17 @@ def test_structured_specs_with_random_indices(i, j, data):
 def test_huge_sizes_are_refused_before_allocating(spec):
     with pytest.raises(SpecError, match="less than or equal to"):
         summarize_spec(spec)
+
+
+@pytest.mark.parametrize(("value", "words"), [
+    (-0.5, "greater than or equal to 0"), (float("nan"), "finite number"),
+    (float("inf"), "finite number"), ("some", "valid number")])
+@pytest.mark.parametrize("loss", ["hinge", "quadratic"])
+def test_l1_must_be_a_finite_nonnegative_number(value, words, loss):
+    spec = random_spec(loss, "ordering_pairs", 0, d=8, n=20)
+    spec["objective"]["l1"] = value
+    with pytest.raises(SpecError) as caught:
+        summarize_spec(spec)
+    text = str(caught.value)
+    assert text.startswith("objective.l1:"), text
+    assert words in text, text

@@ -29,7 +29,8 @@ LOSS_CODES = {"hinge": LOSS_HINGE, "logistic": LOSS_LOGISTIC, "squared": LOSS_SQ
 
 @dataclass(frozen=True)
 class Objective:
-    """f(w) = mean_i loss(x_i . w, y_i) + (l2/2)||w||^2, or (1/2) w'Qw + c'w + (l2/2)||w||^2.
+    """f(w) = mean_i loss(x_i . w, y_i) + r(w), or (1/2) w'Qw + c'w + r(w), with the
+    regularizer r(w) = l1 ||w||_1 + (l2/2)||w||^2.
 
     Attributes
     ----------
@@ -46,6 +47,8 @@ class Objective:
         c of the quadratic objective (zeros for losses).
     l2 : float
         Strong-convexity weight; > 0 makes f l2-strongly convex.
+    l1 : float
+        Weight of ||w||_1 (sparsity; its subgradient at w_j = 0 is taken as 0).
     """
 
     kind: int
@@ -54,6 +57,7 @@ class Objective:
     quadratic: sp.csr_matrix
     linear: np.ndarray
     l2: float = 0.0
+    l1: float = 0.0
 
     @property
     def n(self) -> int:

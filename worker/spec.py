@@ -15,7 +15,7 @@ from worker.errors import SpecError
 from worker.refs import MAX_SIZE, MatrixValue, VectorValue
 
 ALGORITHMS = ("auto", "lighttouch", "fulltouch", "midtouch", "projected_sgd", "epro_sgd",
-              "svrg_ol", "lagrangian", "proxy_lagrangian")
+              "epro_orda", "svrg_ol", "lagrangian", "proxy_lagrangian")
 
 
 class StrictModel(BaseModel):
@@ -46,11 +46,12 @@ class RiskData(StrictModel):
 
 
 class EmpiricalRisk(StrictModel):
-    """Mean loss over examples plus (l2/2)||w||^2."""
+    """Mean loss over examples plus l1 ||w||_1 + (l2/2)||w||^2."""
 
     type: Literal["empirical_risk"]
     loss: Literal["hinge", "logistic", "squared", "pairwise_hinge"]
     data: RiskData
+    l1: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     l2: float = Field(0.0, ge=0.0, allow_inf_nan=False)
 
     @model_validator(mode="after")
@@ -72,11 +73,12 @@ class EmpiricalRisk(StrictModel):
 
 
 class Quadratic(StrictModel):
-    """(1/2) w'Qw + c'w + (l2/2)||w||^2 with Q symmetric positive semidefinite."""
+    """(1/2) w'Qw + c'w + l1 ||w||_1 + (l2/2)||w||^2 with Q symmetric positive semidefinite."""
 
     type: Literal["quadratic"]
     Q: MatrixValue
     c: VectorValue | None = None
+    l1: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     l2: float = Field(0.0, ge=0.0, allow_inf_nan=False)
 
 

@@ -50,7 +50,7 @@ def problem_arrays(problem: CompiledProblem, n_groups: int) -> ProblemArrays:
     group_ptr, group_members = group_partition(problem.m, n_groups)
     return ProblemArrays(
         kind=np.int64(objective.kind), quadratic=objective.kind == QUADRATIC,
-        l2=float(objective.l2),
+        l2=float(objective.l2), l1=float(objective.l1),
         x_indptr=x_indptr, x_indices=x_indices, x_data=x_data,
         labels=np.ascontiguousarray(objective.labels, dtype=np.float64),
         q_indptr=q_indptr, q_indices=q_indices, q_data=q_data,

@@ -25,9 +25,15 @@ The iteration budget is used exactly: the epochs that fit are floor(log2(T/T_1 +
 last one absorbs the remainder, so there are at most ceil(log2(T/T_1 + 1)) projections. The
 start point is the clip of 0 to W, not projected (Lemma 2 only needs ||x_1 - x*||).
 Candidates are every epoch's average x^_k and its projection x~_k.
+
+:func:`run_epochs` is the epoch loop shared with Epro-ORDA (:mod:`.epro_orda`, Algorithm 3),
+which differs only in the inner loop, T_1 and the step decay.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -39,7 +45,7 @@ from worker.algorithms.penalty import multiplier_mass, raised_gamma
 from worker.errors import SpecError
 from worker.kernels.constraints import max_violation
 from worker.kernels.epro import epro_sgd_steps
-from worker.kernels.layout import CHECKS, GRADIENT_SAMPLES, ITERATION, N_COUNTERS
+from worker.kernels.layout import CHECKS, GRADIENT_SAMPLES, ITERATION, N_COUNTERS, ProblemArrays
 from worker.kernels.objective import objective_value
 from worker.kernels.random import seed_state
 from worker.problem import CompiledProblem
@@ -67,18 +73,68 @@ def epoch_lengths(iterations: int, first: int = FIRST_EPOCH) -> list[int]:
     return lengths
 
 
-def run_epro_sgd(problem: CompiledProblem, options: SolverOptions,
-                 progress: ProgressCallback | None, deadline: float) -> Trajectory:
-    """Algorithm 1 of the Epro paper; candidates are the epoch averages and projections."""
+@dataclass(frozen=True)
+class Epoch:
+    """What one epoch's inner loop runs on.
+
+    Attributes
+    ----------
+    arrays : ProblemArrays
+        One constraint group holding all m constraints.
+    w : ndarray, shape (d,)
+        x_1^k on entry (the previous epoch's projection; the clip of 0 to W in the first);
+        the inner loop keeps its current iterate here (progress reports evaluate it).
+    eta : float
+        The epoch's step parameter eta_k.
+    penalty : float
+        lambda of Eq. (7) / (16).
+    k_f : int
+        Examples per stochastic gradient.
+    rng : ndarray, uint64, shape (2,)
+    counters : ndarray, int64, shape (N_COUNTERS,)
+    loop : ChunkedLoop
+        Advance it to ``stop``, the epoch's last iteration.
+    stop : int
+    """
+
+    arrays: ProblemArrays
+    w: np.ndarray
+    eta: float
+    penalty: float
+    k_f: int
+    rng: np.ndarray
+    counters: np.ndarray
+    loop: ChunkedLoop
+    stop: int
+
+
+#: Runs one epoch; returns (the point to project, finished before the deadline).
+InnerLoop = Callable[[Epoch], tuple[np.ndarray, bool]]
+
+
+def strong_convexity(problem: CompiledProblem, name: str) -> float:
+    """beta = ``objective.l2`` > 0, or a SpecError: the Epro theorems need it."""
     beta = problem.objective.l2
     if beta <= 0:
-        raise SpecError.at("solver.algorithm", "epro_sgd needs a strongly convex objective; "
+        raise SpecError.at("solver.algorithm", f"{name} needs a strongly convex objective; "
                            "set objective.l2 > 0 or choose lighttouch")
+    return beta
+
+
+def run_epochs(problem: CompiledProblem, options: SolverOptions,
+               progress: ProgressCallback | None, deadline: float, *, name: str, first: int,
+               eta: float, decay: float, inner: InnerLoop) -> Trajectory:
+    """Algorithms 1 and 3 of the Epro paper around an inner loop: epochs of
+    ``epoch_lengths(T, first)`` iterations, each projected once at its end; the projection
+    starts the next epoch, whose eta is the last one divided by ``decay``.
+
+    Candidates are every epoch's output ("average") and its projection ("iterate"); with
+    ``gamma: "auto"`` lambda is re-estimated after every projection (module docstring).
+    """
     arrays = problem_arrays(problem, 1)
     penalty = 1.0 if options.gamma is None else options.gamma
     k_f = DEFAULT_K_F if options.minibatch is None else options.minibatch[0]
     w = np.clip(np.zeros(problem.d), problem.lower, problem.upper)
-    total, direction = np.zeros(problem.d), np.zeros(problem.d)
     counters = np.zeros(N_COUNTERS, dtype=np.int64)
     counters[ITERATION] = 1
     rng = seed_state(options.seed)
@@ -86,30 +142,23 @@ def run_epro_sgd(problem: CompiledProblem, options: SolverOptions,
         float(objective_value(arrays, w)), float(max_violation(arrays, w)),
         int(counters[CHECKS])))
     candidates = Candidates()
-    projections, projection_s, finished = 0, 0.0, True
-    eta = options.eta_w / (beta * FIRST_EPOCH)
-    for length in epoch_lengths(options.iterations):
-        total[:] = 0.0
-        start = loop.iteration
-
-        def advance(count: int, eta=eta, penalty=penalty) -> None:
-            epro_sgd_steps(arrays, w, total, direction, eta, penalty, k_f, rng, counters, count)
-
-        finished = loop.run(advance, start + length)
-        average = total / max(loop.iteration - start, 1)
-        projection = project(average, problem.constraints, problem.lower, problem.upper)
+    projections, projection_s = 0, 0.0
+    for length in epoch_lengths(options.iterations, first):
+        output, finished = inner(Epoch(arrays, w, eta, penalty, k_f, rng, counters, loop,
+                                       loop.iteration + length))
+        projection = project(output, problem.constraints, problem.lower, problem.upper)
         projections += 1
         projection_s += projection.seconds
         checks = int(counters[CHECKS])
-        candidates.add(average, loop.iteration, "average", checks, loop.seconds)
+        candidates.add(output, loop.iteration, "average", checks, loop.seconds)
         candidates.add(projection.solution, loop.iteration, "iterate", checks, loop.seconds)
         w[:] = projection.solution
         if options.gamma is None and problem.m:
             mass, _ = multiplier_mass(arrays, problem, w)
             counters[CHECKS] += problem.m
-            penalty = raised_gamma(penalty, mass, float(max_violation(arrays, average)),
+            penalty = raised_gamma(penalty, mass, float(max_violation(arrays, output)),
                                    max(1.0, float(np.abs(w).max())))
-        eta /= 2.0
+        eta /= decay
         if not finished:
             break
     loop.report(force=True)
@@ -117,5 +166,27 @@ def run_epro_sgd(problem: CompiledProblem, options: SolverOptions,
              "gradient_samples": int(counters[GRADIENT_SAMPLES]),
              "stopped_by_time_limit": loop.timed_out, "gamma": float(penalty),
              "epochs": projections, "projections": projections,
-             "projection_s_total": projection_s}
-    return Trajectory("epro_sgd", candidates, arrays, stats)
+             "projection_s_total": projection_s, "zeros": int(np.count_nonzero(w == 0))}
+    return Trajectory(name, candidates, arrays, stats)
+
+
+def _sgd_epoch(epoch: Epoch) -> tuple[np.ndarray, bool]:
+    """Algorithm 1, lines 4-8 before the projection: SGD steps, then the epoch's average."""
+    total, direction = np.zeros_like(epoch.w), np.zeros_like(epoch.w)
+    start = epoch.loop.iteration
+
+    def advance(count: int) -> None:
+        epro_sgd_steps(epoch.arrays, epoch.w, total, direction, epoch.eta, epoch.penalty,
+                       epoch.k_f, epoch.rng, epoch.counters, count)
+
+    finished = epoch.loop.run(advance, epoch.stop)
+    return total / max(epoch.loop.iteration - start, 1), finished
+
+
+def run_epro_sgd(problem: CompiledProblem, options: SolverOptions,
+                 progress: ProgressCallback | None, deadline: float) -> Trajectory:
+    """Algorithm 1 of the Epro paper; candidates are the epoch averages and projections."""
+    beta = strong_convexity(problem, "epro_sgd")
+    return run_epochs(problem, options, progress, deadline, name="epro_sgd",
+                      first=FIRST_EPOCH, eta=options.eta_w / (beta * FIRST_EPOCH), decay=2.0,
+                      inner=_sgd_epoch)

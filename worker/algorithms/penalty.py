@@ -37,9 +37,17 @@ MAX_GROWTH = 4.0
 
 def multiplier_mass(arrays: ProblemArrays, problem: CompiledProblem,
                     w: np.ndarray) -> tuple[float, float]:
-    """(estimated ||lambda*||_1, ||grad f(w)||_2) at a near-optimal point w (shape (d,))."""
+    """(estimated ||lambda*||_1, ||grad f(w)||_2) at a near-optimal point w (shape (d,)).
+
+    Where w_j = 0 the l1 term's subgradient is the one in [-l1, l1] of least norm for the
+    stationarity residual (it soft-thresholds the rest of the gradient by l1), so an exact
+    zero is not mistaken for a binding constraint.
+    """
     gradient = np.empty_like(w)
     objective_gradient(arrays, w, gradient)
+    zero = w == 0
+    gradient[zero] = np.sign(gradient[zero]) * np.maximum(np.abs(gradient[zero]) - arrays.l1,
+                                                          0.0)
     gradient_norm = float(np.linalg.norm(gradient))
     tolerance = ACTIVE_TOLERANCE * max(1.0, float(np.abs(w).max(initial=0.0)))
     active = np.flatnonzero(problem.constraints.values(w) >= -tolerance)

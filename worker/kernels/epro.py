@@ -18,14 +18,39 @@ from worker.kernels.layout import CHECKS, ITERATION
 
 
 @njit(cache=True)
+def add_penalty_subgradient(p, w, penalty, counters, out):
+    """out += penalty * (a subgradient of [c(w)]_+), c = max_i g_i (Eq. 7); m checks.
+
+    Parameters
+    ----------
+    p : ProblemArrays
+        Built with one constraint group holding all m constraints, so that
+        ``group_value(p, 0, w)`` is (c(w), argmax_i g_i(w)).
+    w : ndarray, shape (d,)
+    penalty : float
+        lambda of Eq. (7).
+    counters : ndarray, int64
+        ``counters[CHECKS]`` is increased by m.
+    out : ndarray, shape (d,)
+        Gets penalty * a_i added for the most violated row i when c(w) > 0.
+    """
+    if p.rhs.shape[0] == 0:
+        return
+    value, i = group_value(p, 0, w)
+    counters[CHECKS] += p.rhs.shape[0]
+    if value > 0:
+        for k in range(p.a_indptr[i], p.a_indptr[i + 1]):
+            out[p.a_indices[k]] += penalty * p.a_data[k]
+
+
+@njit(cache=True)
 def epro_sgd_steps(p, w, total, direction, eta, penalty, k_f, rng, counters, n_steps):
     """n_steps of x <- clip_W(x - eta (g(x) + penalty d[c(x)]_+)) (Algorithm 1, line 6).
 
     Parameters
     ----------
     p : ProblemArrays
-        Built with one constraint group holding all m constraints, so that
-        ``group_value(p, 0, w)`` is (c(w), argmax_i g_i(w)); m checks per step.
+        Built with one constraint group holding all m constraints; m checks per step.
     w : ndarray, shape (d,)
         The iterate x_t, updated in place.
     total : ndarray, shape (d,)
@@ -45,17 +70,11 @@ def epro_sgd_steps(p, w, total, direction, eta, penalty, k_f, rng, counters, n_s
     n_steps : int
     """
     d = w.shape[0]
-    m = p.rhs.shape[0]
     for _ in range(n_steps):
         for j in range(d):
             total[j] += w[j]
         stochastic_gradient(p, w, k_f, rng, counters, direction)
-        if m > 0:
-            value, i = group_value(p, 0, w)
-            counters[CHECKS] += m
-            if value > 0:
-                for k in range(p.a_indptr[i], p.a_indptr[i + 1]):
-                    direction[p.a_indices[k]] += penalty * p.a_data[k]
+        add_penalty_subgradient(p, w, penalty, counters, direction)
         for j in range(d):
             w[j] = min(max(w[j] - eta * direction[j], p.lower[j]), p.upper[j])
         counters[ITERATION] += 1

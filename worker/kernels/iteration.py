@@ -11,7 +11,8 @@ snapshots and honour deadlines between chunks. Iteration t (1-based):
    LIGHT: (gamma / k_g) sum of grad max(0, g~_i) over i ~ p, then the p-update,
    PLAIN: nothing.
 4. w <- clip_W(w - eta_t * direction), touching only coordinates that moved when f has no
-   dense part (l2 = 0 and no quadratic); the running average is kept lazily per coordinate.
+   dense part (l2 = l1 = 0 and no quadratic); the running average is kept lazily per
+   coordinate. The regularizer enters as its subgradient l2 w + l1 sign(w) (sign(0) = 0).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from worker.kernels.layout import (
     VP_DEN,
     VP_NUM,
 )
-from worker.kernels.objective import loss_slope, row_dot
+from worker.kernels.objective import loss_slope, regularizer_slope, row_dot
 from worker.kernels.random import randint
 
 
@@ -189,13 +190,14 @@ def move_coordinate(p, s, j, value, t):
 
 @njit(cache=True)
 def _apply_step(p, cfg, s, eta, n_f, n_g, t):
-    """w <- clip_W(w - eta (gbuf + gamma cbuf + l2 w)) (Algorithm 4, line 10)."""
+    """w <- clip_W(w - eta (gbuf + gamma cbuf + l2 w + l1 sign(w))) (Algorithm 4, line 10)."""
     for q in range(n_g):
         j = s.ctouched[q]
         n_f = touch(s.gbuf, s.touch_mark, s.touched, n_f, j, cfg.gamma * s.cbuf[j], t)
-    if p.l2 > 0 or p.quadratic:
+    if p.l2 > 0 or p.l1 > 0 or p.quadratic:
         for j in range(s.w.shape[0]):
-            direction = p.l2 * s.w[j] + (s.gbuf[j] if s.touch_mark[j] == t else 0.0)
+            direction = regularizer_slope(p, s.w[j]) + (s.gbuf[j] if s.touch_mark[j] == t
+                                                        else 0.0)
             move_coordinate(p, s, j, s.w[j] - eta * direction, t)
         return
     for q in range(n_f):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 ProblemArrays = namedtuple("ProblemArrays", [
-    "kind", "quadratic", "l2",                       # int, bool, float
+    "kind", "quadratic", "l2", "l1",                 # int, bool, float, float
     "x_indptr", "x_indices", "x_data", "labels",     # examples, CSR (n, d), labels (n,)
     "q_indptr", "q_indices", "q_data", "linear",     # Q, CSR (d, d), c (d,)
     "a_indptr", "a_indices", "a_data", "rhs",        # constraints, CSR (m, d), b (m,)

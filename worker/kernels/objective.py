@@ -1,7 +1,8 @@
 """The objective f: losses of a score s = x.w, stochastic subgradients, full values.
 
 Losses (DESIGN §3): hinge max(0, 1 - y s), logistic log(1 + exp(-y s)), squared (s - y)^2 / 2,
-and the quadratic objective (1/2) w'Qw + c'w; every kind adds (l2/2)||w||^2.
+and the quadratic objective (1/2) w'Qw + c'w; every kind adds the regularizer
+r(w) = l1 ||w||_1 + (l2/2)||w||^2, whose subgradient takes sign(0) = 0 for the l1 part.
 """
 
 from __future__ import annotations
@@ -48,9 +49,18 @@ def row_dot(indptr, indices, data, row, w):
     return total
 
 
+@njit(cache=True, inline="always")
+def regularizer_slope(p, value):
+    """d r / d w_j at w_j = value: l2 w_j + l1 sign(w_j) (sign(0) = 0)."""
+    slope = p.l2 * value
+    if p.l1 > 0 and value != 0.0:
+        slope += p.l1 if value > 0 else -p.l1
+    return slope
+
+
 @njit(cache=True)
 def objective_value(p, w):
-    """f(w) over all examples (or the quadratic), plus (l2/2)||w||^2.
+    """f(w) over all examples (or the quadratic), plus l1 ||w||_1 + (l2/2)||w||^2.
 
     Parameters
     ----------
@@ -69,14 +79,17 @@ def objective_value(p, w):
         total /= n
     if p.l2 > 0:
         total += 0.5 * p.l2 * np.dot(w, w)
+    if p.l1 > 0:
+        total += p.l1 * np.sum(np.abs(w))
     return total
 
 
 @njit(cache=True, inline="always")
-def start_gradient(p, w, out):
-    """out = l2 w, plus Qw + c when the objective is quadratic (shape (d,))."""
+def start_gradient(p, w, out, regularized):
+    """out = Qw + c (quadratic objective) or 0, plus the regularizer's subgradient
+    l2 w + l1 sign(w) when ``regularized`` (shape (d,))."""
     for j in range(w.shape[0]):
-        out[j] = p.l2 * w[j]
+        out[j] = regularizer_slope(p, w[j]) if regularized else 0.0
     if p.quadratic:
         for j in range(w.shape[0]):
             out[j] += row_dot(p.q_indptr, p.q_indices, p.q_data, j, w) + p.linear[j]
@@ -94,7 +107,7 @@ def add_example_gradient(p, i, w, scale, out):
 @njit(cache=True)
 def objective_gradient(p, w, out):
     """A (sub)gradient of f at w over all examples, into out (shape (d,))."""
-    start_gradient(p, w, out)
+    start_gradient(p, w, out, True)
     if p.quadratic:
         return
     n = p.x_indptr.shape[0] - 1
