@@ -89,6 +89,10 @@ TOLERANCE = 0.01
 SNAPSHOTS = 1024
 #: A point counts as feasible (its projection is itself) at or below this violation.
 FEASIBLE_TOL = 1e-12
+#: Projected snapshots closer than this factor in iterations are redundant.
+MIN_SPACING = 1.15
+#: Relative distances to the best objective at which crossings are also reported.
+TOLERANCES = (0.01, 0.02, 0.05, 0.10)
 #: Plot floor for violations (zero cannot be drawn on a log axis).
 VIOLATION_FLOOR = 1e-10
 
@@ -387,6 +391,11 @@ def snapshot_series(trajectory: Trajectory, problem_view) -> dict:
     averages = [k for k, kind in enumerate(cands.kinds) if kind == "average"]
     iterates = {cands.iterations[k]: k for k, kind in enumerate(cands.kinds)
                 if kind == "iterate"}
+    windows = average_windows([cands.iterations[k] for k in averages])
+    # a run stopped by its deadline repeats the snapshot of its last iteration: keep the first
+    first = [q for q, k in enumerate(averages)
+             if q == 0 or cands.iterations[k] != cands.iterations[averages[q - 1]]]
+    averages, windows = [averages[q] for q in first], [windows[q] for q in first]
     iterations = [cands.iterations[k] for k in averages]
 
     def violation(k):
@@ -397,7 +406,7 @@ def snapshot_series(trajectory: Trajectory, problem_view) -> dict:
         "iterations": iterations,
         "checks": [cands.checks[k] for k in averages],
         "seconds": [cands.seconds[k] for k in averages],
-        "window": average_windows(iterations),
+        "window": windows,
         "violation": [violation(k) for k in averages],
         "iterate_violation": [violation(iterates[t]) if t in iterates else None
                               for t in iterations],
@@ -409,7 +418,8 @@ def choose_projections(series: dict, count: int) -> list[int]:
 
     Near each log-spaced target the snapshot whose average spans the largest share of the
     run is taken (suffix averages just after a restart span few iterates); the last snapshot
-    is always included.
+    is always included, and of two picks within ``MIN_SPACING`` of each other in iterations
+    only the later one is kept.
 
     Parameters
     ----------
@@ -437,7 +447,9 @@ def choose_projections(series: dict, count: int) -> list[int]:
             continue
         best = near[np.lexsort((distance[near], -share[near]))[0]]
         chosen.add(int(best))
-    return sorted(chosen)
+    ordered = sorted(chosen)
+    return [q for k, q in enumerate(ordered)
+            if k + 1 == len(ordered) or its[ordered[k + 1]] > MIN_SPACING * max(its[q], 1.0)]
 
 
 def project_snapshot(problem: CompiledProblem, problem_view, solution: np.ndarray) -> dict:
@@ -472,12 +484,12 @@ def projected_points(trajectory: Trajectory, problem: CompiledProblem, problem_v
 
 def run_one(plan: RunPlan, problem: CompiledProblem, problem_view, count: int) -> RunOutcome:
     """Run one plan, then score its snapshots (projection time is not part of the run)."""
-    before = load_average()
+    before, cpu = load_average(), time.process_time()
     trajectory = run_algorithm(problem, plan.options)
-    after = load_average()
+    cpu, after = time.process_time() - cpu, load_average()
     series = snapshot_series(trajectory, problem_view)
-    outcome = RunOutcome(plan, dict(trajectory.stats), series,
-                         load={"before": before, "after": after})
+    stats = dict(trajectory.stats, cpu_s=cpu)
+    outcome = RunOutcome(plan, stats, series, load={"before": before, "after": after})
     outcome.projected = projected_points(trajectory, problem, problem_view, series, count)
     del trajectory
     series.pop("index")
@@ -521,8 +533,20 @@ def crossing(points: list[dict], target: float, key: str) -> dict | None:
     return None
 
 
-def run_metrics(outcome: RunOutcome, target: float) -> dict:
-    """Throughput, checks, final state and the time/checks/iterations to the target."""
+def tolerance_key(tolerance: float) -> str:
+    """JSON key of a tolerance, e.g. ``"1%"``."""
+    return f"{tolerance:.0%}"
+
+
+def crossings(points: list[dict], best: float) -> dict:
+    """Seconds, checks and iterations to within each of ``TOLERANCES`` of ``best``."""
+    return {tolerance_key(tol): {key: crossing(points, best + tol * abs(best), key)
+                                 for key in ("seconds", "checks", "iterations")}
+            for tol in TOLERANCES}
+
+
+def run_metrics(outcome: RunOutcome, best: float) -> dict:
+    """Throughput, checks, final state and the time/checks/iterations to each target."""
     stats, series = outcome.stats, outcome.series
     iterations = max(int(stats["iterations"]), 1)
     final = outcome.projected[-1] if outcome.projected else {}
@@ -531,6 +555,9 @@ def run_metrics(outcome: RunOutcome, target: float) -> dict:
         "solve_s": stats["solve_s"],
         "iterations_per_s": stats["iterations"] / stats["solve_s"],
         "iterations_per_s_second_half": second_half_rate(series),
+        "cpu_s": stats["cpu_s"],
+        "cpu_share": stats["cpu_s"] / stats["solve_s"],
+        "iterations_per_cpu_s": stats["iterations"] / max(stats["cpu_s"], 1e-9),
         "constraint_checks": int(stats["constraint_checks"]),
         "checks_per_iteration": stats["constraint_checks"] / iterations,
         "stopped_by_time_limit": bool(stats.get("stopped_by_time_limit", False)),
@@ -541,8 +568,7 @@ def run_metrics(outcome: RunOutcome, target: float) -> dict:
         "final_projected_objective": final.get("projected_objective"),
         "best_projected_objective": min((p["projected_objective"] for p in outcome.projected),
                                         default=None),
-        "to_target": {key: crossing(outcome.projected, target, key)
-                      for key in ("seconds", "checks", "iterations")},
+        "to_target": crossings(outcome.projected, best),
     }
 
 
@@ -573,28 +599,42 @@ def ratio(numerator: dict | None, denominator: dict | None, fallback: float | No
             "first_snapshot_value": numerator["first_snapshot"] / denominator["first_snapshot"]}
 
 
+def target_ratios(full: dict, light: dict, key: str) -> dict:
+    """FullTouch/LightTouch checks and LightTouch/FullTouch seconds to the ``key`` target."""
+    return {
+        "checks_ratio_fulltouch_over_lighttouch": ratio(
+            full["to_target"][key]["checks"], light["to_target"][key]["checks"],
+            float(full["constraint_checks"])),
+        "time_ratio_lighttouch_over_fulltouch": ratio(
+            light["to_target"][key]["seconds"], full["to_target"][key]["seconds"],
+            float(light["solve_s"])),
+    }
+
+
 def comparisons(metrics: dict[str, dict]) -> dict:
-    """Issue 2's targets as ratios within this run, for every LightTouch variant."""
+    """Issue 2's targets as ratios within this run, for every LightTouch variant.
+
+    The headline is at ``TOLERANCE``; ``by_tolerance`` repeats the ratios at every entry of
+    ``TOLERANCES`` (looser targets are crossed mid-run, not at the end of the budget).
+    """
     full = metrics.get("fulltouch")
     out = {}
     for name, light in metrics.items():
         if not name.startswith("lighttouch") or full is None:
             continue
+        headline = target_ratios(full, light, tolerance_key(TOLERANCE))
+        checks = headline["checks_ratio_fulltouch_over_lighttouch"]["value"]
+        times = headline["time_ratio_lighttouch_over_fulltouch"]["value"]
         out[name] = {
             "iterations_per_s": light["iterations_per_s"],
             "iterations_per_s_target": TARGET_ITERATIONS_PER_S,
             "iterations_per_s_met": light["iterations_per_s"] >= TARGET_ITERATIONS_PER_S,
-            "checks_ratio_fulltouch_over_lighttouch": ratio(
-                full["to_target"]["checks"], light["to_target"]["checks"],
-                float(full["constraint_checks"])),
-            "time_ratio_lighttouch_over_fulltouch": ratio(
-                light["to_target"]["seconds"], full["to_target"]["seconds"],
-                float(light["solve_s"])),
+            **headline,
+            "checks_ratio_met": checks is not None and checks >= TARGET_CHECKS_RATIO,
+            "time_no_worse_met": times is not None and times <= 1.0,
+            "by_tolerance": {tolerance_key(tol): target_ratios(full, light, tolerance_key(tol))
+                             for tol in TOLERANCES},
         }
-        checks = out[name]["checks_ratio_fulltouch_over_lighttouch"]["value"]
-        times = out[name]["time_ratio_lighttouch_over_fulltouch"]["value"]
-        out[name]["checks_ratio_met"] = checks is not None and checks >= TARGET_CHECKS_RATIO
-        out[name]["time_no_worse_met"] = times is not None and times <= 1.0
     return out
 
 
@@ -795,11 +835,13 @@ def run_record(outcome: RunOutcome, metrics: dict) -> dict:
 def print_table(metrics: dict[str, dict], target: float) -> None:
     """The figures table on stdout."""
     print(f"\ntarget objective (best + {TOLERANCE:.0%}): {target:.5f}")
-    print(f"{'run':<20} {'iters':>9} {'it/s':>9} {'checks/it':>10} {'checks':>10} "
+    print(f"{'run':<20} {'iters':>9} {'it/s':>9} {'cpu':>5} {'checks/it':>10} {'checks':>10} "
           f"{'t->1% s':>8} {'checks->1%':>11} {'viol(w̄)':>9} {'f(Π w̄)':>8}")
     for name, m in metrics.items():
-        seconds, checks = m["to_target"]["seconds"], m["to_target"]["checks"]
+        reached = m["to_target"][tolerance_key(TOLERANCE)]
+        seconds, checks = reached["seconds"], reached["checks"]
         print(f"{name:<20} {m['iterations']:>9} {m['iterations_per_s']:>9.0f} "
+              f"{m['cpu_share']:>5.2f} "
               f"{m['checks_per_iteration']:>10.1f} {m['constraint_checks']:>10.3g} "
               f"{_fmt(seconds, '8.1f')} {_fmt(checks, '11.3g')} "
               f"{m['final_average_violation']:>9.2g} {m['final_projected_objective']:>8.5f}")
@@ -827,7 +869,7 @@ def main(argv: list[str] | None = None) -> int:
         print_run(outcomes[-1])
     best = min(p["projected_objective"] for o in outcomes for p in o.projected)
     target = best + TOLERANCE * abs(best)
-    metrics = {o.plan.name: run_metrics(o, target) for o in outcomes}
+    metrics = {o.plan.name: run_metrics(o, best) for o in outcomes}
     print_table(metrics, target)
     extras = {"diagnostics": diagnostics(problem, settings) if settings.diagnostics_s > 0
               else None,
