@@ -4,6 +4,8 @@ and Table 3 (loss versus examples processed and versus wall time; communication 
 Data: ``--rows`` examples over ``--features`` hashed binary features (power-law popularity,
 ``--nnz`` per row plus a bias column), labels drawn from a logistic model with a sparse true
 w; written as svmlight on disk and read back through the data layer (``file://`` URI).
+``--holdout`` more examples of the same model are kept out of training for the held-out
+loss, the quantity of the paper's Figure 1.
 
 ==================  ===============================================================
 method              what runs
@@ -19,7 +21,9 @@ l-bfgs              ``scipy.optimize.minimize(method="L-BFGS-B")`` on the full-d
 ==================  ===============================================================
 
 Loss is the training objective (mean logistic loss), evaluated on the whole data set at
-snapshots. Usage::
+snapshots, and the mean logistic loss on the held-out examples. Examples processed count the
+batch phases' examples. ``matched`` compares every method with AdaGrad SGD at the same
+examples processed (AdaGrad's curve interpolated). Usage::
 
     python bench/svrg_ol.py                        # 2M rows, 2^20 features (~10 min)
     python bench/svrg_ol.py --rows 200000 --steps 200000   # a quick run
@@ -42,16 +46,18 @@ from sklearn.datasets import dump_svmlight_file
 from worker.algorithms.methods import SolverOptions, run_algorithm
 from worker.algorithms.svrg_schedule import SvrgOptions, schedule
 from worker.compile import compile_problem
-from worker.distributed import partition_source
 from worker.kernels.objective import loss_slope, row_dot
 from worker.spec import parse_spec
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def generate(path: Path, rows: int, features: int, nnz: int, seed: int) -> None:
-    """Write the svmlight file (module docstring)."""
+def generate(path: Path, rows: int, features: int, nnz: int, seed: int,
+             holdout: int) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Write ``rows`` examples as svmlight (module docstring); return ``holdout`` more,
+    features (holdout, features) and labels (holdout,)."""
     rng = np.random.default_rng(seed)
+    rows += holdout
     popularity = rng.zipf(1.3, size=(rows, nnz)) % (features - 1) + 1
     columns = np.sort(np.column_stack([np.zeros(rows, dtype=np.int64), popularity]), axis=1)
     x = sp.csr_matrix((np.ones(columns.size), columns.ravel(),
@@ -62,7 +68,9 @@ def generate(path: Path, rows: int, features: int, nnz: int, seed: int) -> None:
     truth[0] = -0.5
     probability = 1.0 / (1.0 + np.exp(-(x @ truth)))
     labels = np.where(rng.uniform(size=rows) < probability, 1.0, -1.0)
-    dump_svmlight_file(x, labels, str(path), zero_based=True)
+    train = rows - holdout
+    dump_svmlight_file(x[:train], labels[:train], str(path), zero_based=True)
+    return x[train:], labels[train:]
 
 
 def spec_for(path: Path, features: int, steps: int, learner: str, workers: int) -> dict:
@@ -81,12 +89,28 @@ def mean_loss(x: sp.csr_matrix, y: np.ndarray, w: np.ndarray) -> float:
     return float(np.logaddexp(0.0, -y * (x @ w)).mean())
 
 
+def point(examples: int, seconds: float, train: tuple, held_out: tuple, w: np.ndarray) -> dict:
+    """A curve point: training and held-out mean loss of w."""
+    return {"examples": int(examples), "seconds": seconds, "loss": mean_loss(*train, w),
+            "heldout": mean_loss(*held_out, w)}
+
+
+def matched(curve: list[dict], reference: list[dict]) -> dict:
+    """The method's last point and AdaGrad SGD's losses at its examples processed."""
+    last = curve[-1]
+    examples = [c["examples"] for c in reference]
+    return {"examples": last["examples"], "loss": last["loss"], "heldout": last["heldout"],
+            **{f"adagrad_{key}": float(np.interp(last["examples"], examples,
+                                                 [c[key] for c in reference]))
+               for key in ("loss", "heldout")}}
+
+
 def run_svrg(path: Path, root: Path, features: int, steps: int, learner: str,
-             workers: int) -> dict:
+             workers: int, held_out: tuple) -> dict:
     model = parse_spec(spec_for(path, features, steps, learner, workers))
     problem = compile_problem(model, [root])
     solver = model.solver
-    svrg = SvrgOptions.from_spec(solver.svrg, partition_source(model, [root]))
+    svrg = SvrgOptions.from_spec(solver.svrg)
     options = SolverOptions(algorithm="svrg_ol", iterations=steps, seed=0, eta_w=solver.eta_w,
                             candidates=solver.candidates, time_limit_s=3600, svrg=svrg)
     began = time.perf_counter()
@@ -103,8 +127,7 @@ def run_svrg(path: Path, root: Path, features: int, steps: int, learner: str,
         started = np.cumsum([0] + [r.serial_steps for r in rounds])
         batches = sum(min(r.batch_size, problem.n) for r, s in zip(rounds, started, strict=False)
                       if s < iteration)
-        curve.append({"examples": int(iteration + batches), "seconds": seconds,
-                      "loss": mean_loss(x, y, solution)})
+        curve.append(point(iteration + batches, seconds, (x, y), held_out, solution))
     stats = trajectory.stats
     return {"curve": curve, "wall_s": wall, "communication_rounds": stats["communication_rounds"],
             "bytes_moved": stats["bytes_moved"], "batch_s": stats["batch_s"],
@@ -123,7 +146,8 @@ def _adagrad_pass(indptr, indices, data, labels, w, squares, eta, order):
                 w[j] -= eta * g / np.sqrt(squares[j])
 
 
-def run_adagrad(x: sp.csr_matrix, y: np.ndarray, passes: int, eta: float) -> dict:
+def run_adagrad(x: sp.csr_matrix, y: np.ndarray, passes: int, eta: float,
+                held_out: tuple) -> dict:
     """Plain diagonal AdaGrad SGD, snapshots every tenth of a pass."""
     rng = np.random.default_rng(0)
     w, squares = np.zeros(x.shape[1]), np.zeros(x.shape[1])
@@ -132,13 +156,12 @@ def run_adagrad(x: sp.csr_matrix, y: np.ndarray, passes: int, eta: float) -> dic
         for order in np.array_split(rng.integers(0, x.shape[0], x.shape[0]), 10):
             _adagrad_pass(x.indptr, x.indices, x.data, y, w, squares, eta, order)
             examples += order.size
-            curve.append({"examples": examples, "seconds": time.perf_counter() - began,
-                          "loss": mean_loss(x, y, w)})
+            curve.append(point(examples, time.perf_counter() - began, (x, y), held_out, w))
     return {"curve": curve, "wall_s": time.perf_counter() - began,
             "communication_rounds": 0, "final_loss": curve[-1]["loss"]}
 
 
-def run_lbfgs(x: sp.csr_matrix, y: np.ndarray, iterations: int) -> dict:
+def run_lbfgs(x: sp.csr_matrix, y: np.ndarray, iterations: int, held_out: tuple) -> dict:
     """L-BFGS-B on the mean logistic loss; every evaluation is a pass (a round)."""
     curve, began = [], time.perf_counter()
     evaluations = [0]
@@ -150,8 +173,8 @@ def run_lbfgs(x: sp.csr_matrix, y: np.ndarray, iterations: int) -> dict:
         return float(np.logaddexp(0.0, -y * scores).mean()), (x.T @ slopes) / x.shape[0]
 
     def record(w):
-        curve.append({"examples": evaluations[0] * x.shape[0],
-                      "seconds": time.perf_counter() - began, "loss": mean_loss(x, y, w)})
+        curve.append(point(evaluations[0] * x.shape[0], time.perf_counter() - began, (x, y),
+                           held_out, w))
 
     minimize(loss_and_gradient, np.zeros(x.shape[1]), jac=True, method="L-BFGS-B",
              callback=record, options={"maxiter": iterations})
@@ -165,19 +188,21 @@ def plot(results: dict, rows: int, out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    panels = (("examples", "loss", "training loss"), ("examples", "heldout", "held-out loss"),
+              ("seconds", "loss", "training loss"))
+    figure, axes = plt.subplots(1, len(panels), figsize=(17, 4.5))
     for name, result in results.items():
         curve = result["curve"]
         label = f"{name} ({result['communication_rounds']} rounds)"
-        axes[0].plot([c["examples"] / rows for c in curve], [c["loss"] for c in curve],
-                     marker=".", label=label)
-        axes[1].plot([c["seconds"] for c in curve], [c["loss"] for c in curve], marker=".",
-                     label=label)
-    axes[0].set_xlabel("examples processed / n (passes)")
-    axes[1].set_xlabel("wall time (s)")
-    best = min(min(c["loss"] for c in r["curve"]) for r in results.values())
-    for axis in axes:
-        axis.set_ylabel("training loss")
+        for axis, (x, y, _) in zip(axes, panels, strict=True):
+            scale = rows if x == "examples" else 1
+            axis.plot([c[x] / scale for c in curve], [c[y] for c in curve], marker=".",
+                      label=label)
+    for axis, (x, y, title) in zip(axes, panels, strict=True):
+        best = min(min(c[y] for c in r["curve"]) for r in results.values())
+        axis.set_xlabel("examples processed / n (passes)" if x == "examples"
+                        else "wall time (s)")
+        axis.set_ylabel(title)
         axis.set_ylim(best * 0.995, best * 1.15)
         axis.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
@@ -193,31 +218,37 @@ def main() -> None:
     parser.add_argument("--nnz", type=int, default=15)
     parser.add_argument("--steps", type=int, default=1_000_000)
     parser.add_argument("--passes", type=int, default=3)
+    parser.add_argument("--holdout", type=int, default=None, help="default rows / 10")
     parser.add_argument("--name", default="svrg_ol")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
         path = root / "train.svm"
         began = time.perf_counter()
-        generate(path, args.rows, args.features, args.nnz, seed=0)
+        held_out = generate(path, args.rows, args.features, args.nnz, seed=0,
+                            holdout=args.rows // 10 if args.holdout is None else args.holdout)
         print(f"generated {path.stat().st_size / 2**20:.0f} MB in "
               f"{time.perf_counter() - began:.1f} s", flush=True)
         results = {}
         for name, learner, workers in (("svrg_ol/in-process", "adagrad", 0),
                                        ("svrg_ol/dask-2", "adagrad", 2),
                                        ("svrg_ol/freerex", "freerex", 0)):
-            results[name] = run_svrg(path, root, args.features, args.steps, learner, workers)
+            results[name] = run_svrg(path, root, args.features, args.steps, learner, workers,
+                                     held_out)
             print(name, {k: v for k, v in results[name].items() if k != "curve"}, flush=True)
         problem = compile_problem(parse_spec(spec_for(path, args.features, 1, "adagrad", 0)),
                                   [root])
     x, y = problem.objective.features, problem.objective.labels
-    results["adagrad-sgd"] = run_adagrad(x, y, args.passes, eta=0.5)
+    results["adagrad-sgd"] = run_adagrad(x, y, args.passes, eta=0.5, held_out=held_out)
     print("adagrad-sgd", results["adagrad-sgd"]["final_loss"], flush=True)
-    results["l-bfgs"] = run_lbfgs(x, y, iterations=100)
+    results["l-bfgs"] = run_lbfgs(x, y, iterations=100, held_out=held_out)
     print("l-bfgs", results["l-bfgs"]["final_loss"], flush=True)
+    for name, result in results.items():
+        result["matched"] = matched(result["curve"], results["adagrad-sgd"]["curve"])
+        print(name, "vs adagrad-sgd", result["matched"], flush=True)
     RESULTS.mkdir(exist_ok=True)
     summary = {"rows": args.rows, "features": args.features, "nnz_per_row": args.nnz + 1,
-               "serial_steps": args.steps, "results": results}
+               "holdout": held_out[1].size, "serial_steps": args.steps, "results": results}
     (RESULTS / f"{args.name}.json").write_text(json.dumps(summary, indent=1))
     plot(results, args.rows, RESULTS / f"{args.name}.png")
 

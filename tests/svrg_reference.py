@@ -51,27 +51,44 @@ class FreeRex:
         return np.clip(self.z, lower, upper)
 
 
+def inverse_frequency(problem: CompiledProblem) -> np.ndarray:
+    """I_j = n / #{i : x_ij != 0} (0 for unused columns), shape (d,) (§8.1)."""
+    counts = (problem.objective.features.toarray() != 0).sum(axis=0)
+    return np.where(counts > 0, problem.n / np.maximum(counts, 1), 0.0)
+
+
+def estimate(problem: CompiledProblem, i: int, w: np.ndarray, *, sparse: bool,
+             anchor: np.ndarray, anchor_gradient: np.ndarray,
+             batch_examples: int) -> np.ndarray:
+    """Example i's part of the variance-reduced gradient, shape (d,), without the dense
+    steps' anchor gradient and l2 term: (grad l_i(w) - grad l_i(v)) plus, when sparse, the
+    §8.1 term G (.) I(x_i) on the columns the batch is expected to see (I_j <= N^), where
+    grad l_i(v) is dropped instead."""
+    o = problem.objective
+    x = o.features[i].toarray().ravel()
+    now = loss_slope(o.kind, x @ w, o.labels[i])
+    then = loss_slope(o.kind, x @ anchor, o.labels[i])
+    if not sparse:
+        return (now - then) * x
+    frequency = inverse_frequency(problem)
+    reduced = (now - then) * x + anchor_gradient * frequency * (x != 0)
+    return np.where(frequency <= batch_examples, reduced, now * x)
+
+
 def serial_run(problem: CompiledProblem, *, learner: str, eta: float, sparse: bool,
-               anchor: np.ndarray, anchor_gradient: np.ndarray, k_f: int, steps: int,
-               seed: int) -> np.ndarray:
+               anchor: np.ndarray, anchor_gradient: np.ndarray, batch_examples: int, k_f: int,
+               steps: int, seed: int) -> np.ndarray:
     """Iterates (steps + 1, d) of the serial phase of Algorithm 1 without constraints."""
     rng = Xoroshiro(seed)
-    o = problem.objective
-    x, y, d = o.features.toarray(), o.labels, problem.d
-    counts = (x != 0).sum(axis=0)
-    inverse_frequency = np.where(counts > 0, o.n / np.maximum(counts, 1), 0.0)
+    o, d = problem.objective, problem.d
     w = np.clip(np.zeros(d), problem.lower, problem.upper)
     model = AdaGrad(d, eta) if learner == "adagrad" else FreeRex(d)
     history = [w.copy()]
     for _ in range(steps):
         g = np.zeros(d) if sparse else anchor_gradient + o.l2 * w
         for i in [rng.randint(o.n) for _ in range(k_f)]:
-            difference = (loss_slope(o.kind, x[i] @ w, y[i])
-                          - loss_slope(o.kind, x[i] @ anchor, y[i])) / k_f
-            g += difference * x[i]
-            if sparse:
-                support = x[i] != 0
-                g[support] += anchor_gradient[support] * inverse_frequency[support] / k_f
+            g += estimate(problem, i, w, sparse=sparse, anchor=anchor,
+                          anchor_gradient=anchor_gradient, batch_examples=batch_examples) / k_f
         w = model.step(w, g, problem.lower, problem.upper)
         history.append(w.copy())
     return np.array(history)

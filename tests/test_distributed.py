@@ -1,5 +1,6 @@
 """The SVRG OL batch phase on a real Dask LocalCluster (worker processes): same bits as
-in-process, workers reading their partitions by URI, a killed worker, a dead cluster."""
+in-process, workers reading their partitions by URI while the driver holds no examples, a
+killed worker, a dead cluster."""
 
 from __future__ import annotations
 
@@ -16,9 +17,14 @@ from sklearn.datasets import dump_svmlight_file
 from tests.problems import random_problem
 from tests.specs import random_spec
 from worker import solve
+from worker.algorithms.methods import run_algorithm
 from worker.algorithms.svrg_schedule import SvrgOptions
-from worker.distributed import DaskBatch, InProcessBatch
+from worker.compile import compile_problem
+from worker.distributed import CompiledBatch, DaskExecutor, InProcessBatch, open_partitioned
 from worker.errors import SolverError
+from worker.partitions import plan_partitions
+from worker.solve import solver_options
+from worker.spec import parse_spec
 
 distributed = pytest.importorskip("distributed")
 
@@ -63,19 +69,52 @@ def test_local_cluster_gives_the_in_process_bits():
     assert on_cluster.stats["batch_workers"] == 2 and on_cluster.stats["bytes_moved"] > 0
 
 
-def test_workers_read_their_partitions_by_uri(tmp_path, scheduler):
-    spec = svrg_spec(2, seed=4)
+def _written(spec: dict, directory, file_format: str) -> dict:
+    """The spec with its examples moved into a file of ``file_format`` under ``directory``."""
     data = spec["objective"]["data"]
-    path = tmp_path / "train.svm"
-    dump_svmlight_file(np.array(data.pop("features")), np.array(data.pop("labels")), str(path),
-                       zero_based=True)
-    data["features"] = {"uri": path.as_uri(), "format": "svmlight", "zero_based": True,
-                        "n_features": spec["dimension"]}
+    features, labels = np.array(data.pop("features")), np.array(data.pop("labels"))
+    if file_format == "svmlight":
+        dump_svmlight_file(features, labels, str(directory / "train.svm"), zero_based=True)
+        data["features"] = {"uri": (directory / "train.svm").as_uri(), "zero_based": True,
+                            "n_features": spec["dimension"]}
+    else:
+        np.save(directory / "x.npy", features)
+        np.save(directory / "y.npy", labels)
+        data.update(features={"uri": (directory / "x.npy").as_uri()},
+                    labels={"uri": (directory / "y.npy").as_uri()})
+    return spec
+
+
+@pytest.mark.parametrize("file_format", ["svmlight", "npy"])
+def test_workers_read_their_partitions_by_uri(tmp_path, scheduler, monkeypatch, file_format):
+    monkeypatch.setenv("LIGHTTOUCH_PARTITION_BYTES", "1500")
+    spec = _written(svrg_spec(2, seed=4), tmp_path, file_format)
     on_cluster = solve(spec, roots=[tmp_path])
     spec["solver"]["svrg"]["workers"] = 0
-    assert_same_result(on_cluster, solve(spec, roots=[tmp_path]))
-    # only the objective-only spec travelled to the workers, not the rows
-    assert on_cluster.stats["bytes_moved"] < 8 * on_cluster.sizes.d * 100 + 20_000
+    in_process = solve(spec, roots=[tmp_path])
+    assert_same_result(on_cluster, in_process)
+    assert on_cluster.mean.objective == in_process.mean.objective
+    stats = on_cluster.stats
+    assert stats["partitions"] >= 3 and stats["batch_workers"] == 2
+    # the census, every batch phase, and the objective values of candidates, mean, projection
+    assert stats["communication_rounds"] == stats["rounds_planned"] + 1 + 3
+    assert on_cluster.sizes.n == 200 and stats["bytes_moved"] > in_process.stats["bytes_moved"]
+
+
+def test_the_driver_holds_no_examples(tmp_path, scheduler):
+    spec = _written(random_spec("logistic", "mixed", 6, n=3000, iterations=3000), tmp_path,
+                    "svmlight")
+    spec["solver"].update(algorithm="svrg_ol", svrg={"workers": 2})
+    model = parse_spec(spec)
+    plan = plan_partitions(model, [tmp_path], 1000, 20_000)
+    with open_partitioned(plan, SvrgOptions(workers=2), seed=model.solver.seed) as batch:
+        problem = compile_problem(model, [tmp_path], width_elsewhere=batch.d)
+        assert problem.n == 0 and problem.objective.features.nnz == 0
+        trajectory = run_algorithm(problem, solver_options(model.solver, batch))
+        assert batch.n == 3000 and len(batch.parts) == len(plan.pieces) > 3
+    rounds = trajectory.stats["rounds_planned"]
+    # the serial phase ran on the last round's ~T_k k_f sampled examples, not on all 3000
+    assert 0 < trajectory.arrays.labels.size < 2 * 3000 / rounds
 
 
 def _sparse_problem():
@@ -92,7 +131,7 @@ def test_killed_worker_is_recomputed(client):
     options = SvrgOptions(partition_rows=500)
     anchor = np.linspace(-1, 1, problem.d)
     expected = InProcessBatch(problem, options, seed=3).gradient(anchor, 0, problem.n)
-    batch = DaskBatch(client, problem, options, seed=3, timeout_s=120)
+    batch = CompiledBatch(DaskExecutor(client, 120), problem, options, seed=3)
     assert np.array_equal(batch.gradient(anchor, 0, problem.n).mean, expected.mean)
     victim = next(iter(client.run(os.getpid).values()))
     results = []

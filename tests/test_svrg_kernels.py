@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -36,11 +38,33 @@ def test_learners_match_reference(learner, box):
     assert np.all(np.abs(w) <= box)
 
 
+def thinned(problem, seed: int):
+    """``problem`` with column j's nonzeros kept with probability (j + 1) / d, so the columns'
+    inverse frequencies (§8.1) spread from about 1 to about d."""
+    features = problem.objective.features.tocoo()
+    keep = np.random.default_rng(seed).uniform(size=features.nnz) < (features.col + 1) / problem.d
+    features.data[~keep] = 0.0
+    features = features.tocsr()
+    features.eliminate_zeros()
+    return dataclasses.replace(problem, objective=dataclasses.replace(problem.objective,
+                                                                      features=features))
+
+
+#: (sparse, batch examples as a fraction of n): the §8.1 term on no column, some, or all.
+STEPS = [(True, 0.0), (True, 0.25), (True, 1.0), (False, 1.0)]
+
+
 @pytest.mark.parametrize("loss", ["logistic", "hinge", "squared"])
 @pytest.mark.parametrize("learner", ["adagrad", "freerex"])
-@pytest.mark.parametrize("sparse", [True, False], ids=["sparse", "dense"])
-def test_serial_phase_matches_reference(loss, learner, sparse):
-    problem = random_problem(loss, "none", d=8, n=50, l2=0.0 if sparse else 0.2, seed=2)
+@pytest.mark.parametrize(("sparse", "batch"), STEPS,
+                         ids=["sparse-empty-batch", "sparse-small-batch", "sparse-full-batch",
+                              "dense"])
+def test_serial_phase_matches_reference(loss, learner, sparse, batch):
+    problem = thinned(random_problem(loss, "none", d=8, n=50, l2=0.0 if sparse else 0.2,
+                                     seed=2), 3)
+    batch_examples = int(batch * problem.n)
+    covered = svrg_reference.inverse_frequency(problem) <= batch_examples
+    assert covered.all() == (batch == 1.0) and covered.any() == (batch > 0.0)
     arrays = problem_arrays(problem, 0)
     cfg = run_config(arrays, mode=MODE_PLAIN, gamma=1.0, eta_w=0.5, eta_p=0.1,
                      strong_convexity=problem.objective.l2, minibatch=(2, 0, 0), lazy=True)
@@ -48,26 +72,35 @@ def test_serial_phase_matches_reference(loss, learner, sparse):
     gradient = svrg_reference.batch_gradient(problem, anchor, 0, 1.0)[0]
     code = LEARNER_CODES[learner]
     run = SerialRun(cfg, code, 0.5, new_slots(code, problem.d), sparse, anchor, gradient,
-                    inverse_frequency(problem))
+                    inverse_frequency(problem), batch_examples)
     state = new_state(arrays, np.zeros(problem.d), seed=9)
     iterates = [state.w.copy()]
     for _ in range(200):
         serial_steps(arrays, run, state, 1)
         iterates.append(state.w.copy())
     expected = svrg_reference.serial_run(problem, learner=learner, eta=0.5, sparse=sparse,
-                                         anchor=anchor, anchor_gradient=gradient, k_f=2,
-                                         steps=200, seed=9)
+                                         anchor=anchor, anchor_gradient=gradient,
+                                         batch_examples=batch_examples, k_f=2, steps=200,
+                                         seed=9)
     np.testing.assert_allclose(np.array(iterates), expected, rtol=0, atol=1e-10)
     assert state.counters[GRADIENT_SAMPLES] == 400
 
 
-def test_sparse_estimate_is_unbiased():
-    """§8.1: E[G (.) I(x_i)] = G, so the mean step direction equals the dense one's."""
-    problem = random_problem("logistic", "none", d=8, n=40, seed=5)
-    frequency = inverse_frequency(problem)
-    support = (problem.objective.features.toarray() != 0).astype(float)
-    gradient = np.arange(1.0, 9.0)
-    np.testing.assert_allclose((support * frequency).mean(axis=0) * gradient, gradient)
+@pytest.mark.parametrize("batch_examples", [0, 5, 12, 40])
+def test_sparse_estimate_is_unbiased(batch_examples):
+    """§8.1 with the control variate on the columns the batch sees: given the exact
+    grad F(v), the mean over the n examples of the estimate at w is exactly grad F(w),
+    whichever columns carry the control variate."""
+    problem = thinned(random_problem("logistic", "none", d=8, n=40, seed=5), 1)
+    rng = np.random.default_rng(0)
+    w, anchor = rng.uniform(-1, 1, size=problem.d), rng.uniform(-1, 1, size=problem.d)
+    exact = svrg_reference.batch_gradient(problem, anchor, 0, 1.0)[0]
+    mean = np.mean([svrg_reference.estimate(problem, i, w, sparse=True, anchor=anchor,
+                                            anchor_gradient=exact,
+                                            batch_examples=batch_examples)
+                    for i in range(problem.n)], axis=0)
+    np.testing.assert_allclose(mean, svrg_reference.batch_gradient(problem, w, 0, 1.0)[0],
+                               rtol=1e-12, atol=1e-14)
 
 
 @pytest.mark.parametrize("fraction", [1.0, 0.3])

@@ -60,13 +60,17 @@ class DataSource:
         return read_examples(features, labels, path, roots=self.roots, stats=self.stats)
 
 
-def compile_problem(spec: Spec, source: Sequence[Path] | DataSource) -> CompiledProblem:
+def compile_problem(spec: Spec, source: Sequence[Path] | DataSource,
+                    width_elsewhere: int | None = None) -> CompiledProblem:
     """Read the spec's data (file:// only under the data roots) and build the problem.
 
-    ``source`` is a :class:`DataSource`, or just the data source.
+    ``source`` is a :class:`DataSource`, or just the data source. ``width_elsewhere`` is
+    the examples' width when they stay in partitions this process does not hold
+    (:mod:`worker.partitions`): the objective's data are then not read and it has no rows.
     """
     source = source if isinstance(source, DataSource) else DataSource(source)
-    objective, objective_d = _objective(spec, source)
+    objective, objective_d = _objective(spec, source) if width_elsewhere is None \
+        else _rowless(spec, width_elsewhere)
     d = _dimension(spec, objective_d)
     objective = _fit_objective(objective, d)
     lower, upper = _bounds(spec, d, source)
@@ -101,7 +105,8 @@ def _objective(spec: Spec, source) -> tuple[Objective, int | None]:
         if c.shape[0] != d:
             raise SpecError.at("objective.c", f"length {c.shape[0]} does not match Q's {d}")
         _check_psd(q)
-        return Objective(QUADRATIC, sp.csr_matrix((0, d)), np.zeros(0), q, c, obj.l2), d
+        return Objective(QUADRATIC, sp.csr_matrix((0, d)), np.zeros(0), q, c, obj.l2,
+                         obj.l1), d
     assert isinstance(obj, EmpiricalRisk)
     if obj.loss == "pairwise_hinge":
         return _pairwise_objective(obj, source)
@@ -114,8 +119,16 @@ def _objective(spec: Spec, source) -> tuple[Objective, int | None]:
         raise SpecError.at("objective.data.features", "no examples; give at least one row")
     labels = _check_labels(obj.loss, labels)
     objective = Objective(LOSS_CODES[obj.loss], features, labels,
-                          sp.csr_matrix((0, 0)), np.zeros(0), obj.l2)
+                          sp.csr_matrix((0, 0)), np.zeros(0), obj.l2, obj.l1)
     return objective, features.shape[1]
+
+
+def _rowless(spec: Spec, width: int) -> tuple[Objective, int]:
+    """An empirical-risk objective whose examples are elsewhere: no rows, its loss and terms."""
+    obj = spec.objective
+    assert isinstance(obj, EmpiricalRisk)
+    return Objective(LOSS_CODES[obj.loss], sp.csr_matrix((0, width)), np.zeros(0),
+                     sp.csr_matrix((0, 0)), np.zeros(0), obj.l2, obj.l1), width
 
 
 def _pairwise_objective(obj: EmpiricalRisk, source) -> tuple[Objective, int]:
@@ -131,7 +144,7 @@ def _pairwise_objective(obj: EmpiricalRisk, source) -> tuple[Objective, int]:
     difference.eliminate_zeros()
     ones = np.ones(difference.shape[0])
     return Objective(LOSS_HINGE, difference, ones, sp.csr_matrix((0, 0)), np.zeros(0),
-                     obj.l2), difference.shape[1]
+                     obj.l2, obj.l1), difference.shape[1]
 
 
 def _check_labels(loss: str, labels: np.ndarray) -> np.ndarray:
@@ -174,7 +187,7 @@ def _fit_objective(objective: Objective, d: int) -> Objective:
     if objective.kind == QUADRATIC:
         return objective
     return Objective(objective.kind, objective.features, objective.labels,
-                     sp.csr_matrix((d, d)), np.zeros(d), objective.l2)
+                     sp.csr_matrix((d, d)), np.zeros(d), objective.l2, objective.l1)
 
 
 def _bound(value, path: str, d: int, default: float, source) -> np.ndarray:

@@ -1,11 +1,14 @@
 """Scoring candidates on the full objective and on every constraint, for the shrinking LP.
 
 Rate constraints (:mod:`worker.rates`) are scored by their true indicator rates, after the m
-linear constraints (their column indices start at m).
+linear constraints (their column indices start at m). Objective values come from the kernel
+arrays' rows, or from ``values`` when the examples are held elsewhere (SVRG OL on
+partitions: :meth:`worker.distributed.PartitionedBatch.values`, one round for all points).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,6 +17,9 @@ from worker.kernels.constraints import constraint_values
 from worker.kernels.layout import ProblemArrays
 from worker.kernels.objective import objective_value
 from worker.problem import CompiledProblem
+
+#: f at each of K points: (K, d) -> (K,).
+ObjectiveValues = Callable[[np.ndarray], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -30,11 +36,11 @@ class Scores:
     max_violations: np.ndarray
 
 
-def score_candidates(arrays: ProblemArrays, problem: CompiledProblem,
-                     solutions: np.ndarray) -> Scores:
+def score_candidates(arrays: ProblemArrays, problem: CompiledProblem, solutions: np.ndarray,
+                     values: ObjectiveValues | None = None) -> Scores:
     """Evaluate f and every g_i at each candidate (solutions shape (T, d))."""
     count = solutions.shape[0]
-    objectives = np.array([objective_value(arrays, s) for s in solutions])
+    objectives = (values or _on_rows(arrays))(solutions)
     worst = np.full(problem.m, -np.inf)
     values = np.empty(problem.m)
     max_violations = np.zeros(count)
@@ -55,12 +61,18 @@ def score_candidates(arrays: ProblemArrays, problem: CompiledProblem,
     return Scores(objectives, columns, violations, max_violations)
 
 
-def evaluate_point(arrays: ProblemArrays, problem: CompiledProblem,
-                   w: np.ndarray) -> tuple[float, float]:
+def evaluate_point(arrays: ProblemArrays, problem: CompiledProblem, w: np.ndarray,
+                   values: ObjectiveValues | None = None) -> tuple[float, float]:
     """(f(w), max(0, max_i g_i(w), box violation)) for one point w of shape (d,)."""
-    values = problem.constraints.values(w)
+    violations = problem.constraints.values(w)
     if problem.rates is not None:
-        values = np.concatenate([values, problem.rates.values(w)])
+        violations = np.concatenate([violations, problem.rates.values(w)])
     box = max(float(np.max(problem.lower - w, initial=0.0)),
               float(np.max(w - problem.upper, initial=0.0)))
-    return float(objective_value(arrays, w)), max(0.0, float(values.max(initial=0.0)), box)
+    objective = float((values or _on_rows(arrays))(w[None, :])[0])
+    return objective, max(0.0, float(violations.max(initial=0.0)), box)
+
+
+def _on_rows(arrays: ProblemArrays) -> ObjectiveValues:
+    """f over the kernel arrays' own rows."""
+    return lambda points: np.array([objective_value(arrays, w) for w in points])

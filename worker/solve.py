@@ -21,8 +21,9 @@ from worker.algorithms.svrg_schedule import SvrgOptions
 from worker.best_single import best_single
 from worker.compile import DataSource, compile_problem
 from worker.data import data_roots_from_env
-from worker.distributed import PartitionSource, partition_source
-from worker.evaluate import evaluate_point, score_candidates
+from worker.distributed import DaskSettings, PartitionedBatch, open_partitioned
+from worker.evaluate import ObjectiveValues, evaluate_point, score_candidates
+from worker.partitions import plan_partitions
 from worker.problem import CompiledProblem
 from worker.projection import project
 from worker.result import Expected, Member, Point, Projected, Result, Sizes
@@ -30,9 +31,9 @@ from worker.shrink import best_mixture, expected_violation
 from worker.spec import Solver, Spec, parse_spec
 
 
-def solver_options(solver: Solver, source: PartitionSource | None = None) -> SolverOptions:
+def solver_options(solver: Solver, source: PartitionedBatch | None = None) -> SolverOptions:
     """The plain options the algorithms take, from the spec's ``solver`` block (and, for
-    svrg_ol on Dask, where workers read the data)."""
+    svrg_ol on partitioned data, the open batch phase holding it)."""
     minibatch = None if solver.minibatch == "auto" else (
         solver.minibatch.k_f, solver.minibatch.k_g, solver.minibatch.k_p)
     aggregate = None if solver.aggregate == "auto" else int(solver.aggregate)
@@ -61,28 +62,57 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
     started = time.perf_counter()
     model = parse_spec(spec)
     source = DataSource(roots if roots is not None else data_roots_from_env())
-    problem = compile_problem(model, source)
-    load_s = time.perf_counter() - started
-    options = solver_options(model.solver, partition_source(model, source.roots))
-    trajectory = run_algorithm(problem, options, progress)
-    result = summarize(problem, trajectory, model.output.mixture, model.output.project,
-                       with_single=model.output.single)
-    result.stats["load_s"] = load_s
+    svrg = model.solver.svrg
+    plan = plan_partitions(model, source.roots, svrg.partition_rows,
+                           DaskSettings().partition_bytes)
+    if plan is None:
+        problem = compile_problem(model, source)
+        result = _solved(model, problem, solver_options(model.solver), progress, started)
+    else:
+        options = SvrgOptions.from_spec(svrg)
+        with open_partitioned(plan, options, model.solver.seed) as batch:
+            problem = compile_problem(model, source, width_elsewhere=batch.d)
+            result = _solved(model, problem, solver_options(model.solver, batch), progress,
+                             started, batch)
+        source.stats.bytes_read += plan.size
+        result.stats["partitions"] = len(plan.pieces)
     result.stats.update(source.stats.as_stats())
     result.stats["wall_s"] = time.perf_counter() - started
     return result
 
 
+def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
+            progress: ProgressCallback | None, started: float,
+            batch: PartitionedBatch | None = None) -> Result:
+    """Run the algorithm on the compiled problem and summarize; with ``batch`` (the
+    examples held in partitions) objective values are map-reduces over them, counted as
+    communication rounds."""
+    load_s = time.perf_counter() - started
+    trajectory = run_algorithm(problem, options, progress)
+    values = None if batch is None else \
+        (lambda points: batch.values(points, trajectory.arrays))
+    result = summarize(problem, trajectory, model.output.mixture, model.output.project,
+                       with_single=model.output.single, values=values,
+                       n=None if batch is None else batch.n)
+    result.stats["load_s"] = load_s
+    if batch is not None:
+        result.stats["communication_rounds"] += batch.value_rounds
+        result.stats["bytes_moved"] += batch.value_bytes
+    return result
+
+
 def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: bool,
-              with_projection: bool, *, with_single: bool = False) -> Result:
+              with_projection: bool, *, with_single: bool = False,
+              values: ObjectiveValues | None = None, n: int | None = None) -> Result:
     """Shrink the candidates to a mixture, average it, project the mean (not with rate
     constraints: their feasible set is not convex); report the algorithm's own mixture
-    (``trajectory.baseline``) as ``baseline_*`` stats and, if asked, the best single one."""
+    (``trajectory.baseline``) as ``baseline_*`` stats and, if asked, the best single one.
+    ``values`` and ``n`` stand in for the problem's rows when it holds none."""
     arrays = trajectory.arrays
     candidates: Candidates = trajectory.candidates
     solutions = np.array(candidates.solutions)
     began = time.perf_counter()
-    scores = score_candidates(arrays, problem, solutions)
+    scores = score_candidates(arrays, problem, solutions, values)
     weights = best_mixture(scores.objectives, scores.violations)
     lp_s = time.perf_counter() - began
     chosen = np.flatnonzero(weights)
@@ -97,7 +127,7 @@ def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: 
     expected = Expected(objective=float(weights @ scores.objectives),
                         max_violation=max(0.0, float(expected_values.max(initial=0.0))))
     mean_solution = weights @ solutions
-    mean_objective, mean_violation = evaluate_point(arrays, problem, mean_solution)
+    mean_objective, mean_violation = evaluate_point(arrays, problem, mean_solution, values)
     mean = Point(solution=mean_solution.tolist(), objective=mean_objective,
                  max_violation=mean_violation)
     stats = dict(trajectory.stats, lp_s=lp_s, candidates=len(candidates.solutions),
@@ -110,7 +140,7 @@ def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: 
     projected = None
     if with_projection and problem.rates is None:
         projection = project(mean_solution, problem.constraints, problem.lower, problem.upper)
-        objective, violation = evaluate_point(arrays, problem, projection.solution)
+        objective, violation = evaluate_point(arrays, problem, projection.solution, values)
         projected = Projected(solution=projection.solution.tolist(), objective=objective,
                               max_violation=violation, method=projection.method,
                               status=projection.status)
@@ -118,6 +148,7 @@ def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: 
     single = member(best_single(scores.objectives, scores.violations), 1.0) \
         if with_single else None
     return Result(algorithm=trajectory.algorithm,
-                  sizes=Sizes(d=problem.d, m=problem.m_total, n=problem.n), mixture=members,
+                  sizes=Sizes(d=problem.d, m=problem.m_total, n=problem.n if n is None else n),
+                  mixture=members,
                   expected=expected, mean=mean, projected=projected, single=single,
                   stats=stats, notes=list(problem.notes))

@@ -39,3 +39,17 @@ def test_the_image_is_multi_stage_non_root_and_warms_numba_at_build():
     assert users and users[-1] not in ("root", "0")
     assert dockerfile.index("warm_up()") > dockerfile.rindex("USER ")
     assert "NUMBA_NUM_THREADS=1" in dockerfile and "NUMBA_CACHE_DIR" in dockerfile
+
+
+def test_compose_has_an_optional_dask_profile_on_the_same_image():
+    services = compose()["services"]
+    scheduler, workers = services["dask-scheduler"], services["dask-worker"]
+    assert scheduler["profiles"] == ["dask"] and workers["profiles"] == ["dask"]
+    assert scheduler["image"] == workers["image"] == services["worker"]["image"]
+    assert scheduler["command"][:2] == ["dask", "scheduler"]
+    assert "--port" in scheduler["command"]
+    port = scheduler["command"][scheduler["command"].index("--port") + 1]
+    assert workers["command"][:3] == ["dask", "worker", f"tcp://dask-scheduler:{port}"]
+    assert workers["volumes"] == services["worker"]["volumes"]
+    assert "LIGHTTOUCH_DASK_SCHEDULER" in services["worker"]["environment"]
+    assert "profiles" not in services["worker"] and "profiles" not in services["api"]

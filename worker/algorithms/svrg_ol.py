@@ -3,7 +3,9 @@
 Round k of the schedule (:mod:`worker.algorithms.svrg_schedule`):
 
 1. batch phase: grad F^(v_k) over N^_k examples (:mod:`worker.distributed`, in this process
-   or on Dask) — one communication round;
+   or on Dask) — one communication round; when the examples stay in partitions the driver
+   does not hold, the round also returns about T_k k_f of them, which the serial phase draws
+   from;
 2. serial phase: T_k steps of the online learner on variance-reduced gradients plus the
    sampled constraint subgradients from the learned p (:func:`~worker.kernels.svrg.serial_steps`),
    continuing the learner from round to round (the learner is never reset);
@@ -118,8 +120,7 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
         init_distribution(arrays, cfg, state, state.w, 1)
     code = LEARNER_CODES[svrg.learner]
     slots = new_slots(code, problem.d)
-    frequency = inverse_frequency(problem)
-    sparse = problem.objective.l2 == 0
+    sparse = problem.objective.l2 == 0 and problem.objective.l1 == 0
 
     def average() -> np.ndarray:
         out = np.empty_like(state.w)
@@ -136,23 +137,27 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
     rounds = schedule(svrg, options.iterations)
     anchor = state.w.copy()
     with open_batch_phase(problem, svrg, options.seed) as batch:
+        frequency = inverse_frequency(problem) if batch.inverse_frequency is None \
+            else batch.inverse_frequency
         for index, planned in enumerate(rounds):
             if index and time.perf_counter() >= deadline:
                 loop.timed_out = True
                 break
-            gradient = batch.gradient(anchor, index, planned.batch_size)
-            accounts.rounds += 1
+            gradient = batch.gradient(anchor, index, planned.batch_size,
+                                      planned.serial_steps * cfg.k_f)
+            arrays = batch.serial_arrays(arrays, gradient)
+            accounts.rounds += 1 + (batch.setup_rounds if index == 0 else 0)
             accounts.bytes_moved += gradient.bytes_moved + (batch.setup_bytes if index == 0
                                                            else 0)
             accounts.examples += gradient.examples
             accounts.seconds += gradient.seconds
             restart_average(state, state.w)
             run = SerialRun(cfg, code, options.eta_w, slots, sparse, anchor, gradient.mean,
-                            frequency)
+                            frequency, gradient.examples)
             end = loop.iteration + planned.serial_steps
             for mark in sorted({m for m in marks if loop.iteration < m < end} | {end}):
-                finished = loop.run(lambda count, run=run: serial_steps(arrays, run, state,
-                                                                         count), mark)
+                finished = loop.run(lambda count, run=run, arrays=arrays: serial_steps(
+                    arrays, run, state, count), mark)
                 checks = int(state.counters[CHECKS])
                 candidates.add(average(), loop.iteration, "average", checks, loop.seconds)
                 candidates.add(state.w, loop.iteration, "iterate", checks, loop.seconds)

@@ -24,8 +24,8 @@ from typing import Any
 class SvrgOptions:
     """Plain SVRG OL settings (mirrors ``spec.solver.svrg``; ``None`` means automatic).
 
-    ``source`` says where Dask workers read the objective's rows
-    (:class:`worker.distributed.PartitionSource`); ``None`` ships rows from this process.
+    ``source`` is the open batch phase when the objective's rows stay in partitions
+    (:class:`worker.distributed.PartitionedBatch`); ``None``: the compiled problem's rows.
     """
 
     learner: str = "adagrad"

@@ -11,6 +11,7 @@ index is 0 is taken as one-based (the rule of ``sklearn.datasets.load_svmlight_f
 
 from __future__ import annotations
 
+import io
 from typing import BinaryIO
 
 import numpy as np
@@ -98,6 +99,27 @@ def read_svmlight(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
     _parse_lines(stream, output, path)
     output.flush_side(path)
     return Parsed(_matrix(output, ref, path), output.labels[:output.row])
+
+
+def read_svmlight_lines(block: bytes, path: str) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Whole lines of an svmlight file (one partition, :mod:`worker.partitions`).
+
+    Returns
+    -------
+    features : scipy.sparse.csr_matrix, shape (rows, largest index + 1)
+        With the file's own indices: whether they are one-based is decided over the whole
+        file, so they are not shifted here.
+    labels : ndarray, shape (rows,)
+    """
+    stream = io.BytesIO(block)
+    output = _Output(*_count(stream))
+    stream.seek(0)
+    _parse_lines(stream, output, path)
+    output.flush_side(path)
+    features = sp.csr_matrix((output.data[:output.nnz], output.indices[:output.nnz],
+                              output.indptr[:output.row + 1]),
+                             shape=(output.row, output.max_index + 1))
+    return features, output.labels[:output.row]
 
 
 def _parse_lines(stream: BinaryIO, output: _Output, path: str) -> None:

@@ -13,6 +13,7 @@ missing value at its row.
 from __future__ import annotations
 
 import csv
+import io
 import re
 from collections.abc import Sequence
 from typing import BinaryIO
@@ -36,12 +37,28 @@ LABEL_RULE = ("labels must be numbers: +1/-1 (or 1/0, 0 meaning -1) for hinge an
 
 def read_csv(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
     """Selected columns of a comma-separated file (``header``: first line names columns)."""
-    names = _csv_names(stream, ref.header, path)
+    names = csv_names(stream, ref.header, path)
+    return _read_csv(stream, names, ref, path,
+                     pa_csv.ReadOptions(autogenerate_column_names=not ref.header))
+
+
+def read_csv_lines(block: bytes, names: Sequence[str], ref: DataRef, path: str) -> Parsed:
+    """Whole lines of a csv file, without its header (one partition, :mod:`worker.partitions`);
+    ``names`` are the file's columns (:func:`csv_names`)."""
+    if not block.strip():
+        features, label = select_columns(names, ref.columns, ref.label_column, ref.header, path)
+        return Parsed(np.zeros((0, len(features))), None if label is None else np.zeros(0))
+    return _read_csv(io.BytesIO(block), names, ref, path,
+                     pa_csv.ReadOptions(column_names=list(names)))
+
+
+def _read_csv(stream: BinaryIO, names: Sequence[str], ref: DataRef, path: str,
+              read: pa_csv.ReadOptions) -> Parsed:
+    """The selected columns of csv text whose columns are ``names``."""
     features, label = select_columns(names, ref.columns, ref.label_column, ref.header, path)
     wanted = [names[i] for i in _selected(features, label)]
     convert = pa_csv.ConvertOptions(include_columns=wanted, null_values=[""],
                                     column_types=dict.fromkeys(wanted, pa.float64()))
-    read = pa_csv.ReadOptions(autogenerate_column_names=not ref.header)
     try:
         table = pa_csv.read_csv(stream, read_options=read, convert_options=convert)
     except pa.ArrowInvalid as exc:
@@ -57,7 +74,19 @@ def read_csv(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
 
 def read_parquet(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
     """Selected numeric columns of a parquet file."""
-    parquet = pq.ParquetFile(stream)
+    return _read_parquet(pq.ParquetFile(stream), ref, path, None)
+
+
+def read_parquet_groups(stream: BinaryIO, groups: Sequence[int], ref: DataRef,
+                        path: str) -> Parsed:
+    """Selected numeric columns of some row groups of a parquet file (one partition,
+    :mod:`worker.partitions`); only the footer and those groups' columns are read."""
+    return _read_parquet(pq.ParquetFile(stream), ref, path, list(groups))
+
+
+def _read_parquet(parquet: pq.ParquetFile, ref: DataRef, path: str,
+                  groups: list[int] | None) -> Parsed:
+    """The selected columns of the whole file (``groups`` None) or of those row groups."""
     names = parquet.schema_arrow.names
     features, label = select_columns(names, ref.columns, ref.label_column, True, path)
     selected = _selected(features, label)
@@ -67,7 +96,9 @@ def read_parquet(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
                 or pa.types.is_boolean(kind) or pa.types.is_decimal(kind)):
             raise DataError(path, _type_message(_describe(names[index], index),
                                                 f"{kind} values", index == label))
-    table = parquet.read(columns=[names[i] for i in selected])
+    columns = [names[i] for i in selected]
+    table = parquet.read(columns=columns) if groups is None else \
+        parquet.read_row_groups(groups, columns=columns)
     return _arrays(table, [names[i] for i in features],
                    None if label is None else names[label], path)
 
@@ -113,7 +144,7 @@ def _column_index(names: Sequence[str], column: str | int, named: bool, option: 
     return stripped.index(column.strip())
 
 
-def _csv_names(stream: BinaryIO, header: bool, path: str) -> list[str]:
+def csv_names(stream: BinaryIO, header: bool, path: str) -> list[str]:
     """Column names as Arrow will use them: the header cells, or ``f0, f1, ...``."""
     first = stream.readline()
     stream.seek(0)

@@ -8,6 +8,13 @@ Serial step t with anchor v_k and batch gradient G_k = grad F^(v_k) of the mean 
    where ``sparse`` (l2 = 0) uses the §8.1 importance weights I_j = 1/P(x_ij != 0) on the
    example's support (unbiased, O(nnz of the example)), and dense steps use I = 1 (O(d)).
    The support is that of x_i, not of grad l_i(w_t), so a zero slope (hinge) keeps it unbiased.
+   Sparse steps keep the control variate -grad_j l_i(v_k) + G_kj I_j only on the coordinates
+   the batch is expected to see, N^_k P(x_ij != 0) >= 1 (``inverse_frequency[j] <=
+   batch_examples``), and give the others the plain grad_j l_i(w_t). Any fixed choice of
+   coordinates keeps the estimate unbiased; on a rarer coordinate the batch holds no example
+   of j most of the time, and G_kj I_j is 0 or 1/(N^_k P(x_ij != 0)) times a slope, a
+   variance above the plain gradient's that also inflates AdaGrad's sum of squares for good.
+   A full batch (N^_k = n) sees every column, so there the estimate is exactly §8.1's.
 2. Constraints (LightTouch Algorithm 4, lines 8-15): gamma (1/k_g) sum of grad max(0, g~_i)
    over groups i ~ p, then the p-update, with :mod:`worker.kernels.distribution`.
 3. The online learner (:mod:`worker.kernels.online`) takes the sum coordinate by coordinate
@@ -41,6 +48,7 @@ SerialRun = namedtuple("SerialRun", [
     "anchor",             # v_k, (d,)
     "anchor_gradient",    # batch gradient of the mean loss at v_k, no l2 term, (d,)
     "inverse_frequency",  # n / #{i : x_ij != 0}, 0 for columns no example uses, (d,)
+    "batch_examples",     # N^_k, the batch's example count (0: plain online gradients)
 ])
 
 Rows = namedtuple("Rows", [
@@ -122,9 +130,13 @@ def _variance_reduced(p, run, s, t):
             continue
         for k in range(p.x_indptr[i], p.x_indptr[i + 1]):
             j = p.x_indices[k]
-            value = difference * p.x_data[k]
-            if run.sparse:
-                value += run.anchor_gradient[j] * run.inverse_frequency[j] / k_f
+            if not run.sparse:
+                value = difference * p.x_data[k]
+            elif run.inverse_frequency[j] <= run.batch_examples:
+                value = difference * p.x_data[k] \
+                    + run.anchor_gradient[j] * run.inverse_frequency[j] / k_f
+            else:
+                value = now * p.x_data[k] / k_f
             n = touch(s.gbuf, s.touch_mark, s.touched, n, j, value, t)
     s.counters[GRADIENT_SAMPLES] += k_f
     return n
@@ -148,7 +160,7 @@ def _learn(p, run, s, n_f, n_g, t):
             _learn_coordinate(p, run, s, j, s.gbuf[j], t)
         return
     for j in range(s.w.shape[0]):
-        g = run.anchor_gradient[j] + p.l2 * s.w[j]
+        g = run.anchor_gradient[j] + p.l2 * s.w[j] + p.l1 * np.sign(s.w[j])
         if s.touch_mark[j] == t:
             g += s.gbuf[j]
         _learn_coordinate(p, run, s, j, g, t)

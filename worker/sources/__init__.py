@@ -5,7 +5,9 @@
 ``s3://``) and returns a :class:`Source`. Its ``validator()`` names the current version of
 the content (mtime, ETag, ...) so parsed data can be cached, and ``open()`` yields a seekable
 binary stream of at most ``LIGHTTOUCH_MAX_DATA_BYTES``. Remote bytes go to a temporary file
-first, so every reader sees a local, seekable stream.
+first, so every reader sees a local, seekable stream. ``open_ranges()`` instead yields a
+seekable stream that fetches only the bytes read from it (HTTP ``Range`` requests, S3 ranged
+GETs), for readers of one partition (:mod:`worker.partitions`).
 
 =============  ==========================  ================================================
 scheme         module                      validator
@@ -42,6 +44,9 @@ class Source(Protocol):
 
     def open(self) -> AbstractContextManager[BinaryIO]:
         """A seekable binary stream of the content, within the byte cap."""
+
+    def open_ranges(self) -> AbstractContextManager[BinaryIO]:
+        """A seekable binary stream that reads only the byte ranges asked for."""
 
 
 SourceFactory = Callable[[str, str, Sequence[Path], DataSettings], Source]

@@ -1,6 +1,7 @@
 """``http(s)://`` URIs through fsspec's HTTPFileSystem, on a session that enforces the policy.
 
-fsspec owns the requests (``info`` for the validator and size, ``get_file`` for the bytes);
+fsspec owns the requests (``info`` for the validator and size, ``get_file`` for the bytes,
+``open`` with no cache for byte ranges, which a server must answer with 206 Partial Content);
 the aiohttp session it is given (through its ``get_client`` hook) is ours:
 
 - its connector resolves names with :class:`~worker.sources.address_policy.CheckingResolver`,
@@ -19,6 +20,7 @@ Bytes go to a :class:`~worker.sources.download.CappedFile` that stops at the byt
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -75,6 +77,27 @@ class HttpSource:
             target.close()
 
     @contextmanager
+    def open_ranges(self) -> Iterator[BinaryIO]:
+        """A stream whose every read is one ``Range`` request for exactly those bytes."""
+        size = self.size()
+        with self._filesystem() as filesystem:
+            remote = self._call(lambda: filesystem.open(self._uri, "rb", size=size,
+                                                        cache_type="none"))
+            yield _RangedReads(remote, self._call)
+
+    def size(self) -> int:
+        """The content's length (``Content-Length``), within the byte cap."""
+        with self._filesystem() as filesystem:
+            size = self._call(filesystem.info, self._uri).get("size")
+        if size is None:
+            raise DataError(self._path, f"{brief(self._uri)}: the server does not say how "
+                                        f"long the content is, so it cannot be read in ranges")
+        if size > self._settings.max_data_bytes:
+            raise DataError(self._path, too_large(self._uri, size,
+                                                  self._settings.max_data_bytes))
+        return int(size)
+
+    @contextmanager
     def _filesystem(self) -> Iterator[HTTPFileSystem]:
         """An HTTPFileSystem on a policy-enforcing session, closed afterwards."""
         filesystem = HTTPFileSystem(get_client=_session_factory(self._settings),
@@ -113,6 +136,34 @@ class HttpSource:
         if isinstance(chain[-1], FileNotFoundError):
             return "not found (HTTP 404); check the URL"
         return f"the transfer failed: {chain[-1]}"
+
+
+class _RangedReads(io.RawIOBase):
+    """A read-only seekable view of an fsspec file whose failures become DataErrors."""
+
+    def __init__(self, remote: Any, call: Callable[..., Any]):
+        super().__init__()
+        self._remote, self._call = remote, call
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        return self._remote.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self._remote.tell()
+
+    def read(self, size: int = -1) -> bytes:
+        return self._call(self._remote.read, size)
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
 
 
 def _chain(exc: BaseException) -> list[BaseException]:

@@ -40,3 +40,6 @@ class InlineSource:
     def open(self) -> Iterator[BinaryIO]:
         """The payload as an in-memory stream."""
         yield io.BytesIO(self._payload)
+
+    #: The payload is in memory already.
+    open_ranges = open

@@ -52,6 +52,9 @@ class LocalFile:
                                             f"opened; try again")
             yield stream
 
+    #: A local file is read in place, so reading a range reads only that range.
+    open_ranges = open
+
 
 def _checked_path(uri: str, path: str, roots: Sequence[Path]) -> Path:
     """The resolved file an absolute ``file://`` URI names, inside one of ``roots``."""

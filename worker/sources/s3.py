@@ -54,6 +54,14 @@ class S3Source:
         finally:
             target.close()
 
+    @contextmanager
+    def open_ranges(self) -> Iterator[BinaryIO]:
+        """The object as a stream whose every read is one ranged GET for those bytes."""
+        size = self._stat().get("size")
+        with self._guard(), self._filesystem().open(self._key, "rb", size=size,
+                                                     cache_type="none") as remote:
+            yield remote
+
     def _stat(self) -> dict[str, Any]:
         """The object's metadata (once); DataError when it is missing or too large."""
         if self._info is None:
