@@ -20,6 +20,8 @@ from worker.kernels.games import (
     LAGRANGIAN,
     PROXY_EXTERNAL,
     PROXY_SWAP,
+    SURROGATE_HINGE,
+    SURROGATE_RAMP,
     GameConfig,
     external_regret_update,
     game_steps,
@@ -116,7 +118,8 @@ def small_rate_problem(seed: int = 0) -> CompiledProblem:
 
 
 def reference_game(problem, cfg, steps, seed, formulation):
-    """Algorithm 2 / the Lagrangian game, one sample at a time, in dense numpy."""
+    """Algorithm 2 / the Lagrangian game, one sample at a time, in dense numpy; indicators
+    bounded by the hinge, or by the ramp (the hinge clipped at 1, flat above)."""
     rng = reference.Xoroshiro(seed)
     o, rates = problem.objective, problem.rates
     form = rates.relaxed if formulation == LAGRANGIAN else rates.proxy
@@ -137,11 +140,15 @@ def reference_game(problem, cfg, steps, seed, formulation):
             i = rng.randint(rates.features.shape[0])
             s = xr[i] @ w
             up, down = max(0.0, 1 + s), max(0.0, 1 - s)
+            rising_up, rising_down = up > 0, down > 0
+            if cfg.surrogate == SURROGATE_RAMP:
+                rising_up, rising_down = rising_up and up < 1, rising_down and down < 1
+                up, down = min(up, 1.0), min(down, 1.0)
             if formulation == LAGRANGIAN:
                 values[problem.m:] += share * (plus[:, i] * up + minus[:, i] * down)
             else:
                 values[problem.m:] += share * (plus[:, i] * (s > 0) + minus[:, i] * (s <= 0))
-            slope = plus[:, i] * (up > 0) - minus[:, i] * (down > 0)
+            slope = plus[:, i] * rising_up - minus[:, i] * rising_down
             direction += share * (lam[1 + problem.m:] @ slope) * xr[i]
         w = np.clip(w - cfg.eta_w / np.sqrt(t) * direction, problem.lower, problem.upper)
         if formulation == LAGRANGIAN:
@@ -154,13 +161,15 @@ def reference_game(problem, cfg, steps, seed, formulation):
     return w, lam
 
 
+@pytest.mark.parametrize("surrogate", [SURROGATE_HINGE, SURROGATE_RAMP], ids=["hinge", "ramp"])
 @pytest.mark.parametrize("formulation", [LAGRANGIAN, PROXY_SWAP, PROXY_EXTERNAL])
-def test_game_steps_match_reference(formulation):
+def test_game_steps_match_reference(formulation, surrogate):
     problem = small_rate_problem()
     arrays = problem_arrays(problem, problem.m)
     rates = rate_arrays(problem.rates, problem.d, relaxed=formulation == LAGRANGIAN)
     cfg = GameConfig(formulation=formulation, eta_w=0.3, eta_lambda=0.5, radius=5.0,
-                     log_floor=math.log(1e-3 / (problem.m_total + 1)), k_f=3, k_r=4)
+                     log_floor=math.log(1e-3 / (problem.m_total + 1)), k_f=3, k_r=4,
+                     surrogate=surrogate)
     state = initial_state(np.zeros(problem.d), problem.m_total, formulation, 9)
     game_steps(arrays, rates, cfg, state, 60)
     w, lam = reference_game(problem, cfg, 60, 9, formulation)

@@ -37,6 +37,7 @@ def spec_with(**changes) -> dict:
     ({"bounds": {"lower": 1.0, "upper": -1.0}}, "bounds", "W would be empty"),
     ({"solver": {"algorithm": "simplex"}}, "solver.algorithm", "Input should be"),
     ({"solver": {"iterations": 0}}, "solver.iterations", "greater than or equal to 1"),
+    ({"solver": {"game": {"proxy": "sigmoid"}}}, "solver.game.proxy", "'hinge' or 'ramp'"),
     ({"dimension": 9}, "objective.data", "8 columns but dimension is 9"),
     ({"surprise": 1}, "surprise", "Extra inputs are not permitted"),
 ])

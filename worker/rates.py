@@ -8,14 +8,17 @@ metrics), and a rate constraint is linear in rates, so it is a :class:`RateForm`
 
 with denominators |S| from the full data (a uniform minibatch estimate of the sums, scaled
 by n / B, is then unbiased; TFCO divides by the minibatch's own counts, which is biased).
-Replacing each indicator by its hinge upper bound, 1[s > 0] <= max(0, 1 + s) and
-1[s <= 0] <= max(0, 1 - s), gives the form's *surrogate*. Two forms of the same g are kept:
+Replacing each indicator by an upper bound gives the form's *surrogate*: the ``hinge`` bound
+1[s > 0] <= max(0, 1 + s), 1[s <= 0] <= max(0, 1 - s) (convex, the paper's §6.2 choice), or
+the ``ramp`` bound min(1, max(0, 1 + s)), min(1, max(0, 1 - s)) (non-convex; equal to the
+indicator for |s| >= 1, so one example far on either side counts once, not by its distance).
+Two forms of the same g are kept:
 
 * ``proxy``: rewritten so that every weight is >= 0 (a negative weight on 1[s > 0] becomes a
   positive one on 1[s <= 0] plus a constant), so the surrogate is an upper bound g~ >= g, as
   Definition 2 requires of proxy constraints. The lambda-player of the proxy-Lagrangian sees
   the true g, the theta-player differentiates g~.
-* ``relaxed``: the terms as written, each indicator replaced by its hinge upper bound (§6.2:
+* ``relaxed``: the terms as written, each indicator replaced by its upper bound (§6.2:
   "the indicator functions ... replaced with hinge upper bounds"); not a bound of g where a
   rate has a negative coefficient, but feasible where the proxy's upper bound is not (for
   TPR(male) >= 0.95 TPR(all) with 85% of positives male, g~ > 0 for every w). The
@@ -30,6 +33,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+
+#: Upper bounds of an indicator that the theta-player can differentiate (module docstring).
+PROXIES = ("hinge", "ramp")
 
 #: metric -> (label of the subset or None for all labels, indicator: +1 positive prediction,
 #: -1 negative prediction, 0 wrong prediction).
@@ -64,9 +70,17 @@ class RateForm:
         positive = (scores > 0).astype(np.float64)
         return self._combine(positive, 1.0 - positive)
 
-    def surrogate(self, scores: np.ndarray) -> np.ndarray:
-        """g with every indicator replaced by its hinge upper bound; shapes as :meth:`values`."""
-        return self._combine(np.maximum(0.0, 1.0 + scores), np.maximum(0.0, 1.0 - scores))
+    def surrogate(self, scores: np.ndarray, proxy: str = "hinge") -> np.ndarray:
+        """g with every indicator replaced by its ``proxy`` upper bound (one of
+        :data:`PROXIES`); shapes as :meth:`values`."""
+        return self._combine(indicator_bound(scores, proxy), indicator_bound(-scores, proxy))
+
+
+def indicator_bound(z: np.ndarray, proxy: str) -> np.ndarray:
+    """An upper bound of 1[z > 0] (and of 1[z >= 0]): max(0, 1 + z) for ``"hinge"``,
+    clipped at 1 for ``"ramp"``; elementwise, any shape."""
+    bound = np.maximum(0.0, 1.0 + z)
+    return bound if proxy == "hinge" else np.minimum(bound, 1.0)
 
 
 @dataclass(frozen=True)
@@ -101,13 +115,14 @@ class RateSet:
         """True (indicator) g(w): shape (m_r,) for w (d,), (T, m_r) for w (T, d)."""
         return self.proxy.values(self._scores(w))
 
-    def proxy_values(self, w: np.ndarray) -> np.ndarray:
-        """Proxy constraints g~(w) >= g(w), shapes as :meth:`values`."""
-        return self.proxy.surrogate(self._scores(w))
+    def proxy_values(self, w: np.ndarray, proxy: str = "hinge") -> np.ndarray:
+        """Proxy constraints g~(w) >= g(w) with the ``proxy`` bound, shapes as :meth:`values`."""
+        return self.proxy.surrogate(self._scores(w), proxy)
 
-    def relaxed_values(self, w: np.ndarray) -> np.ndarray:
-        """The hinge-relaxed constraints of the Lagrangian, shapes as :meth:`values`."""
-        return self.relaxed.surrogate(self._scores(w))
+    def relaxed_values(self, w: np.ndarray, proxy: str = "hinge") -> np.ndarray:
+        """The Lagrangian's relaxed constraints with the ``proxy`` bound, shapes as
+        :meth:`values`."""
+        return self.relaxed.surrogate(self._scores(w), proxy)
 
 
 def rate_rows(metric: str, members: np.ndarray, labels: np.ndarray | None,

@@ -179,12 +179,16 @@ class Game(StrictModel):
 
     ``eta_lambda``: its step ("auto": see :mod:`worker.algorithms.games`); ``radius``: R of
     the Lagrangian's {lambda >= 0, ||lambda||_1 <= R} (null: unbounded, as the paper's §6);
-    ``regret``: the proxy-Lagrangian's swap-regret (Algorithm 2) or external-regret player.
+    ``regret``: the proxy-Lagrangian's swap-regret (Algorithm 2) or external-regret player;
+    ``proxy``: the upper bound of each rate's indicators that the theta-player differentiates
+    (and the Lagrangian relaxes to): ``hinge`` (convex) or ``ramp`` (non-convex, the hinge
+    clipped at 1).
     """
 
     eta_lambda: Literal["auto"] | Annotated[float, Field(gt=0, allow_inf_nan=False)] = "auto"
     radius: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
     regret: Literal["swap", "external"] = "swap"
+    proxy: Literal["hinge", "ramp"] = "hinge"
 
 
 class Svrg(StrictModel):

@@ -10,15 +10,17 @@ from worker.spec import Game
 
 @dataclass(frozen=True)
 class GameOptions:
-    """eta_lambda (None: automatic), the Lagrangian's radius R, the proxy regret type."""
+    """eta_lambda (None: automatic), the Lagrangian's radius R, the proxy regret type, and
+    the indicators' upper bound the theta-player differentiates (:data:`worker.rates.PROXIES`)."""
 
     eta_lambda: float | None = None
     radius: float = math.inf
     regret: str = "swap"
+    proxy: str = "hinge"
 
     @classmethod
     def from_spec(cls, game: Game) -> GameOptions:
         """From the validated ``solver.game`` block."""
         return cls(eta_lambda=None if game.eta_lambda == "auto" else float(game.eta_lambda),
                    radius=math.inf if game.radius is None else float(game.radius),
-                   regret=game.regret)
+                   regret=game.regret, proxy=game.proxy)

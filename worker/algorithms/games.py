@@ -22,6 +22,11 @@ Defaults (heuristics where the paper leaves them to a grid search, §6):
   weight 1 - 1e-3 m/(m+1) on the objective row (TFCO's ``initial_multiplier_radius``).
 * Lagrangian radius R: ``solver.game.radius`` (default unbounded, the paper's §6 choice);
   lambda starts at 0.
+* ``solver.game.proxy``: the hinge bound (convex; the paper's §6.2) or the ramp (non-convex).
+  The stochastic guarantee for Algorithm 2 assumes convex proxies, to bound the theta-player's
+  regret; with the ramp that player is SGD on a non-convex function (the setting of the
+  paper's oracle analysis, §3-4, and of its neural network in §6.1). The lambda-player
+  still sees the true rates, and shrinking scores the candidates on them.
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ from worker.kernels.games import (
     LAGRANGIAN,
     PROXY_EXTERNAL,
     PROXY_SWAP,
+    SURROGATE_HINGE,
+    SURROGATE_RAMP,
     GameConfig,
     GameState,
     RateArrays,
@@ -57,6 +64,8 @@ DEFAULT_BATCH = 100
 #: TFCO's ``minimum_multiplier_radius``: entries of M / lambda stay >= this / (m+1).
 MINIMUM_RADIUS = 1e-3
 AUTO_ETA_LAMBDA = {LAGRANGIAN: 0.1, PROXY_SWAP: 1.0, PROXY_EXTERNAL: 1.0}
+#: ``solver.game.proxy`` -> the kernel's surrogate code.
+SURROGATES = {"hinge": SURROGATE_HINGE, "ramp": SURROGATE_RAMP}
 
 
 def rate_arrays(rates: RateSet | None, d: int, relaxed: bool) -> RateArrays:
@@ -104,7 +113,7 @@ def initial_state(w0: np.ndarray, m: int, formulation: int, seed: int) -> GameSt
 
 def run_lagrangian(problem: CompiledProblem, options: SolverOptions,
                    progress: ProgressCallback | None, deadline: float) -> Trajectory:
-    """Definition 1 on the hinge-relaxed problem; theta-bar uniform (Theorem 2)."""
+    """Definition 1 on the relaxed problem (hinge or ramp); theta-bar uniform (Theorem 2)."""
     return _run_game(problem, options, progress, deadline, LAGRANGIAN)
 
 
@@ -125,7 +134,7 @@ def _run_game(problem, options, progress, deadline, formulation) -> Trajectory:
                      eta_lambda=float(game.eta_lambda or AUTO_ETA_LAMBDA[formulation]),
                      radius=float(game.radius),
                      log_floor=math.log(MINIMUM_RADIUS / (problem.m_total + 1)),
-                     k_f=int(k_f), k_r=int(k_r))
+                     k_f=int(k_f), k_r=int(k_r), surrogate=SURROGATES[game.proxy])
     state = initial_state(np.clip(np.zeros(problem.d), problem.lower, problem.upper),
                           problem.m_total, formulation, options.seed)
 
@@ -153,17 +162,17 @@ def _run_game(problem, options, progress, deadline, formulation) -> Trajectory:
              "final_objective_weight": float(state.lam[0])}
     if formulation == LAGRANGIAN:
         stats["baseline_relaxed_max_violation"] = relaxed_violation(
-            problem, np.array(candidates.solutions), baseline)
+            problem, np.array(candidates.solutions), baseline, game.proxy)
         stats["multiplier_mass"] = float(state.lam[1:].sum())
     name = "lagrangian" if formulation == LAGRANGIAN else "proxy_lagrangian"
     return Trajectory(name, candidates, arrays, stats, baseline)
 
 
 def relaxed_violation(problem: CompiledProblem, solutions: np.ndarray,
-                      weights: np.ndarray) -> float:
+                      weights: np.ndarray, proxy: str) -> float:
     """max(0, max_i E g~_i) of a mixture (weights (T,) over solutions (T, d)) on the
-    Lagrangian's relaxed problem: linear rows as they are, rates hinge-relaxed."""
+    Lagrangian's relaxed problem: linear rows as they are, rates relaxed by ``proxy``."""
     values = problem.constraints.values(solutions)
     if problem.rates is not None:
-        values = np.hstack([values, problem.rates.relaxed_values(solutions)])
+        values = np.hstack([values, problem.rates.relaxed_values(solutions, proxy)])
     return max(0.0, float((weights @ values).max(initial=0.0)))

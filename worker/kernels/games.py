@@ -3,8 +3,9 @@ for Efficient Non-Convex Constrained Optimization"), one compiled loop.
 
 Constraints are ordered linear first (i < m_l, g_i = a_i.w - b_i, its own proxy), then rates
 (a :class:`~worker.rates.RateForm`: entries (k, weight, sign) per example, sign +1 for
-1[s > 0] and -1 for 1[s <= 0], each indicator's surrogate its hinge upper bound
-max(0, 1 + sign s)). lambda has m+1 entries, lambda[0] weighing the objective.
+1[s > 0] and -1 for 1[s <= 0], each indicator's surrogate an upper bound of it: the hinge
+max(0, 1 + sign s), convex, or the ramp min(1, max(0, 1 + sign s)), non-convex; see
+:mod:`worker.rates`). lambda has m+1 entries, lambda[0] weighing the objective.
 
 * LAGRANGIAN (Definition 1, Algorithm 3 in the appendix): theta by SGD on f + sum lambda_i g~_i,
   lambda by projected gradient ascent on {lambda >= 0, ||lambda||_1 <= R} with the same
@@ -39,6 +40,10 @@ LAGRANGIAN = 0
 PROXY_SWAP = 1
 PROXY_EXTERNAL = 2
 
+#: The indicators' upper bounds (``GameConfig.surrogate``).
+SURROGATE_HINGE = 0
+SURROGATE_RAMP = 1
+
 #: Power iteration stops when a step changes lambda by at most this (l1).
 STATIONARY_TOLERANCE = 1e-14
 #: Plain power steps before (and after) falling back to repeated squaring.
@@ -58,6 +63,7 @@ GameConfig = namedtuple("GameConfig", [
     "radius",          # R of the Lagrangian's multiplier set (inf: unbounded)
     "log_floor",       # log of the smallest entry of M / lambda (proxy formulations)
     "k_f", "k_r",      # examples per step for f and for the rates
+    "surrogate",       # SURROGATE_HINGE or SURROGATE_RAMP
 ])
 
 GameState = namedtuple("GameState", [
@@ -196,8 +202,9 @@ def _linear_constraints(p, s):
 
 @njit(cache=True)
 def _rate_constraints(r, cfg, s, m_l):
-    """Rate values (true, or proxy for the Lagrangian) from k_r sampled rows (unbiased:
-    scaled by n_r / k_r); direction += sum_k lam[1+m_l+k] grad g~_k."""
+    """Rate values (true, or the surrogate for the Lagrangian) from k_r sampled rows
+    (unbiased: scaled by n_r / k_r); direction += sum_k lam[1+m_l+k] grad g~_k, the
+    surrogate's (sub)gradient (the ramp's is 0 where it is flat, margin >= 1)."""
     m_r = r.constant.shape[0]
     n_r = r.wt_indptr.shape[0] - 1
     if m_r == 0:
@@ -214,11 +221,13 @@ def _rate_constraints(r, cfg, s, m_l):
             weight = share * r.wt_weight[e]
             sign = r.wt_sign[e]
             margin = 1.0 + sign * score
+            ramp = cfg.surrogate == SURROGATE_RAMP
             if cfg.formulation == LAGRANGIAN:
-                s.values[m_l + k] += weight * max(0.0, margin)
+                s.values[m_l + k] += weight * (min(max(0.0, margin), 1.0) if ramp
+                                               else max(0.0, margin))
             elif score > 0 if sign > 0 else score <= 0:
                 s.values[m_l + k] += weight
-            if margin > 0:
+            if margin > 0 and not (ramp and margin >= 1.0):
                 coefficient += s.lam[1 + m_l + k] * weight * sign
         if coefficient != 0.0:
             for q in range(r.x_indptr[i], r.x_indptr[i + 1]):
