@@ -10,7 +10,6 @@ import pytest
 from tests import svrg_reference
 from tests.problems import random_problem
 from worker.algorithms.arrays import new_state, problem_arrays, run_config
-from worker.algorithms.svrg_ol import inverse_frequency
 from worker.algorithms.svrg_schedule import SvrgOptions
 from worker.distributed import InProcessBatch, combine, partial_sum, rows_of, tree_reduce
 from worker.kernels.layout import GRADIENT_SAMPLES, MODE_PLAIN
@@ -70,9 +69,11 @@ def test_serial_phase_matches_reference(loss, learner, sparse, batch):
                      strong_convexity=problem.objective.l2, minibatch=(2, 0, 0), lazy=True)
     anchor = np.random.default_rng(1).uniform(-0.5, 0.5, size=problem.d)
     gradient = svrg_reference.batch_gradient(problem, anchor, 0, 1.0)[0]
+    frequency = InProcessBatch(problem, SvrgOptions(), seed=0).inverse_frequency
+    np.testing.assert_array_equal(frequency, svrg_reference.inverse_frequency(problem))
     code = LEARNER_CODES[learner]
     run = SerialRun(cfg, code, 0.5, new_slots(code, problem.d), sparse, anchor, gradient,
-                    inverse_frequency(problem), batch_examples)
+                    frequency, batch_examples)
     state = new_state(arrays, np.zeros(problem.d), seed=9)
     iterates = [state.w.copy()]
     for _ in range(200):

@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from worker.compile_rates import compile_rates
 from worker.data import LoadStats, read_examples, read_matrix, read_vector
 from worker.errors import SpecError
+from worker.labels import LABELS, label_problem, raise_problem, signed_labels
 from worker.problem import (
     LOSS_CODES,
     LOSS_HINGE,
@@ -148,14 +149,10 @@ def _pairwise_objective(obj: EmpiricalRisk, source) -> tuple[Objective, int]:
 
 
 def _check_labels(loss: str, labels: np.ndarray) -> np.ndarray:
-    if loss == "squared":
-        return labels
-    bad = np.flatnonzero(~np.isin(labels, (-1.0, 0.0, 1.0)))
-    if bad.size:
-        i = int(bad[0])
-        raise SpecError.at(f"objective.data.labels[{i}]", f"{float(labels[i])!r} is not a class "
-                           f"label; loss {loss!r} takes +1/-1 (or 1/0, 0 meaning -1)")
-    return np.where(labels == 0, -1.0, labels)
+    problem = label_problem(labels, loss, LABELS)
+    if problem is not None:
+        raise_problem(problem, problem[0])
+    return signed_labels(labels, loss)
 
 
 def _check_psd(q: sp.csr_matrix) -> None:

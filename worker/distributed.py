@@ -281,9 +281,8 @@ class PartitionedBatch:
         Handles of the partitions' :class:`~worker.kernels.svrg.Rows`, in row order.
     n, d : int
         Examples and width.
-    counts : ndarray, shape (d,), or None
-        Nonzeros per column, for the §8.1 inverse frequencies; None when the driver holds
-        the rows (it counts them itself).
+    counts : ndarray, shape (d,)
+        Nonzeros per column, for the §8.1 inverse frequencies.
     seed : int
     sampled : bool
         The driver holds no rows: every round returns the serial phase's examples.
@@ -292,14 +291,14 @@ class PartitionedBatch:
     """
 
     def __init__(self, executor: Executor, parts: list[Any], n: int, d: int,
-                 counts: np.ndarray | None, seed: int, *, sampled: bool,
+                 counts: np.ndarray, seed: int, *, sampled: bool,
                  setup_rounds: int = 0, setup_bytes: int = 0):
         self.executor, self.parts, self.n, self.d = executor, parts, n, d
         self.seed, self.sampled = seed, sampled
         self.setup_rounds, self.setup_bytes = setup_rounds, setup_bytes
         self.value_rounds = self.value_bytes = 0
-        self.inverse_frequency = None if counts is None else \
-            np.divide(n, counts, out=np.zeros(d), where=counts > 0)
+        #: I_j = n / #{i : x_ij != 0} (0 for columns no example uses), shape (d,) (§8.1).
+        self.inverse_frequency = np.divide(n, counts, out=np.zeros(d), where=counts > 0)
 
     @property
     def workers(self) -> int:
@@ -372,7 +371,9 @@ class CompiledBatch(PartitionedBatch):
                 for start, stop in partition_bounds(problem.n, options.partition_rows)]
         shipped = isinstance(executor, DaskExecutor)
         super().__init__(executor, [executor.submit(_copy_rows, part) for part in rows],
-                         problem.n, problem.d, None, seed,
+                         problem.n, problem.d,
+                         np.bincount(problem.objective.features.indices, minlength=problem.d),
+                         seed,
                          sampled=False,
                          setup_bytes=sum(_nbytes(p) for p in rows) if shipped else 0)
 

@@ -42,12 +42,12 @@ def score_candidates(arrays: ProblemArrays, problem: CompiledProblem, solutions:
     count = solutions.shape[0]
     objectives = (values or _on_rows(arrays))(solutions)
     worst = np.full(problem.m, -np.inf)
-    values = np.empty(problem.m)
+    row = np.empty(problem.m)
     max_violations = np.zeros(count)
     for c in range(count):
-        constraint_values(arrays, solutions[c], values)
-        np.maximum(worst, values, out=worst)
-        max_violations[c] = max(0.0, values.max(initial=0.0))
+        constraint_values(arrays, solutions[c], row)
+        np.maximum(worst, row, out=worst)
+        max_violations[c] = max(0.0, row.max(initial=0.0))
     columns = np.flatnonzero(worst > 0)
     sub = problem.constraints.matrix[columns]
     violations = np.asarray((sub @ solutions.T).T - problem.constraints.rhs[columns])

@@ -48,7 +48,8 @@ from worker.formats.numpy_files import NpyLayout, npy_layout
 from worker.formats.svmlight import read_svmlight_lines
 from worker.formats.tabular import csv_names, read_csv_lines, read_parquet_groups
 from worker.kernels.svrg import Rows
-from worker.problem import LOSS_CODES, LOSS_SQUARED
+from worker.labels import LABELS, label_problem, raise_problem, signed_labels
+from worker.problem import LOSS_CODES
 from worker.refs import DataRef
 from worker.sources import open_source
 from worker.spec import EmpiricalRisk, RateConstraint, Spec
@@ -59,7 +60,7 @@ DEFAULT_PARTITION_BYTES = 2**26
 #: First read when looking for the end of a line; every further read doubles.
 TAIL_BYTES = 4096
 
-FEATURES, LABELS = "objective.data.features", "objective.data.labels"
+FEATURES = "objective.data.features"
 
 #: How each format is cut.
 LINES, NPY, PARQUET, WHOLE = "lines", "npy", "parquet", "whole"
@@ -358,31 +359,6 @@ def add_counts(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return total
 
 
-def label_problem(labels: np.ndarray, loss: str,
-                  path: str) -> tuple[int, str, str, str] | None:
-    """The first label the loss refuses: not finite, or not a class label (±1, 0 or 1)."""
-    bad = np.flatnonzero(~np.isfinite(labels))
-    if bad.size:
-        i = int(bad[0])
-        return (i, "data", path, f"the label of row {{row}} is {labels[i]}; every value must "
-                                 f"be finite: replace or drop NaN and infinite entries")
-    if LOSS_CODES[loss] == LOSS_SQUARED:
-        return None
-    bad = np.flatnonzero(~np.isin(labels, (-1.0, 0.0, 1.0)))
-    if bad.size:
-        i = int(bad[0])
-        return (i, "spec", f"{LABELS}[{{row}}]", f"{float(labels[i])!r} is not a class "
-                f"label; loss {loss!r} takes +1/-1 (or 1/0, 0 meaning -1)")
-    return None
-
-
-def raise_problem(problem: tuple[int, str, str, str], row: int) -> None:
-    """Raise a census problem as the error naming its global row."""
-    _, kind, path, message = problem
-    path, message = path.format(row=row), message.format(row=row)
-    raise DataError(path, message) if kind == "data" else SpecError.at(path, message)
-
-
 def settle(plan: PartitionPlan, censuses: Sequence[Census]) -> Settled:
     """Offsets, index base and width from every partition's census; the first problem in
     file order raised with its global row."""
@@ -425,12 +401,11 @@ def finish(plan: PartitionPlan, chunk: Chunk, offset: int, base: int,
     features, labels = chunk.features, chunk.labels
     if labels is None:
         labels = _label_rows(plan, offset, features.shape[0], settings)
-    if plan.kind != LOSS_SQUARED:
-        labels = np.where(labels == 0, -1.0, labels)
     return Rows(kind=np.int64(plan.kind), indptr=features.indptr.astype(np.int64),
                 indices=features.indices.astype(np.int64) - base,
                 data=np.ascontiguousarray(features.data, dtype=np.float64),
-                labels=np.ascontiguousarray(labels, dtype=np.float64),
+                labels=np.ascontiguousarray(signed_labels(labels, plan.loss),
+                                            dtype=np.float64),
                 first_row=np.int64(offset))
 
 

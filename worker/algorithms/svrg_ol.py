@@ -65,13 +65,6 @@ class _Accounts:
     seconds: float = 0.0
 
 
-def inverse_frequency(problem: CompiledProblem) -> np.ndarray:
-    """n / #{i : x_ij != 0} per column j (0 where no example uses j), shape (d,) (§8.1)."""
-    features = problem.objective.features
-    counts = np.bincount(features.indices, minlength=problem.d)
-    return np.divide(problem.n, counts, out=np.zeros(problem.d), where=counts > 0)
-
-
 def _config(arrays, problem: CompiledProblem, options: SolverOptions, groups: int, lazy: bool):
     k_f, k_g, k_p = options.minibatch or DEFAULT_MINIBATCH
     return run_config(arrays, mode=MODE_LIGHT if groups else MODE_PLAIN,
@@ -137,8 +130,6 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
     rounds = schedule(svrg, options.iterations)
     anchor = state.w.copy()
     with open_batch_phase(problem, svrg, options.seed) as batch:
-        frequency = inverse_frequency(problem) if batch.inverse_frequency is None \
-            else batch.inverse_frequency
         for index, planned in enumerate(rounds):
             if index and time.perf_counter() >= deadline:
                 loop.timed_out = True
@@ -153,7 +144,7 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
             accounts.seconds += gradient.seconds
             restart_average(state, state.w)
             run = SerialRun(cfg, code, options.eta_w, slots, sparse, anchor, gradient.mean,
-                            frequency, gradient.examples)
+                            batch.inverse_frequency, gradient.examples)
             end = loop.iteration + planned.serial_steps
             for mark in sorted({m for m in marks if loop.iteration < m < end} | {end}):
                 finished = loop.run(lambda count, run=run, arrays=arrays: serial_steps(

@@ -93,11 +93,7 @@ class _Output:
 
 def read_svmlight(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
     """The file's features as CSR (rows, n_features) and its labels (rows,)."""
-    rows, entries = _count(stream)
-    output = _Output(rows, entries)
-    stream.seek(0)
-    _parse_lines(stream, output, path)
-    output.flush_side(path)
+    output = _parsed(stream, path)
     return Parsed(_matrix(output, ref, path), output.labels[:output.row])
 
 
@@ -111,15 +107,20 @@ def read_svmlight_lines(block: bytes, path: str) -> tuple[sp.csr_matrix, np.ndar
         file, so they are not shifted here.
     labels : ndarray, shape (rows,)
     """
-    stream = io.BytesIO(block)
-    output = _Output(*_count(stream))
-    stream.seek(0)
-    _parse_lines(stream, output, path)
-    output.flush_side(path)
+    output = _parsed(io.BytesIO(block), path)
     features = sp.csr_matrix((output.data[:output.nnz], output.indices[:output.nnz],
                               output.indptr[:output.row + 1]),
                              shape=(output.row, output.max_index + 1))
     return features, output.labels[:output.row]
+
+
+def _parsed(stream: BinaryIO, path: str) -> _Output:
+    """Every line of the stream parsed: counted first, so the arrays are allocated once."""
+    output = _Output(*_count(stream))
+    stream.seek(0)
+    _parse_lines(stream, output, path)
+    output.flush_side(path)
+    return output
 
 
 def _parse_lines(stream: BinaryIO, output: _Output, path: str) -> None:

@@ -212,6 +212,7 @@ def _rate_constraints(r, cfg, s, m_l):
     for k in range(m_r):
         s.values[m_l + k] = r.constant[k]
     share = n_r / cfg.k_r
+    ramp = cfg.surrogate == SURROGATE_RAMP
     for _ in range(cfg.k_r):
         i = randint(s.rng, n_r)
         score = row_dot(r.x_indptr, r.x_indices, r.x_data, i, s.w)
@@ -221,7 +222,6 @@ def _rate_constraints(r, cfg, s, m_l):
             weight = share * r.wt_weight[e]
             sign = r.wt_sign[e]
             margin = 1.0 + sign * score
-            ramp = cfg.surrogate == SURROGATE_RAMP
             if cfg.formulation == LAGRANGIAN:
                 s.values[m_l + k] += weight * (min(max(0.0, margin), 1.0) if ramp
                                                else max(0.0, margin))

@@ -36,7 +36,7 @@ from numba import njit
 from worker.kernels.distribution import update_distribution
 from worker.kernels.iteration import move_coordinate, sampled_violations, touch
 from worker.kernels.layout import GRADIENT_SAMPLES, ITERATION, K_G_TOTAL, K_P_TOTAL, MODE_LIGHT
-from worker.kernels.objective import loss_slope, row_dot
+from worker.kernels.objective import loss_slope, regularizer_slope, row_dot
 from worker.kernels.online import learner_step
 from worker.kernels.random import randint
 
@@ -160,7 +160,7 @@ def _learn(p, run, s, n_f, n_g, t):
             _learn_coordinate(p, run, s, j, s.gbuf[j], t)
         return
     for j in range(s.w.shape[0]):
-        g = run.anchor_gradient[j] + p.l2 * s.w[j] + p.l1 * np.sign(s.w[j])
+        g = run.anchor_gradient[j] + regularizer_slope(p, s.w[j])
         if s.touch_mark[j] == t:
             g += s.gbuf[j]
         _learn_coordinate(p, run, s, j, g, t)
