@@ -17,21 +17,17 @@ Run: ``.venv/bin/python bench/adult_fairness.py``
 from __future__ import annotations
 
 import json
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from adult_problem import Split, adult_spec, load_adult, true_positive_ratios  # noqa: E402
-
-from worker.algorithms.methods import run_algorithm  # noqa: E402
-from worker.compile import DataSource, compile_problem  # noqa: E402
-from worker.solve import solver_options, summarize  # noqa: E402
-from worker.spec import parse_spec  # noqa: E402
+from worker.algorithms.methods import run_algorithm
+from worker.datasets.adult import Split, adult_spec, load_adult, true_positive_ratios
+from worker.pipeline.solve import solver_options, summarize
+from worker.problem.compile import DataSource, compile_problem
+from worker.spec.models import parse_spec
 
 RESULTS = Path(__file__).resolve().parent / "results" / "adult_fairness.json"
 ITERATIONS = 5000

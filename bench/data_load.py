@@ -100,8 +100,8 @@ def _loader(kind: str, path: Path):
     """A function that performs the load ``kind`` names (imports done beforehand)."""
     from sklearn.datasets import load_svmlight_file
 
-    from worker.data import read_examples, read_matrix
-    from worker.refs import DataRef
+    from worker.data.read import read_examples, read_matrix
+    from worker.data.refs import DataRef
 
     ref = DataRef(uri=path.as_uri())
     roots = [path.parent]

@@ -1,7 +1,7 @@
 """LightTouch paper §6 on the paper-shaped lattice problem: FullTouch, LightTouch variants and
 projected SGD, compared on objective, constraint checks and wall time (Figures 1-3).
 
-The problem (``bench/lattice_problem.py``): 2^12 lattice (d = 4096) with simplex
+The problem (:mod:`worker.datasets.lattice`): 2^12 lattice (d = 4096) with simplex
 interpolation, m = 24,576 monotonicity constraints, box [-10, 10], pairwise hinge loss over
 ``--pairs`` synthetic pairs. It is generated once and cached under ``--cache-dir``.
 
@@ -45,7 +45,6 @@ os.environ["OPENBLAS_NUM_THREADS"] = "1"
 os.environ["MKL_NUM_THREADS"] = "1"
 
 import argparse
-import importlib.util
 import json
 import math
 import platform
@@ -66,13 +65,14 @@ import matplotlib.pyplot as plt
 
 from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.methods import SolverOptions, Trajectory, group_count, run_algorithm
-from worker.compile import compile_problem
-from worker.evaluate import evaluate_point
+from worker.candidates.scores import evaluate_point
+from worker.datasets import lattice
 from worker.kernels.constraints import max_violation
-from worker.problem import CompiledProblem
+from worker.pipeline.solve import solve
+from worker.problem.compile import compile_problem
+from worker.problem.compiled import CompiledProblem
 from worker.projection import project
-from worker.solve import solve
-from worker.spec import parse_spec
+from worker.spec.models import parse_spec
 
 BENCH_DIR = Path(__file__).resolve().parent
 RESULTS = BENCH_DIR / "results"
@@ -226,9 +226,8 @@ def make_settings(args: argparse.Namespace) -> Settings:
     def pick(value, full, small):
         return value if value is not None else (small if quick else full)
 
-    generator = load_generator()
-    pairs = pick(args.pairs, generator.PAPER_PAIRS, 20_000)
-    dims = pick(args.dims, generator.PAPER_DIMS, 8)
+    pairs = pick(args.pairs, lattice.PAPER_PAIRS, 20_000)
+    dims = pick(args.dims, lattice.PAPER_DIMS, 8)
     cache_root = args.cache_dir or Path(tempfile.gettempdir()) / "lighttouch-bench"
     return Settings(
         pairs=pairs, dims=dims, seed=args.seed,
@@ -249,16 +248,6 @@ def make_settings(args: argparse.Namespace) -> Settings:
 # --------------------------------------------------------------------------- problem
 
 
-def load_generator():
-    """Import ``bench/lattice_problem.py`` (``bench`` is not a package)."""
-    spec = importlib.util.spec_from_file_location("lattice_problem",
-                                                  BENCH_DIR / "lattice_problem.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("lattice_problem", module)
-    spec.loader.exec_module(module)
-    return module
-
-
 def ensure_problem(settings: Settings) -> tuple[Path, float]:
     """Reuse the cached problem or generate it.
 
@@ -268,14 +257,13 @@ def ensure_problem(settings: Settings) -> tuple[Path, float]:
     seconds : float
         Generation time (0 when reused).
     """
-    generator = load_generator()
     directory = settings.cache_dir
-    spec_path = directory / generator.SPEC_NAME
+    spec_path = directory / lattice.SPEC_NAME
     files = [spec_path, directory / "positive.npz", directory / "negative.npz"]
     if all(path.exists() for path in files):
         return spec_path, 0.0
     began = time.perf_counter()
-    spec_path = generator.write_problem(directory, settings.pairs, settings.dims,
+    spec_path = lattice.write_problem(directory, settings.pairs, settings.dims,
                                         seed=settings.seed)
     return spec_path, time.perf_counter() - began
 
@@ -293,10 +281,9 @@ def load_problem(spec_path: Path) -> tuple[dict, CompiledProblem, float]:
 
 def solver_options(settings: Settings, **overrides) -> SolverOptions:
     """The paper's hyperparameters (gamma fixed at 1) with ``overrides``."""
-    generator = load_generator()
     base = dict(iterations=settings.iterations, time_limit_s=settings.time_limit_s,
-                seed=settings.seed, gamma=generator.GAMMA, eta_w=generator.ETA_W,
-                eta_p=generator.ETA_P, minibatch=None, candidates=2 * SNAPSHOTS)
+                seed=settings.seed, gamma=lattice.GAMMA, eta_w=lattice.ETA_W,
+                eta_p=lattice.ETA_P, minibatch=None, candidates=2 * SNAPSHOTS)
     return SolverOptions(**(base | overrides))
 
 
@@ -643,10 +630,9 @@ def comparisons(metrics: dict[str, dict]) -> dict:
 
 def pipeline_run(spec: dict, spec_path: Path, settings: Settings) -> dict:
     """One ``worker.solve.solve`` of LightTouch (lazy): shrinking LP and projected mean."""
-    generator = load_generator()
     spec = dict(spec, solver={
         "algorithm": "lighttouch", "iterations": settings.iterations, "seed": settings.seed,
-        "gamma": generator.GAMMA, "eta_w": generator.ETA_W, "eta_p": generator.ETA_P,
+        "gamma": lattice.GAMMA, "eta_w": lattice.ETA_W, "eta_p": lattice.ETA_P,
         "p_update": "lazy", "time_limit_s": settings.time_limit_s},
         output={"mixture": False, "project": True})
     began = time.perf_counter()

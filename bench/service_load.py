@@ -43,8 +43,7 @@ import matplotlib
 import numpy as np
 from httpx_sse import aconnect_sse
 
-from tests.service.conftest import spec
-from tests.service.stack import KEYS, RedisServer, Stack
+from service.local_stack import KEYS, RedisServer, Stack, small_spec
 from worker import solve
 
 matplotlib.use("Agg")
@@ -52,7 +51,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 HEADERS = {"Authorization": f"Bearer {KEYS['alpha']}"}
-SMALL = spec()
+SMALL = small_spec()
 
 
 def percentiles(samples_s: list[float]) -> dict[str, float]:
@@ -121,11 +120,11 @@ async def follow_job(url: str, body: dict) -> tuple[float, list[float], bytes]:
 def calibrated_spec(job_seconds: float) -> dict:
     """:func:`spec` with as many iterations as ``job_seconds`` of solving in this process."""
     probe = 200_000
-    solve(spec(iterations=probe))                      # warm the kernels
+    solve(small_spec(iterations=probe))                      # warm the kernels
     began = time.perf_counter()
-    solve(spec(iterations=probe))
+    solve(small_spec(iterations=probe))
     per_s = probe / (time.perf_counter() - began)
-    return spec(iterations=int(per_s * job_seconds))
+    return small_spec(iterations=int(per_s * job_seconds))
 
 
 def overhead(url: str, body: dict, repeats: int) -> tuple[dict, list[float]]:

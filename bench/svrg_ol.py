@@ -47,12 +47,12 @@ from sklearn.datasets import dump_svmlight_file
 
 from worker.algorithms.methods import run_algorithm
 from worker.algorithms.svrg_schedule import SvrgOptions, schedule
-from worker.compile import compile_problem
-from worker.distributed import DaskSettings, open_partitioned
+from worker.distributed.batch import DaskSettings, open_partitioned
+from worker.distributed.partitions import plan_partitions
 from worker.kernels.objective import loss_slope, row_dot
-from worker.partitions import plan_partitions
-from worker.solve import solver_options
-from worker.spec import parse_spec
+from worker.pipeline.solve import solver_options
+from worker.problem.compile import compile_problem
+from worker.spec.models import parse_spec
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -112,7 +112,7 @@ def matched(curve: list[dict], reference: list[dict]) -> dict:
 
 def run_svrg(path: Path, root: Path, features: int, steps: int, learner: str,
              workers: int, train: tuple, held_out: tuple) -> dict:
-    """One svrg_ol job as :func:`worker.solve` runs it on a file: the driver plans the
+    """One svrg_ol job as :func:`worker.pipeline.solve` runs it on a file: the driver plans the
     partitions and the batch phase (in-process or Dask workers) reads them itself; the
     curve is scored on ``train`` and ``held_out`` (features, labels)."""
     model = parse_spec(spec_for(path, features, steps, learner, workers))

@@ -21,7 +21,7 @@ from service.metrics import HttpMetrics, metrics_registry
 from service.openapi import openapi_schema
 from service.routes import health, jobs
 from service.settings import Settings, load_settings
-from worker.jobs import job_queue, reap_abandoned
+from worker.queue.jobs import job_queue, reap_abandoned
 
 log = logging.getLogger(__name__)
 

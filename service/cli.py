@@ -39,7 +39,7 @@ def _worker(args: argparse.Namespace) -> int:
     from redis import Redis
 
     from service.settings import load_settings
-    from worker.jobs import run_worker
+    from worker.queue.jobs import run_worker
 
     settings = load_settings()
     run_worker(Redis.from_url(settings.redis_url), heartbeat_s=settings.heartbeat_s,

@@ -22,7 +22,7 @@ from rq.job import Job
 from starlette.responses import Response, StreamingResponse
 
 from service.jobs import rq_state
-from worker.jobs import EVENTS, OUTCOME, TERMINAL, JobState, key
+from worker.queue.jobs import EVENTS, OUTCOME, TERMINAL, JobState, key
 
 MEDIA_TYPE = "text/event-stream"
 #: Client reconnection delay advertised with the first event of every stream (ms).

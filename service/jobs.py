@@ -1,6 +1,6 @@
 """Job operations behind the routes: submit, look up for a tenant, cancel, list, fetch results.
 
-Keys the API owns besides those of :mod:`worker.jobs`: ``lighttouch:jobs:{tenant}`` (sorted
+Keys the API owns besides those of :mod:`worker.queue.jobs`: ``lighttouch:jobs:{tenant}`` (sorted
 set of the tenant's job ids by submit time, for listing) and
 ``lighttouch:idempotency:{tenant}:{sha256(key)}`` (the first answer to an ``Idempotency-Key``).
 """
@@ -24,7 +24,7 @@ from rq.job import Job, JobStatus
 from service.errors import JobConflict, JobNotFound, TooManyJobs
 from service.models import JobPage, JobProgress, JobView, Submitted, job_links
 from service.settings import Settings
-from worker.jobs import (
+from worker.queue.jobs import (
     ACTIVE,
     OUTCOME,
     PROGRESS,
@@ -41,7 +41,7 @@ from worker.jobs import (
     publish,
     run_job,
 )
-from worker.spec import Spec
+from worker.spec.models import Spec
 
 JOB_ID = re.compile(r"[0-9a-f]{32}")
 #: Newest jobs kept in a tenant's listing index.

@@ -1,6 +1,6 @@
 """Prometheus metrics: HTTP latency measured here, queue and job figures read from Redis.
 
-Job figures are cluster-wide (every worker writes them to Redis, see :mod:`worker.jobs`), so
+Job figures are cluster-wide (every worker writes them to Redis, see :mod:`worker.queue.jobs`), so
 any API replica reports the same numbers.
 """
 
@@ -16,7 +16,7 @@ from redis import Redis
 from rq.registry import StartedJobRegistry
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from worker.jobs import (
+from worker.queue.jobs import (
     DURATION_BUCKETS_S,
     METRICS_KEY,
     QUEUE_NAME,

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
-from worker.jobs import JobState
+from worker.queue.jobs import JobState
 
 
 class ApiModel(BaseModel):

@@ -15,7 +15,7 @@ from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel
 
 from service.problems import Problem
-from worker.spec import Spec
+from worker.spec.models import Spec
 
 COMMITTED = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
 

@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from service.errors import HTTPError, InvalidRequest, NotReady
 from worker.errors import LightTouchError
-from worker.spec import format_location
+from worker.spec.models import format_location
 
 MEDIA_TYPE = "application/problem+json"
 TYPE_PREFIX = "urn:lighttouch:problem:"

@@ -10,7 +10,7 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from service.errors import ConfigError
-from worker.data_settings import DataSettings
+from worker.data.settings import DataSettings
 
 TENANT_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 MIB = 1024 * 1024

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from tests import reference
-from worker.problem import CompiledProblem
+from worker.problem.compiled import CompiledProblem
 
 
 def proximal(problem: CompiledProblem, linear: np.ndarray, weight: float,

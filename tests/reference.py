@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from worker.kernels.random import seed_state
-from worker.problem import LOSS_HINGE, LOSS_LOGISTIC, QUADRATIC, CompiledProblem
+from worker.problem.compiled import LOSS_HINGE, LOSS_LOGISTIC, QUADRATIC, CompiledProblem
 
 MASK = (1 << 64) - 1
 

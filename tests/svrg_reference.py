@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from tests.reference import Xoroshiro, loss_slope
-from worker.problem import CompiledProblem
+from worker.problem.compiled import CompiledProblem
 
 MASK = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15

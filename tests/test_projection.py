@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy.optimize import nnls
 
 import worker.projection as projection
-from worker.problem import ConstraintSet
+from worker.problem.compiled import ConstraintSet
 from worker.projection import Projection, project
 
 TOL_X = 1e-6          # agreement with the CVXPY reference

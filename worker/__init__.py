@@ -3,8 +3,8 @@
 ``from worker import solve`` — ``solve(spec, progress=None) -> Result`` (DESIGN §7).
 """
 
+from worker.pipeline.solve import solve
 from worker.result import Result
-from worker.solve import solve
-from worker.spec import Spec, parse_spec
+from worker.spec.models import Spec, parse_spec
 
 __all__ = ["Result", "Spec", "parse_spec", "solve"]

@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from worker.algorithms.loop import Progress as SolverProgress
 from worker.errors import LightTouchError, SpecError
-from worker.validate import summarize_spec
+from worker.pipeline.validate import summarize_spec
 
 _console = Console(stderr=True)
 
@@ -36,7 +36,7 @@ def _read_spec(path: str) -> Any:
 
 
 def _solve(args: argparse.Namespace) -> int:
-    from worker.solve import solve
+    from worker.pipeline.solve import solve
 
     spec = _read_spec(args.spec)
     columns = (TextColumn("[bold]{task.description}"), BarColumn(),
@@ -72,9 +72,9 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _predict(args: argparse.Namespace) -> int:
-    from worker.data import read_matrix
+    from worker.data.read import read_matrix
+    from worker.data.refs import DataRef
     from worker.mixture import Mixture
-    from worker.refs import DataRef
 
     mixture = Mixture.from_result(_read_spec(args.result))
     examples = Path(args.examples).resolve()

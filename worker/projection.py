@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from scipy.optimize import isotonic_regression
 from scipy.sparse.linalg import splu
 
-from worker.problem import ConstraintSet
+from worker.problem.compiled import ConstraintSet
 
 #: Residual violation (relative to max(1, |point|_inf, |b|_inf)) still labelled "optimal".
 FEASIBILITY_TOL = 1e-7

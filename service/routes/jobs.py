@@ -12,9 +12,9 @@ from service.deps import Body, QueueDep, RedisDep, SettingsDep, StreamRedisDep, 
 from service.jobs import MAX_LISTED_JOBS
 from service.models import JobPage, JobView, SpecSummary, Submitted
 from service.problems import problem_responses
+from worker.pipeline.validate import summarize_spec
 from worker.result import Result
-from worker.spec import parse_spec
-from worker.validate import summarize_spec
+from worker.spec.models import parse_spec
 
 router = APIRouter(prefix="/v1", tags=["jobs"], responses=problem_responses(401, 422, 503))
 

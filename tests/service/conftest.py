@@ -2,34 +2,19 @@
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Iterator
 
 import httpx
 import pytest
 
-from tests.service.stack import RedisServer, Stack, wait_for
+from service.local_stack import RedisServer, Stack, small_spec, wait_for
 
 #: A small problem that solves in a fraction of a second.
-SMALL_SPEC = {
-    "spec_version": 1, "dimension": 4, "bounds": {"lower": -1, "upper": 1},
-    "objective": {"type": "quadratic", "Q": [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0],
-                                             [0, 0, 0, 1]], "c": [1, -1, 0.5, 0]},
-    "constraints": [{"type": "ordering", "chain": [0, 1, 2, 3]}],
-    "solver": {"iterations": 20000, "seed": 1},
-}
-
-
-def spec(iterations: int = 20000, time_limit_s: float = 600.0, seed: int = 1) -> dict:
-    """:data:`SMALL_SPEC` with another iteration count, time limit or seed."""
-    copied = copy.deepcopy(SMALL_SPEC)
-    copied["solver"].update(iterations=iterations, time_limit_s=time_limit_s, seed=seed)
-    return copied
 
 
 #: A job that runs until it is cancelled or killed (a long numba loop).
-LONG_SPEC = spec(iterations=10**9, time_limit_s=600)
+LONG_SPEC = small_spec(iterations=10**9, time_limit_s=600)
 
 
 @pytest.fixture(scope="session")

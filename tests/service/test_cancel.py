@@ -7,15 +7,8 @@ import time
 
 from httpx_sse import connect_sse
 
-from tests.service.conftest import (
-    LONG_SPEC,
-    problem,
-    spec,
-    submit,
-    wait_progress,
-    wait_status,
-)
-from tests.service.stack import Stack
+from service.local_stack import Stack, small_spec
+from tests.service.conftest import LONG_SPEC, problem, submit, wait_progress, wait_status
 
 
 def stream_of(client, job_id: str) -> list:
@@ -30,7 +23,7 @@ def test_cancelling_a_running_job_stops_its_process_and_the_worker_takes_the_nex
         wait_progress(client, running)
         started = time.monotonic()
         cancelled = client.delete(f"/v1/jobs/{running}")
-        following = submit(client, spec())
+        following = submit(client, small_spec())
         wait_status(client, following, {"succeeded"}, timeout_s=5)
         elapsed = time.monotonic() - started
         events = stream_of(client, running)
@@ -47,12 +40,12 @@ def test_cancelling_a_queued_job_drops_it_from_the_queue(service: Stack):
     with service.client() as client:
         blocker = submit(client, LONG_SPEC)
         wait_progress(client, blocker)
-        queued = submit(client, spec())
+        queued = submit(client, small_spec())
         cancelled = client.delete(f"/v1/jobs/{queued}")
         with service.redis() as redis:
             still_queued = queued.encode() in redis.lrange("rq:queue:lighttouch", 0, -1)
         client.delete(f"/v1/jobs/{blocker}")
-        after = submit(client, spec())
+        after = submit(client, small_spec())
         wait_status(client, after, {"succeeded"}, timeout_s=5)
         statuses = [json.loads(event.data)["status"] for event in stream_of(client, queued)]
 
@@ -62,7 +55,7 @@ def test_cancelling_a_queued_job_drops_it_from_the_queue(service: Stack):
 
 def test_cancel_is_idempotent_and_refused_once_a_job_has_succeeded(service: Stack):
     with service.client() as client:
-        done = submit(client, spec())
+        done = submit(client, small_spec())
         wait_status(client, done, {"succeeded"})
         refused = problem(client.delete(f"/v1/jobs/{done}"), 409)
         long = submit(client, LONG_SPEC)

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from tests.service.conftest import spec, submit, wait_status
-from tests.service.stack import KEYS, REPO, Stack, wait_for
+from service.local_stack import KEYS, REPO, Stack, small_spec, wait_for
+from tests.service.conftest import submit, wait_status
 
 
 def lighttouch(*args: str, cwd) -> subprocess.CompletedProcess:
@@ -23,7 +23,7 @@ def lighttouch(*args: str, cwd) -> subprocess.CompletedProcess:
 
 def test_submit_follows_the_job_and_writes_the_result_as_the_api_returns_it(service: Stack,
                                                                            tmp_path):
-    (tmp_path / "spec.json").write_text(json.dumps(spec()))
+    (tmp_path / "spec.json").write_text(json.dumps(small_spec()))
     done = lighttouch("submit", "spec.json", "--url", service.url, "--api-key", KEYS["alpha"],
                       "--follow", "-o", "result.json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -35,7 +35,7 @@ def test_submit_follows_the_job_and_writes_the_result_as_the_api_returns_it(serv
 
 
 def test_submit_reports_a_refused_key_and_an_unreachable_service(service: Stack, tmp_path):
-    (tmp_path / "spec.json").write_text(json.dumps(spec()))
+    (tmp_path / "spec.json").write_text(json.dumps(small_spec()))
     refused = lighttouch("submit", "spec.json", "--url", service.url, "--api-key", "nope-nope",
                          cwd=tmp_path)
     unreachable = lighttouch("submit", "spec.json", "--url", "http://127.0.0.1:9",
@@ -49,7 +49,7 @@ def test_submit_follow_survives_an_api_restart(redis_server, tmp_path):
     stack = Stack(redis_server.url(6), tmp_path / "logs")
     stack.start_api()
     stack.start_worker()
-    (tmp_path / "spec.json").write_text(json.dumps(spec(iterations=900_000)))
+    (tmp_path / "spec.json").write_text(json.dumps(small_spec(iterations=900_000)))
     try:
         follower = subprocess.Popen(
             [sys.executable, "-m", "service.cli", "submit", "spec.json", "--url", stack.url,
@@ -74,7 +74,7 @@ def test_a_burst_worker_drains_the_queue_and_exits(redis_server, tmp_path):
     stack.start_api()
     try:
         with stack.client() as client:
-            jobs = [submit(client, spec(seed=seed)) for seed in (1, 2)]
+            jobs = [submit(client, small_spec(seed=seed)) for seed in (1, 2)]
             burst = subprocess.run([sys.executable, "-m", "service.cli", "worker", "--burst"],
                                    cwd=REPO, env=stack.env, capture_output=True, timeout=120)
             statuses = [wait_status(client, job, {"succeeded", "failed"}, 5)["status"]

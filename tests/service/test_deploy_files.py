@@ -6,7 +6,7 @@ import re
 
 import yaml
 
-from tests.service.stack import REPO
+from service.local_stack import REPO
 
 
 def compose() -> dict:

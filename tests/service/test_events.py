@@ -9,11 +9,11 @@ import httpx
 import pytest
 from httpx_sse import connect_sse
 
-from tests.service.conftest import event_ids, problem, spec, submit, wait_progress
-from tests.service.stack import Stack
+from service.local_stack import Stack, small_spec
+from tests.service.conftest import event_ids, problem, submit, wait_progress
 
 #: About two seconds of solving, with dozens of progress events.
-TIMED_SPEC = spec(iterations=600_000)
+TIMED_SPEC = small_spec(iterations=600_000)
 
 
 def read_events(client: httpx.Client, job_id: str, last_event_id: str | None = None,
@@ -44,7 +44,7 @@ def test_reconnecting_with_last_event_id_yields_every_event_exactly_once(service
 
 def test_a_client_that_saw_the_final_event_gets_204(service: Stack):
     with service.client() as client:
-        job_id = submit(client, spec())
+        job_id = submit(client, small_spec())
         events = read_events(client, job_id)
         again = client.get(f"/v1/jobs/{job_id}/events", headers={"Last-Event-ID": events[-1].id})
         replay = read_events(client, job_id)
@@ -56,7 +56,7 @@ def test_a_client_that_saw_the_final_event_gets_204(service: Stack):
 def test_a_waiting_stream_sends_keep_alives_and_ends_when_the_job_is_cancelled(
         idle_service: Stack):
     with idle_service.client() as client, idle_service.client() as other:
-        job_id = submit(client, spec())
+        job_id = submit(client, small_spec())
         lines = []
         with client.stream("GET", f"/v1/jobs/{job_id}/events") as response:
             for line in response.iter_lines():
@@ -71,7 +71,7 @@ def test_a_waiting_stream_sends_keep_alives_and_ends_when_the_job_is_cancelled(
 
 def test_a_malformed_last_event_id_is_422(service: Stack):
     with service.client() as client:
-        job_id = submit(client, spec())
+        job_id = submit(client, small_spec())
         body = problem(client.get(f"/v1/jobs/{job_id}/events",
                                   headers={"Last-Event-ID": "yesterday"}), 422)
     assert body["errors"][0]["path"] == "header.last-event-id"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.service.conftest import problem, spec, submit, wait_status
-from tests.service.stack import Stack, free_port
+from service.local_stack import Stack, free_port, small_spec
+from tests.service.conftest import problem, submit, wait_status
 
 
 def test_readiness_needs_a_live_worker(service: Stack, idle_service: Stack):
@@ -18,7 +18,7 @@ def test_readiness_needs_a_live_worker(service: Stack, idle_service: Stack):
 
 def test_metrics_report_queue_jobs_durations_and_http_latency(service: Stack):
     with service.client() as client:
-        wait_status(client, submit(client, spec()), {"succeeded"})
+        wait_status(client, submit(client, small_spec()), {"succeeded"})
         text = client.get("/metrics").text
     samples = {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
                for family in text_string_to_metric_families(text) for sample in family.samples}
@@ -41,7 +41,7 @@ def test_requests_while_redis_is_down_are_503(tmp_path):
     try:
         with stack.client() as client:
             listing = problem(client.get("/v1/jobs"), 503)
-            submitting = problem(client.post("/v1/jobs", json=spec()), 503)
+            submitting = problem(client.post("/v1/jobs", json=small_spec()), 503)
             ready = problem(client.get("/readyz"), 503)
     finally:
         stack.stop_api()

@@ -10,17 +10,16 @@ import sys
 import numpy as np
 from httpx_sse import connect_sse
 
+from service.local_stack import Stack, small_spec, wait_for
 from tests.service.conftest import (
     LONG_SPEC,
     SMALL_SPEC,
     event_ids,
     problem,
-    spec,
     submit,
     wait_progress,
     wait_status,
 )
-from tests.service.stack import Stack, wait_for
 
 TIMING_STATS = {"wall_s", "load_s", "solve_s", "lp_s", "projection_s"}
 
@@ -127,7 +126,7 @@ def test_every_record_of_an_ended_job_expires_with_the_result(service: Stack):
 
 
 def test_a_spec_the_engine_rejects_ends_failed_naming_the_field(service: Stack):
-    bad = spec()
+    bad = small_spec()
     bad["constraints"] = [{"type": "ordering", "chain": [0, 9]}]   # index past dimension 4
     with service.client() as client:
         job_id = submit(client, bad)

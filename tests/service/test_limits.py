@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 
-from tests.service.conftest import LONG_SPEC, problem, spec, submit
-from tests.service.stack import Stack
+from service.local_stack import Stack, small_spec
+from tests.service.conftest import LONG_SPEC, problem, submit
 
 LIMIT = 65536   # LIGHTTOUCH_MAX_BODY_BYTES of the idle stack
 
 
 def large_spec() -> dict:
-    body = spec()
+    body = small_spec()
     body["name"] = "x" * LIMIT
     return body
 
@@ -27,9 +27,9 @@ def test_an_oversized_body_is_413(idle_service: Stack):
 
 
 def test_an_invalid_spec_is_422_naming_the_field(idle_service: Stack):
-    bad_iterations = spec()
+    bad_iterations = small_spec()
     bad_iterations["solver"]["iterations"] = -5
-    unknown_field = dict(spec(), colour="blue")
+    unknown_field = dict(small_spec(), colour="blue")
     with idle_service.client() as client:
         iterations = problem(client.post("/v1/jobs", json=bad_iterations), 422)
         unknown = problem(client.post("/v1/jobs", json=unknown_field), 422)
@@ -46,7 +46,7 @@ def test_an_invalid_spec_is_422_naming_the_field(idle_service: Stack):
 
 def test_validate_reports_sizes_and_the_algorithm(idle_service: Stack):
     with idle_service.client() as client:
-        summary = client.post("/v1/validate", json=spec()).json()
+        summary = client.post("/v1/validate", json=small_spec()).json()
     assert summary["valid"] and summary["sizes"] == {"d": 4, "m": 3, "n": 0}
     assert summary["algorithm"] == "fulltouch" and summary["memory_estimate_bytes"] > 0
 
@@ -71,9 +71,9 @@ def test_the_active_job_cap_is_429_with_retry_after(idle_service: Stack):
 def test_a_repeated_idempotency_key_replays_the_first_answer(idle_service: Stack):
     key = {"Idempotency-Key": "order-7"}
     with idle_service.client("alpha") as client:
-        first = client.post("/v1/jobs", json=spec(), headers=key)
-        again = client.post("/v1/jobs", json=spec(), headers=key)
-        different = client.post("/v1/jobs", json=spec(seed=2), headers=key)
+        first = client.post("/v1/jobs", json=small_spec(), headers=key)
+        again = client.post("/v1/jobs", json=small_spec(), headers=key)
+        different = client.post("/v1/jobs", json=small_spec(seed=2), headers=key)
         listed = [job["id"] for job in client.get("/v1/jobs").json()["jobs"]]
         client.delete(f"/v1/jobs/{first.json()['id']}")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.service.conftest import problem, spec, submit, wait_status
-from tests.service.stack import Stack
+from service.local_stack import Stack, small_spec
+from tests.service.conftest import problem, submit, wait_status
 
 JOB_ROUTES = [("GET", ""), ("GET", "/result"), ("GET", "/solution.npy"), ("GET", "/events"),
               ("DELETE", "")]
@@ -15,7 +15,7 @@ JOB_ROUTES = [("GET", ""), ("GET", "/result"), ("GET", "/solution.npy"), ("GET",
 def alphas_job(service: Stack) -> str:
     """A succeeded job of tenant alpha."""
     with service.client("alpha") as client:
-        job_id = submit(client, spec())
+        job_id = submit(client, small_spec())
         wait_status(client, job_id, {"succeeded"})
     return job_id
 
@@ -30,7 +30,7 @@ def test_another_tenants_job_is_not_found(service: Stack, alphas_job: str, metho
 
 def test_listing_shows_only_the_callers_jobs(service: Stack, alphas_job: str):
     with service.client("alpha") as alpha, service.client("beta") as beta:
-        betas_job = submit(beta, spec())
+        betas_job = submit(beta, small_spec())
         alpha_ids, beta_ids = ({job["id"] for job in client.get(
             "/v1/jobs", params={"limit": 100}).json()["jobs"]} for client in (alpha, beta))
     assert alphas_job in alpha_ids and alphas_job not in beta_ids
@@ -47,6 +47,6 @@ def test_a_missing_or_unknown_key_is_401(service: Stack, alphas_job: str, author
     headers = {"Authorization": authorization} if authorization else {}
     with service.client(None) as anonymous:
         response = anonymous.request(method, path.format(id=alphas_job), headers=headers,
-                                     json=spec() if method == "POST" else None)
+                                     json=small_spec() if method == "POST" else None)
     problem(response, 401)
     assert response.headers["www-authenticate"].startswith("Bearer")

@@ -5,12 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.service.stack import REPO
+from service.local_stack import REPO
 
 CHECK = """
 import os, time
 import numba.np.ufunc.parallel as parallel
-from worker.jobs import warm_up
+from worker.queue.jobs import warm_up
 from worker import solve
 warm_up()
 assert not parallel._is_initialized, "warm-up started numba's thread pool"

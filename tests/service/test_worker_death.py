@@ -11,9 +11,9 @@ from collections.abc import Iterator
 import pytest
 from httpx_sse import connect_sse
 
-from tests.service.conftest import LONG_SPEC, spec, submit, wait_progress, wait_status
-from tests.service.stack import RedisServer, Stack, children, wait_for
-from worker.jobs import MISSED_HEARTBEATS
+from service.local_stack import RedisServer, Stack, children, small_spec, wait_for
+from tests.service.conftest import LONG_SPEC, submit, wait_progress, wait_status
+from worker.queue.jobs import MISSED_HEARTBEATS
 
 HEARTBEAT_S = 1
 #: The documented bound for a dead worker, plus slack for a loaded test machine.
@@ -48,7 +48,7 @@ def test_a_killed_work_horse_fails_its_job_at_once_and_the_worker_goes_on(stack:
         job_id, horse = running_horse(stack, client)
         os.kill(horse, signal.SIGKILL)
         failed = wait_status(client, job_id, {"failed"}, timeout_s=5)
-        following = submit(client, spec())
+        following = submit(client, small_spec())
         wait_status(client, following, {"succeeded"}, timeout_s=10)
         event = final_event(client, job_id)
     stack.stop_workers()

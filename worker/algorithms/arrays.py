@@ -16,7 +16,7 @@ from worker.kernels.layout import (
 )
 from worker.kernels.random import seed_state
 from worker.kernels.sumtree import new_tree
-from worker.problem import QUADRATIC, CompiledProblem
+from worker.problem.compiled import QUADRATIC, CompiledProblem
 
 
 def _csr_parts(matrix: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

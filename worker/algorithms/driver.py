@@ -22,7 +22,7 @@ from worker.kernels.layout import (
     ProblemArrays,
 )
 from worker.kernels.objective import objective_value
-from worker.problem import CompiledProblem
+from worker.problem.compiled import CompiledProblem
 
 
 @dataclass

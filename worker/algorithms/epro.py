@@ -48,7 +48,7 @@ from worker.kernels.epro import epro_sgd_steps
 from worker.kernels.layout import CHECKS, GRADIENT_SAMPLES, ITERATION, N_COUNTERS, ProblemArrays
 from worker.kernels.objective import objective_value
 from worker.kernels.random import seed_state
-from worker.problem import CompiledProblem
+from worker.problem.compiled import CompiledProblem
 from worker.projection import project
 
 #: T_1 of Theorem 1.

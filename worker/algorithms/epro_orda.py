@@ -35,7 +35,7 @@ from worker.algorithms.loop import ProgressCallback
 from worker.algorithms.methods import SolverOptions, Trajectory
 from worker.kernels.layout import ITERATION
 from worker.kernels.orda import OrdaState, orda_steps
-from worker.problem import CompiledProblem
+from worker.problem.compiled import CompiledProblem
 
 #: T_1 of Theorem 3.
 FIRST_EPOCH = 16

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from worker.spec import Game
+from worker.spec.models import Game
 
 
 @dataclass(frozen=True)

@@ -56,8 +56,8 @@ from worker.kernels.games import (
 from worker.kernels.layout import CHECKS, GRADIENT_SAMPLES, ITERATION, N_COUNTERS
 from worker.kernels.objective import objective_value
 from worker.kernels.random import seed_state
-from worker.problem import CompiledProblem
-from worker.rates import RateForm, RateSet
+from worker.problem.compiled import CompiledProblem
+from worker.problem.rates import RateForm, RateSet
 
 #: Examples per step for f and for the rate estimates (Cotter et al. §6.2).
 DEFAULT_BATCH = 100

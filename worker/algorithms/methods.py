@@ -71,7 +71,7 @@ from worker.kernels.layout import (
     MODE_PLAIN,
     ProblemArrays,
 )
-from worker.problem import CompiledProblem
+from worker.problem.compiled import CompiledProblem
 from worker.projection import project
 
 FULLTOUCH_MAX_M = 16

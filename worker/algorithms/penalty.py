@@ -21,7 +21,7 @@ from scipy.optimize import lsq_linear
 
 from worker.kernels.layout import ProblemArrays
 from worker.kernels.objective import objective_gradient
-from worker.problem import CompiledProblem
+from worker.problem.compiled import CompiledProblem
 
 #: Constraints within this distance of binding (relative to max(1, |w|_inf)) count as active.
 ACTIVE_TOLERANCE = 1e-2

@@ -2,7 +2,7 @@
 
 Round k of the schedule (:mod:`worker.algorithms.svrg_schedule`):
 
-1. batch phase: grad F^(v_k) over N^_k examples (:mod:`worker.distributed`, in this process
+1. batch phase: grad F^(v_k) over N^_k examples (:mod:`worker.distributed.batch`, in this process
    or on Dask) — one communication round; when the examples stay in partitions the driver
    does not hold, the round also returns about T_k k_f of them, which the serial phase draws
    from;
@@ -32,7 +32,7 @@ from worker.algorithms.loop import ChunkedLoop, Progress, ProgressCallback
 from worker.algorithms.methods import SolverOptions, Trajectory, group_count, lazy_update
 from worker.algorithms.penalty import multiplier_mass, raised_gamma
 from worker.algorithms.svrg_schedule import schedule
-from worker.distributed import open_batch_phase
+from worker.distributed.batch import open_batch_phase
 from worker.errors import SpecError
 from worker.kernels.constraints import max_violation
 from worker.kernels.distribution import init_distribution, rebase_distribution
@@ -41,7 +41,7 @@ from worker.kernels.layout import CHECKS, GRADIENT_SAMPLES, ITERATION, MODE_LIGH
 from worker.kernels.objective import objective_value
 from worker.kernels.online import LEARNER_CODES, new_slots
 from worker.kernels.svrg import SerialRun, serial_steps
-from worker.problem import QUADRATIC, CompiledProblem
+from worker.problem.compiled import QUADRATIC, CompiledProblem
 
 #: (k_f, k_g, k_p) when ``minibatch`` is automatic.
 DEFAULT_MINIBATCH = (1, 2, 8)

@@ -5,7 +5,7 @@ Constraints are ordered linear first (i < m_l, g_i = a_i.w - b_i, its own proxy)
 (a :class:`~worker.rates.RateForm`: entries (k, weight, sign) per example, sign +1 for
 1[s > 0] and -1 for 1[s <= 0], each indicator's surrogate an upper bound of it: the hinge
 max(0, 1 + sign s), convex, or the ramp min(1, max(0, 1 + sign s)), non-convex; see
-:mod:`worker.rates`). lambda has m+1 entries, lambda[0] weighing the objective.
+:mod:`worker.problem.rates`). lambda has m+1 entries, lambda[0] weighing the objective.
 
 * LAGRANGIAN (Definition 1, Algorithm 3 in the appendix): theta by SGD on f + sum lambda_i g~_i,
   lambda by projected gradient ascent on {lambda >= 0, ||lambda||_1 <= R} with the same

@@ -10,12 +10,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from worker.problem import LOSS_HINGE, LOSS_LOGISTIC, LOSS_SQUARED
+from worker.problem.compiled import LOSS_HINGE, LOSS_LOGISTIC, LOSS_SQUARED
 
 
 @njit(cache=True, inline="always")
 def loss_value(kind, score, label):
-    """loss(s, y) for a loss code of :mod:`worker.problem`."""
+    """loss(s, y) for a loss code of :mod:`worker.problem.compiled`."""
     if kind == LOSS_HINGE:
         return max(0.0, 1.0 - label * score)
     if kind == LOSS_LOGISTIC:

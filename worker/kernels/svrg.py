@@ -52,7 +52,7 @@ SerialRun = namedtuple("SerialRun", [
 ])
 
 Rows = namedtuple("Rows", [
-    "kind",                       # loss code (worker.problem)
+    "kind",                       # loss code (worker.problem.compiled)
     "indptr", "indices", "data",  # the partition's examples, CSR (rows, d)
     "labels",                     # (rows,)
     "first_row",                  # global index of the partition's first row

@@ -1,0 +1,190 @@
+"""The game kernels: TFCO's published lambda-player sequences, stationarity, the Lagrangian
+multiplier projection, and the whole game step against a numpy reference."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from tests import reference
+from tests.problems import random_problem
+from worker.algorithms.arrays import problem_arrays
+from worker.algorithms.games import initial_state, rate_arrays
+from worker.kernels.games import (
+    LAGRANGIAN,
+    PROXY_EXTERNAL,
+    PROXY_SWAP,
+    SURROGATE_HINGE,
+    SURROGATE_RAMP,
+    GameConfig,
+    external_regret_update,
+    game_steps,
+    normalize_log_columns,
+    project_multipliers,
+    stationary_distribution,
+    swap_regret_update,
+)
+from worker.problem.compiled import CompiledProblem
+from worker.problem.rates import build_rate_set
+
+CONSTANT_CONSTRAINTS = np.array([0.6, -0.1, 0.4])
+FLOOR = math.log(1e-3 / 4)
+
+# TFCO, proxy_lagrangian_optimizer_test.py, test_multiplicative_swap_proxy_lagrangian_optimizer:
+# constant constraints (0.6, -0.1, 0.4), initial_multiplier_radius 0.8, constraint step 1.0.
+TFCO_SWAP_STATES = [
+    [[0.4, 0.4, 0.4, 0.4], [0.2, 0.2, 0.2, 0.2], [0.2, 0.2, 0.2, 0.2], [0.2, 0.2, 0.2, 0.2]],
+    [[0.36999014, 0.38528351, 0.38528351, 0.38528351],
+     [0.23517483, 0.21720297, 0.21720297, 0.21720297],
+     [0.17774131, 0.18882719, 0.18882719, 0.18882719],
+     [0.21709373, 0.20868632, 0.20868632, 0.20868632]],
+    [[0.33972109, 0.36811863, 0.37118462, 0.36906575],
+     [0.27114826, 0.23738228, 0.23376693, 0.23626491],
+     [0.15712313, 0.17641793, 0.17858959, 0.17708679],
+     [0.23200752, 0.21808115, 0.21645886, 0.21758255]],
+]
+# ... test_multiplicative_external_proxy_lagrangian_optimizer, same problem.
+TFCO_EXTERNAL_STATES = [[0.4, 0.2, 0.2, 0.2],
+                        [0.32160644, 0.29300257, 0.14550077, 0.23989022],
+                        [0.23910893, 0.3969348, 0.09788292, 0.26607335]]
+
+
+def test_swap_regret_player_reproduces_tfco_and_is_stationary():
+    log_m = np.log(np.array(TFCO_SWAP_STATES[0]))
+    lam = np.full(4, 0.25)
+    stationary_distribution(log_m, lam)
+    for expected in TFCO_SWAP_STATES[1:]:
+        swap_regret_update(log_m, lam, CONSTANT_CONSTRAINTS, 1.0, FLOOR)
+        np.testing.assert_allclose(np.exp(log_m), expected, rtol=0, atol=1e-6)
+        np.testing.assert_allclose(np.exp(log_m) @ lam, lam, rtol=0, atol=1e-9)
+        assert lam.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_external_regret_player_reproduces_tfco():
+    log_lam = np.log(np.array(TFCO_EXTERNAL_STATES[0]))
+    lam = np.exp(log_lam)
+    for expected in TFCO_EXTERNAL_STATES[1:]:
+        external_regret_update(log_lam, lam, CONSTANT_CONSTRAINTS, 1.0, FLOOR)
+        np.testing.assert_allclose(lam, expected, rtol=0, atol=1e-6)
+
+
+@settings(max_examples=50, deadline=None)
+@given(arrays(np.float64, (5, 5), elements=st.floats(-30, 5)))
+def test_stationary_distribution_of_any_floored_matrix(logits):
+    log_m = logits.copy()
+    normalize_log_columns(log_m, math.log(1e-3 / 5))
+    matrix = np.exp(log_m)
+    np.testing.assert_allclose(matrix.sum(axis=0), 1.0, atol=1e-12)
+    lam = np.full(5, 0.2)
+    stationary_distribution(log_m, lam)
+    assert np.all(lam >= 0) and lam.sum() == pytest.approx(1.0, abs=1e-12)
+    np.testing.assert_allclose(matrix @ lam, lam, rtol=0, atol=1e-9)
+
+
+@settings(max_examples=100, deadline=None)
+@given(arrays(np.float64, 7, elements=st.floats(-5, 5)), st.floats(0.01, 10))
+def test_multiplier_projection_is_the_euclidean_projection(values, radius):
+    lam = np.concatenate([[1.0], values])
+    project_multipliers(lam, radius)
+    assert lam[0] == 1.0 and np.all(lam[1:] >= 0) and lam[1:].sum() <= radius + 1e-9
+    # optimality: no feasible direction decreases ||lam - values||, checked against a grid
+    # of the KKT form lam = max(values - tau, 0) with tau >= 0 (tau > 0 only at the radius)
+    tau = 0.0 if np.maximum(values, 0).sum() <= radius else \
+        max(values - lam[1:])
+    np.testing.assert_allclose(lam[1:], np.maximum(values - tau, 0.0), atol=1e-9)
+
+
+def small_rate_problem(seed: int = 0) -> CompiledProblem:
+    """A hinge problem with linear constraints and two rate constraints over its examples."""
+    base = random_problem("hinge", "linear", d=6, n=40, seed=seed)
+    rng = np.random.default_rng(seed)
+    group = rng.uniform(size=40) < 0.5
+    positive = np.flatnonzero(base.objective.labels > 0)
+    in_group = positive[group[positive]]
+    pieces = [  # g_0 = 0.9 TPR(all) - TPR(group); g_1 = PPR(all) - 0.7
+        (0, positive, np.full(positive.size, 0.9 / positive.size), np.ones(positive.size)),
+        (0, in_group, np.full(in_group.size, -1.0 / in_group.size), np.ones(in_group.size)),
+        (1, np.arange(40), np.full(40, 1 / 40), np.ones(40)),
+    ]
+    rates = build_rate_set(base.objective.features, pieces, np.array([0.0, -0.7]))
+    return CompiledProblem(base.objective, base.constraints, base.lower, base.upper,
+                           rates=rates)
+
+
+def reference_game(problem, cfg, steps, seed, formulation):
+    """Algorithm 2 / the Lagrangian game, one sample at a time, in dense numpy; indicators
+    bounded by the hinge, or by the ramp (the hinge clipped at 1, flat above)."""
+    rng = reference.Xoroshiro(seed)
+    o, rates = problem.objective, problem.rates
+    form = rates.relaxed if formulation == LAGRANGIAN else rates.proxy
+    x, xr = o.features.toarray(), rates.features.toarray()
+    a, b = problem.constraints.matrix.toarray(), problem.constraints.rhs
+    plus, minus = form.plus.toarray(), form.minus.toarray()
+    state = initial_state(np.zeros(problem.d), problem.m_total, formulation, seed)
+    w, lam, log_m = state.w.copy(), state.lam.copy(), state.log_m.copy()
+    log_lam = log_m[:, 0].copy()
+    for t in range(1, steps + 1):
+        rows = [rng.randint(o.n) for _ in range(cfg.k_f)]
+        slopes = reference.loss_slope(o.kind, x[rows] @ w, o.labels[rows])
+        direction = lam[0] * ((slopes[:, None] * x[rows]).mean(axis=0) + o.l2 * w)
+        direction += a.T @ lam[1:1 + problem.m]
+        values = np.concatenate([a @ w - b, form.constant])
+        share = rates.features.shape[0] / cfg.k_r
+        for _ in range(cfg.k_r):
+            i = rng.randint(rates.features.shape[0])
+            s = xr[i] @ w
+            up, down = max(0.0, 1 + s), max(0.0, 1 - s)
+            rising_up, rising_down = up > 0, down > 0
+            if cfg.surrogate == SURROGATE_RAMP:
+                rising_up, rising_down = rising_up and up < 1, rising_down and down < 1
+                up, down = min(up, 1.0), min(down, 1.0)
+            if formulation == LAGRANGIAN:
+                values[problem.m:] += share * (plus[:, i] * up + minus[:, i] * down)
+            else:
+                values[problem.m:] += share * (plus[:, i] * (s > 0) + minus[:, i] * (s <= 0))
+            slope = plus[:, i] * rising_up - minus[:, i] * rising_down
+            direction += share * (lam[1 + problem.m:] @ slope) * xr[i]
+        w = np.clip(w - cfg.eta_w / np.sqrt(t) * direction, problem.lower, problem.upper)
+        if formulation == LAGRANGIAN:
+            lam[1:] += cfg.eta_lambda * values
+            project_multipliers(lam, cfg.radius)
+        elif formulation == PROXY_SWAP:
+            swap_regret_update(log_m, lam, values, cfg.eta_lambda, cfg.log_floor)
+        else:
+            external_regret_update(log_lam, lam, values, cfg.eta_lambda, cfg.log_floor)
+    return w, lam
+
+
+@pytest.mark.parametrize("surrogate", [SURROGATE_HINGE, SURROGATE_RAMP], ids=["hinge", "ramp"])
+@pytest.mark.parametrize("formulation", [LAGRANGIAN, PROXY_SWAP, PROXY_EXTERNAL])
+def test_game_steps_match_reference(formulation, surrogate):
+    problem = small_rate_problem()
+    arrays = problem_arrays(problem, problem.m)
+    rates = rate_arrays(problem.rates, problem.d, relaxed=formulation == LAGRANGIAN)
+    cfg = GameConfig(formulation=formulation, eta_w=0.3, eta_lambda=0.5, radius=5.0,
+                     log_floor=math.log(1e-3 / (problem.m_total + 1)), k_f=3, k_r=4,
+                     surrogate=surrogate)
+    state = initial_state(np.zeros(problem.d), problem.m_total, formulation, 9)
+    game_steps(arrays, rates, cfg, state, 60)
+    w, lam = reference_game(problem, cfg, 60, 9, formulation)
+    np.testing.assert_allclose(state.w, w, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(state.lam, lam, rtol=0, atol=1e-10)
+
+
+def test_rate_arrays_list_each_examples_entries():
+    problem = small_rate_problem(1)
+    rates = rate_arrays(problem.rates, problem.d, relaxed=False)
+    n = problem.rates.features.shape[0]
+    dense = np.zeros((2, n))
+    for i in range(n):
+        for e in range(rates.wt_indptr[i], rates.wt_indptr[i + 1]):
+            dense[rates.wt_constraint[e], i] += rates.wt_weight[e] * rates.wt_sign[e]
+    form = problem.rates.proxy
+    np.testing.assert_allclose(dense, (form.plus - form.minus).toarray())
+    assert sp.issparse(form.plus)

@@ -1,0 +1,159 @@
+"""The SVRG OL batch phase on a real Dask LocalCluster (worker processes): same bits as
+in-process, workers reading their partitions by URI while the driver holds no examples, a
+killed worker, a dead cluster."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import distributed
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import dump_svmlight_file
+
+from tests.problems import random_problem
+from tests.specs import random_spec
+from worker import solve
+from worker.algorithms.methods import run_algorithm
+from worker.algorithms.svrg_schedule import SvrgOptions
+from worker.distributed.batch import CompiledBatch, DaskExecutor, InProcessBatch, open_partitioned
+from worker.distributed.partitions import plan_partitions
+from worker.errors import SolverError
+from worker.pipeline.solve import solver_options
+from worker.problem.compile import compile_problem
+from worker.spec.models import parse_spec
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as local:
+        yield local
+
+
+@pytest.fixture
+def client(cluster):
+    with distributed.Client(cluster) as connected:
+        yield connected
+
+
+@pytest.fixture
+def scheduler(cluster, monkeypatch):
+    """Point solve() at the module's cluster (LIGHTTOUCH_DASK_SCHEDULER)."""
+    monkeypatch.setenv("LIGHTTOUCH_DASK_SCHEDULER", cluster.scheduler_address)
+    return cluster.scheduler_address
+
+
+def svrg_spec(workers: int, seed: int = 2) -> dict:
+    spec = random_spec("logistic", "mixed", seed, n=200, iterations=20_000)
+    spec["solver"].update(algorithm="svrg_ol",
+                          svrg={"workers": workers, "partition_rows": 37})
+    return spec
+
+
+def assert_same_result(first, second) -> None:
+    assert first.projected.solution == second.projected.solution
+    assert [m.solution for m in first.mixture] == [m.solution for m in second.mixture]
+    assert first.stats["communication_rounds"] == second.stats["communication_rounds"]
+
+
+def test_local_cluster_gives_the_in_process_bits():
+    """workers=2 without a scheduler address: solve() starts its own LocalCluster."""
+    on_cluster = solve(svrg_spec(2))
+    assert_same_result(on_cluster, solve(svrg_spec(0)))
+    assert on_cluster.stats["batch_workers"] == 2 and on_cluster.stats["bytes_moved"] > 0
+
+
+def _written(spec: dict, directory, file_format: str) -> dict:
+    """The spec with its examples moved into a file of ``file_format`` under ``directory``."""
+    data = spec["objective"]["data"]
+    features, labels = np.array(data.pop("features")), np.array(data.pop("labels"))
+    if file_format == "svmlight":
+        dump_svmlight_file(features, labels, str(directory / "train.svm"), zero_based=True)
+        data["features"] = {"uri": (directory / "train.svm").as_uri(), "zero_based": True,
+                            "n_features": spec["dimension"]}
+    else:
+        np.save(directory / "x.npy", features)
+        np.save(directory / "y.npy", labels)
+        data.update(features={"uri": (directory / "x.npy").as_uri()},
+                    labels={"uri": (directory / "y.npy").as_uri()})
+    return spec
+
+
+@pytest.mark.parametrize("file_format", ["svmlight", "npy"])
+def test_workers_read_their_partitions_by_uri(tmp_path, scheduler, monkeypatch, file_format):
+    monkeypatch.setenv("LIGHTTOUCH_PARTITION_BYTES", "1500")
+    spec = _written(svrg_spec(2, seed=4), tmp_path, file_format)
+    on_cluster = solve(spec, roots=[tmp_path])
+    spec["solver"]["svrg"]["workers"] = 0
+    in_process = solve(spec, roots=[tmp_path])
+    assert_same_result(on_cluster, in_process)
+    assert on_cluster.mean.objective == in_process.mean.objective
+    stats = on_cluster.stats
+    assert stats["partitions"] >= 3 and stats["batch_workers"] == 2
+    # the census, every batch phase, and the objective values of candidates, mean, projection
+    assert stats["communication_rounds"] == stats["rounds_planned"] + 1 + 3
+    assert on_cluster.sizes.n == 200 and stats["bytes_moved"] > in_process.stats["bytes_moved"]
+
+
+def test_the_driver_holds_no_examples(tmp_path, scheduler):
+    spec = _written(random_spec("logistic", "mixed", 6, n=3000, iterations=3000), tmp_path,
+                    "svmlight")
+    spec["solver"].update(algorithm="svrg_ol", svrg={"workers": 2})
+    model = parse_spec(spec)
+    plan = plan_partitions(model, [tmp_path], 1000, 20_000)
+    with open_partitioned(plan, SvrgOptions(workers=2), seed=model.solver.seed) as batch:
+        problem = compile_problem(model, [tmp_path], width_elsewhere=batch.d)
+        assert problem.n == 0 and problem.objective.features.nnz == 0
+        trajectory = run_algorithm(problem, solver_options(model.solver, batch))
+        assert batch.n == 3000 and len(batch.parts) == len(plan.pieces) > 3
+    rounds = trajectory.stats["rounds_planned"]
+    # the serial phase ran on the last round's ~T_k k_f sampled examples, not on all 3000
+    assert 0 < trajectory.arrays.labels.size < 2 * 3000 / rounds
+
+
+def _sparse_problem():
+    problem = random_problem("logistic", "none", d=64, n=40_000, seed=1)
+    features = sp.random(40_000, 64, density=0.2, random_state=1, format="csr")
+    return problem.__class__(problem.objective.__class__(
+        problem.objective.kind, features, problem.objective.labels[:1].repeat(40_000),
+        problem.objective.quadratic, problem.objective.linear), problem.constraints,
+        problem.lower, problem.upper)
+
+
+def test_killed_worker_is_recomputed(client):
+    problem = _sparse_problem()
+    options = SvrgOptions(partition_rows=500)
+    anchor = np.linspace(-1, 1, problem.d)
+    expected = InProcessBatch(problem, options, seed=3).gradient(anchor, 0, problem.n)
+    batch = CompiledBatch(DaskExecutor(client, 120), problem, options, seed=3)
+    assert np.array_equal(batch.gradient(anchor, 0, problem.n).mean, expected.mean)
+    victim = next(iter(client.run(os.getpid).values()))
+    results = []
+    thread = threading.Thread(target=lambda: results.append(batch.gradient(anchor, 0,
+                                                                           problem.n)))
+    began = time.perf_counter()
+    thread.start()
+    time.sleep(0.02)
+    os.kill(victim, signal.SIGKILL)
+    thread.join(120)
+    assert not thread.is_alive() and time.perf_counter() - began < 120
+    after = batch.gradient(anchor, 0, problem.n)  # the victim's partitions are recomputed
+    for result in (results[0], after):
+        assert np.array_equal(result.mean, expected.mean)
+        assert result.examples == problem.n
+
+
+def test_cluster_without_workers_fails_with_a_clear_error(monkeypatch):
+    with distributed.LocalCluster(n_workers=0, processes=True,
+                                  dashboard_address=":0") as empty:
+        monkeypatch.setenv("LIGHTTOUCH_DASK_SCHEDULER", empty.scheduler_address)
+        monkeypatch.setenv("LIGHTTOUCH_DASK_TIMEOUT_S", "2")
+        began = time.perf_counter()
+        with pytest.raises(SolverError, match="did not finish in 2 s.*live workers"):
+            solve(svrg_spec(1))
+        assert time.perf_counter() - began < 30

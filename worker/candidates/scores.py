@@ -1,0 +1,78 @@
+"""Scoring candidates on the full objective and on every constraint, for the shrinking LP.
+
+Rate constraints (:mod:`worker.problem.rates`) are scored by their true indicator rates, after the m
+linear constraints (their column indices start at m). Objective values come from the kernel
+arrays' rows, or from ``values`` when the examples are held elsewhere (SVRG OL on
+partitions: :meth:`worker.distributed.PartitionedBatch.values`, one round for all points).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from worker.kernels.constraints import constraint_values
+from worker.kernels.layout import ProblemArrays
+from worker.kernels.objective import objective_value
+from worker.problem.compiled import CompiledProblem
+
+#: f at each of K points: (K, d) -> (K,).
+ObjectiveValues = Callable[[np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Objectives (T,), and constraint values (T, k) on the k columns some candidate violates.
+
+    Constraints no candidate violates are left out: they cannot bind in the shrinking LP, so
+    m = 10^6 constraints cost one pass, not a (T, m) matrix.
+    """
+
+    objectives: np.ndarray
+    columns: np.ndarray
+    violations: np.ndarray
+    max_violations: np.ndarray
+
+
+def score_candidates(arrays: ProblemArrays, problem: CompiledProblem, solutions: np.ndarray,
+                     values: ObjectiveValues | None = None) -> Scores:
+    """Evaluate f and every g_i at each candidate (solutions shape (T, d))."""
+    count = solutions.shape[0]
+    objectives = (values or _on_rows(arrays))(solutions)
+    worst = np.full(problem.m, -np.inf)
+    row = np.empty(problem.m)
+    max_violations = np.zeros(count)
+    for c in range(count):
+        constraint_values(arrays, solutions[c], row)
+        np.maximum(worst, row, out=worst)
+        max_violations[c] = max(0.0, row.max(initial=0.0))
+    columns = np.flatnonzero(worst > 0)
+    sub = problem.constraints.matrix[columns]
+    violations = np.asarray((sub @ solutions.T).T - problem.constraints.rhs[columns])
+    violations = violations.reshape(count, columns.size)
+    if problem.rates is not None:
+        rates = problem.rates.values(solutions)
+        np.maximum(max_violations, rates.max(axis=1, initial=0.0), out=max_violations)
+        hit = np.flatnonzero(rates.max(axis=0) > 0)
+        columns = np.concatenate([columns, problem.m + hit])
+        violations = np.hstack([violations, rates[:, hit]])
+    return Scores(objectives, columns, violations, max_violations)
+
+
+def evaluate_point(arrays: ProblemArrays, problem: CompiledProblem, w: np.ndarray,
+                   values: ObjectiveValues | None = None) -> tuple[float, float]:
+    """(f(w), max(0, max_i g_i(w), box violation)) for one point w of shape (d,)."""
+    violations = problem.constraints.values(w)
+    if problem.rates is not None:
+        violations = np.concatenate([violations, problem.rates.values(w)])
+    box = max(float(np.max(problem.lower - w, initial=0.0)),
+              float(np.max(w - problem.upper, initial=0.0)))
+    objective = float((values or _on_rows(arrays))(w[None, :])[0])
+    return objective, max(0.0, float(violations.max(initial=0.0)), box)
+
+
+def _on_rows(arrays: ProblemArrays) -> ObjectiveValues:
+    """f over the kernel arrays' own rows."""
+    return lambda points: np.array([objective_value(arrays, w) for w in points])

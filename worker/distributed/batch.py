@@ -1,0 +1,460 @@
+"""The data-parallel rounds of SVRG OL (Cutkosky & Busa-Fekete, Algorithm 1 lines 4-6, §7-§8.2)
+as map-reduces over row partitions, in this process or on a Dask cluster.
+
+Both backends (:class:`LocalExecutor`, :class:`DaskExecutor`) run the same plan, so the same
+seed gives the same bits:
+
+* rows are cut into partitions: of ``partition_rows`` consecutive examples of a compiled
+  problem, or as :mod:`worker.distributed.partitions` cuts the objective's files (not by
+  worker count, so the answer does not depend on the cluster's size);
+* every partition sums grad l_i(v_k) over its selected rows
+  (:func:`worker.kernels.svrg.gradient_sum`; which rows is a hash of seed, round and global
+  row = partition offset + local row);
+* the partial sums are combined by a fixed pairwise tree (:func:`tree_reduce`): level by
+  level, (0, 1), (2, 3), ... as in the paper's Spark tree aggregation (§8.2).
+
+Where the rows come from:
+
+* **files the workers read** (:func:`open_partitioned`, when
+  :func:`worker.partitions.plan_partitions` makes a plan): each partition is read where
+  it is held, with ranged reads of its own bytes. A census round counts rows, fixes
+  offsets and the width d and sums the per-column nonzero counts (the §8.1 inverse
+  frequencies). The driver then holds no examples: each
+  round also returns the serial phase's examples (rows selected with probability
+  T_k k_f / n by a hash of (seed, round, global row), :mod:`worker.kernels.partition_losses`),
+  and objective values f(w) for a (K, d) block of points are one more map-reduce
+  (:meth:`PartitionedBatch.values`).
+* **a compiled problem** (inline data, ``data:`` URIs, or a layout the partition reader
+  does not handle): partitions are slices of the driver's rows, shipped inside their tasks
+  to Dask; the serial phase samples the driver's rows.
+
+Partitions are tasks, never scattered data, so a worker that dies is recovered by Dask
+recomputing what it held (up to ``allowed-failures`` times), and a round that cannot finish
+in ``LIGHTTOUCH_DASK_TIMEOUT_S`` fails the job with a :class:`~worker.errors.SolverError`
+instead of waiting forever.
+
+Where the rounds run (``solver.svrg.workers``): 0 → in this process; a number → Dask with
+that many workers on a ``LocalCluster``, or the cluster at ``LIGHTTOUCH_DASK_SCHEDULER``;
+``auto`` → in this process for data below :data:`SMALL_DATA_NONZEROS` nonzeros (a compiled
+problem) or :data:`SMALL_DATA_BYTES` bytes (files), otherwise that cluster or a
+``LocalCluster`` with one single-threaded worker per core.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+import scipy.sparse as sp
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from worker.algorithms.svrg_schedule import SvrgOptions
+from worker.distributed.partitions import (
+    DEFAULT_PARTITION_BYTES,
+    PartitionPlan,
+    add_counts,
+    census_of,
+    column_counts,
+    finish,
+    read_chunk,
+    settle,
+)
+from worker.errors import SolverError
+from worker.kernels.layout import ProblemArrays
+from worker.kernels.objective import objective_value
+from worker.kernels.partition_losses import loss_sums, selected_rows
+from worker.kernels.svrg import Rows, batch_key, gradient_sum
+from worker.problem.compiled import CompiledProblem, Objective
+
+#: ``workers: auto`` keeps the batch phase in-process below this many feature nonzeros:
+#: a full gradient over 612k rows takes 42 ms serially and 140-225 ms on a LocalCluster
+#: (DESIGN §9), so a cluster pays off only for data near one machine's memory.
+SMALL_DATA_NONZEROS = 2**28
+
+#: The same threshold for data the workers read from files, in bytes of the files.
+SMALL_DATA_BYTES = 2**31
+
+#: Salt of the key selecting the serial phase's examples (distinct from the batch's rows).
+SERIAL_SALT = 0x5EED5E41A1
+
+T = TypeVar("T")
+
+
+class DaskSettings(BaseSettings):
+    """``LIGHTTOUCH_DASK_SCHEDULER`` (address of an existing scheduler, e.g.
+    ``tcp://dask-scheduler:8786``; empty: a LocalCluster), ``LIGHTTOUCH_DASK_TIMEOUT_S``
+    (the longest one round, including connecting, may take; default 600) and
+    ``LIGHTTOUCH_PARTITION_BYTES`` (bytes of an svmlight or csv partition; default 64 MiB)."""
+
+    model_config = SettingsConfigDict(env_prefix="LIGHTTOUCH_", extra="ignore")
+
+    dask_scheduler: str | None = None
+    dask_timeout_s: float = Field(600.0, gt=0, allow_inf_nan=False)
+    partition_bytes: int = Field(DEFAULT_PARTITION_BYTES, ge=1)
+
+
+@dataclass(frozen=True)
+class BatchGradient:
+    """grad F^(v_k) (mean over ``examples`` rows), shape (d,), what computing it cost, and
+    the serial phase's examples when the driver holds no rows (else None)."""
+
+    mean: np.ndarray
+    examples: int
+    bytes_moved: int
+    seconds: float
+    sample: Rows | None = None
+
+
+# -- what runs on a partition ----------------------------------------------------------------
+
+def partition_bounds(n: int, partition_rows: int) -> list[tuple[int, int]]:
+    """Row ranges [start, stop) of at most ``partition_rows`` rows covering 0..n-1."""
+    return [(start, min(start + partition_rows, n)) for start in range(0, n, partition_rows)]
+
+
+def rows_of(objective: Objective, start: int, stop: int) -> Rows:
+    """Rows start..stop-1 of the objective's examples (views of its arrays, rebased indptr)."""
+    features = objective.features
+    first, last = int(features.indptr[start]), int(features.indptr[stop])
+    return Rows(kind=np.int64(objective.kind),
+                indptr=(features.indptr[start:stop + 1] - first).astype(np.int64),
+                indices=features.indices[first:last].astype(np.int64, copy=False),
+                data=np.ascontiguousarray(features.data[first:last], dtype=np.float64),
+                labels=np.ascontiguousarray(objective.labels[start:stop], dtype=np.float64),
+                first_row=np.int64(start))
+
+
+def partial_sum(rows: Rows, anchor: np.ndarray, key: np.uint64,
+                fraction: float) -> tuple[np.ndarray, int]:
+    """(sum of the selected rows' loss gradients at the anchor, shape (d,), their count)."""
+    total = np.zeros(anchor.shape[0])
+    count = gradient_sum(rows, anchor, key, fraction, total)
+    return total, int(count)
+
+
+def combine(left: tuple[np.ndarray, int], right: tuple[np.ndarray, int]) -> tuple[np.ndarray, int]:
+    """One node of the reduction tree: add two partial sums."""
+    return left[0] + right[0], left[1] + right[1]
+
+
+def sample_of(rows: Rows, key: np.uint64, fraction: float, forced: int) -> Rows:
+    """The partition's rows selected for a serial phase (:func:`selected_rows`)."""
+    chosen = selected_rows(rows, key, fraction, forced)
+    matrix = sp.csr_matrix((rows.data, rows.indices, rows.indptr),
+                           shape=(rows.labels.shape[0], int(rows.indices.max(initial=0)) + 1))
+    picked = matrix[chosen]
+    return rows._replace(indptr=picked.indptr.astype(np.int64),
+                         indices=picked.indices.astype(np.int64), data=picked.data,
+                         labels=rows.labels[chosen], first_row=np.int64(-1))
+
+
+def concatenated(parts: Sequence[Rows]) -> Rows:
+    """Row blocks stacked in order, as one CSR block."""
+    ends = np.cumsum([int(p.indptr[-1]) for p in parts])
+    starts = np.concatenate([[0], ends[:-1]])
+    indptr = np.concatenate([[0]] + [p.indptr[1:] + s for p, s in zip(parts, starts,
+                                                                        strict=True)])
+    return parts[0]._replace(indptr=indptr.astype(np.int64),
+                             indices=np.concatenate([p.indices for p in parts]),
+                             data=np.concatenate([p.data for p in parts]),
+                             labels=np.concatenate([p.labels for p in parts]),
+                             first_row=np.int64(-1))
+
+
+def partial_losses(rows: Rows, points: np.ndarray) -> np.ndarray:
+    """sum_i loss(x_i . w_k, y_i) over the partition, shape (K,) for points (K, d)."""
+    out = np.zeros(points.shape[0])
+    loss_sums(rows, points, out)
+    return out
+
+
+def add(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """One node of a reduction tree of arrays."""
+    return left + right
+
+
+def tree_reduce(items: list[T], pair: Callable[[T, T], T]) -> T:
+    """Reduce level by level, pairing (0, 1), (2, 3), ...; an odd last item moves up as is."""
+    level = list(items)
+    while len(level) > 1:
+        level = [pair(level[k], level[k + 1]) if k + 1 < len(level) else level[k]
+                 for k in range(0, len(level), 2)]
+    return level[0]
+
+
+def _copy_rows(rows: Rows) -> Rows:
+    """A partition shipped inside its task (recomputable after a worker dies)."""
+    return rows
+
+
+def _nbytes(rows: Rows) -> int:
+    return int(rows.indptr.nbytes + rows.indices.nbytes + rows.data.nbytes + rows.labels.nbytes)
+
+
+# -- executors ---------------------------------------------------------------------------------
+
+class LocalExecutor:
+    """Runs every task at once in this process; handles are the values themselves."""
+
+    workers = 0
+
+    def submit(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)``."""
+        return function(*args)
+
+    def share(self, value: T, what: str) -> T:
+        """The value, as every task's argument."""
+        return value
+
+    def gather(self, handles: list[Any], what: str) -> list[Any]:
+        """The values."""
+        return list(handles)
+
+    def moved(self, nbytes: int) -> int:
+        """Bytes that crossing a process boundary would cost: none here."""
+        return 0
+
+
+class DaskExecutor:
+    """Runs tasks on a Dask cluster; handles are futures, failures become SolverErrors."""
+
+    def __init__(self, client: Any, timeout_s: float):
+        self.client, self.timeout_s = client, timeout_s
+        self.workers = len(client.scheduler_info(n_workers=-1)["workers"])
+
+    def submit(self, function: Callable[..., Any], *args: Any) -> Any:
+        """A future of ``function(*args)``; never cached, so a lost result is recomputed."""
+        return self.client.submit(function, *args, pure=False)
+
+    def share(self, value: Any, what: str) -> Any:
+        """The value sent once to every worker."""
+        with self._failures(what):
+            return self.client.scatter(value, broadcast=True, hash=False,
+                                       timeout=self.timeout_s)
+
+    def gather(self, handles: list[Any], what: str) -> list[Any]:
+        """The futures' results, within ``LIGHTTOUCH_DASK_TIMEOUT_S``."""
+        from distributed import wait
+
+        with self._failures(what):
+            wait(handles, timeout=self.timeout_s)
+            return self.client.gather(handles)
+
+    def moved(self, nbytes: int) -> int:
+        """Bytes sent between processes."""
+        return nbytes
+
+    @contextmanager
+    def _failures(self, what: str) -> Iterator[None]:
+        from distributed import KilledWorker
+
+        try:
+            yield
+        except KilledWorker as error:
+            raise SolverError(f"{what}: Dask workers died repeatedly ({error}); see the "
+                              "worker logs, e.g. for running out of memory") from None
+        except TimeoutError:
+            raise SolverError(f"{what} did not finish in {self.timeout_s:g} s "
+                              "(LIGHTTOUCH_DASK_TIMEOUT_S); check that the Dask cluster has "
+                              "live workers") from None
+
+
+Executor = LocalExecutor | DaskExecutor
+
+
+# -- the batch phase ---------------------------------------------------------------------------
+
+class PartitionedBatch:
+    """SVRG OL's data-parallel rounds over partitions an executor holds.
+
+    Parameters
+    ----------
+    executor : LocalExecutor or DaskExecutor
+    parts : list
+        Handles of the partitions' :class:`~worker.kernels.svrg.Rows`, in row order.
+    n, d : int
+        Examples and width.
+    counts : ndarray, shape (d,)
+        Nonzeros per column, for the §8.1 inverse frequencies.
+    seed : int
+    sampled : bool
+        The driver holds no rows: every round returns the serial phase's examples.
+    setup_rounds, setup_bytes : int
+        The rounds (census) and bytes that making the partitions cost.
+    """
+
+    def __init__(self, executor: Executor, parts: list[Any], n: int, d: int,
+                 counts: np.ndarray, seed: int, *, sampled: bool,
+                 setup_rounds: int = 0, setup_bytes: int = 0):
+        self.executor, self.parts, self.n, self.d = executor, parts, n, d
+        self.seed, self.sampled = seed, sampled
+        self.setup_rounds, self.setup_bytes = setup_rounds, setup_bytes
+        self.value_rounds = self.value_bytes = 0
+        #: I_j = n / #{i : x_ij != 0} (0 for columns no example uses), shape (d,) (§8.1).
+        self.inverse_frequency = np.divide(n, counts, out=np.zeros(d), where=counts > 0)
+
+    @property
+    def workers(self) -> int:
+        """Dask workers (0 in this process)."""
+        return self.executor.workers
+
+    def gradient(self, anchor: np.ndarray, round_index: int, batch_size: int,
+                 serial_rows: int = 0) -> BatchGradient:
+        """grad F^(anchor) over round ``round_index``'s batch of about ``batch_size`` rows,
+        and, when :attr:`sampled`, about ``serial_rows`` examples for the serial phase."""
+        began = time.perf_counter()
+        what = f"svrg_ol batch phase {round_index + 1}"
+        run = self.executor
+        key, fraction = batch_key(self.seed, round_index), min(1.0, batch_size / self.n)
+        shared = run.share(anchor, what)
+        root = tree_reduce([run.submit(partial_sum, part, shared, key, fraction)
+                            for part in self.parts],
+                           lambda a, b: run.submit(combine, a, b))
+        handles = [root]
+        if self.sampled:
+            serial_key = batch_key(self.seed ^ SERIAL_SALT, round_index)
+            forced = int(serial_key % np.uint64(self.n))
+            handles += [run.submit(sample_of, part, serial_key,
+                                   min(1.0, serial_rows / self.n), forced)
+                        for part in self.parts]
+        (total, count), *samples = run.gather(handles, what)
+        sample = concatenated(samples) if samples else None
+        vector = 8 * self.d
+        moved = vector * (self.workers + 2 * (len(self.parts) - 1) + 1) \
+            + sum(_nbytes(s) for s in samples)
+        return BatchGradient(total / count if count else total, count, run.moved(moved),
+                             time.perf_counter() - began, sample)
+
+    def serial_arrays(self, arrays: ProblemArrays, gradient: BatchGradient) -> ProblemArrays:
+        """The kernel arrays the round's serial phase samples: the round's examples when the
+        driver holds no rows, else ``arrays`` as they are."""
+        sample = gradient.sample
+        if sample is None:
+            return arrays
+        return arrays._replace(x_indptr=sample.indptr, x_indices=sample.indices,
+                               x_data=sample.data, labels=sample.labels)
+
+    def values(self, points: np.ndarray, arrays: ProblemArrays) -> np.ndarray:
+        """f(w_k) for points (K, d), shape (K,), in one round: the mean loss over every
+        partition, plus the terms :func:`~worker.kernels.objective.objective_value` adds
+        to it on ``arrays`` without their rows (l2, ...)."""
+        points = np.ascontiguousarray(np.atleast_2d(points), dtype=np.float64)
+        run, what = self.executor, "svrg_ol objective values"
+        shared = run.share(points, what)
+        root = tree_reduce([run.submit(partial_losses, part, shared) for part in self.parts],
+                           lambda a, b: run.submit(add, a, b))
+        (sums,) = run.gather([root], what)
+        self.value_rounds += 1
+        self.value_bytes += run.moved(points.nbytes * self.workers
+                                      + 8 * points.shape[0] * (2 * len(self.parts) - 1))
+        rowless = arrays._replace(x_indptr=np.zeros(1, dtype=np.int64),
+                                  x_indices=np.zeros(0, dtype=np.int64), x_data=np.zeros(0),
+                                  labels=np.zeros(0))
+        return np.array([total / self.n + objective_value(rowless, w)
+                         for total, w in zip(sums, points, strict=True)])
+
+
+class CompiledBatch(PartitionedBatch):
+    """Partitions of the driver's compiled rows: views in this process, shipped inside their
+    tasks to Dask. The serial phase samples the driver's rows."""
+
+    def __init__(self, executor: Executor, problem: CompiledProblem, options: SvrgOptions,
+                 seed: int):
+        rows = [rows_of(problem.objective, start, stop)
+                for start, stop in partition_bounds(problem.n, options.partition_rows)]
+        shipped = isinstance(executor, DaskExecutor)
+        super().__init__(executor, [executor.submit(_copy_rows, part) for part in rows],
+                         problem.n, problem.d,
+                         np.bincount(problem.objective.features.indices, minlength=problem.d),
+                         seed,
+                         sampled=False,
+                         setup_bytes=sum(_nbytes(p) for p in rows) if shipped else 0)
+
+
+class InProcessBatch(CompiledBatch):
+    """The batch phase in this process over views of the compiled problem's rows."""
+
+    def __init__(self, problem: CompiledProblem, options: SvrgOptions, seed: int):
+        super().__init__(LocalExecutor(), problem, options, seed)
+
+
+def partitioned_batch(executor: Executor, plan: PartitionPlan, seed: int) -> PartitionedBatch:
+    """Read the plan's partitions where the executor runs, with the census round."""
+    what = "svrg_ol reading the data (census)"
+    chunks = [executor.submit(read_chunk, plan, k) for k in range(len(plan.pieces))]
+    censuses = [executor.submit(census_of, chunk, plan.loss) for chunk in chunks]
+    counted = tree_reduce([executor.submit(column_counts, chunk) for chunk in chunks],
+                          lambda a, b: executor.submit(add_counts, a, b))
+    *censuses, raw_counts = executor.gather(censuses + [counted], what)
+    settled = settle(plan, censuses)
+    counts = np.zeros(settled.width, dtype=np.int64)
+    shifted = raw_counts[settled.base:settled.base + settled.width]
+    counts[:shifted.size] = shifted
+    parts = [executor.submit(finish, plan, chunk, offset, settled.base)
+             for chunk, offset in zip(chunks, settled.offsets, strict=True)]
+    messages = [pickle.dumps(census) for census in censuses] + [pickle.dumps(plan)] * 2
+    setup = executor.moved(raw_counts.nbytes * max(1, len(chunks) - 1)
+                           + len(chunks) * max(len(m) for m in messages) * 2)
+    return PartitionedBatch(executor, parts, settled.n, settled.width, counts, seed,
+                            sampled=True, setup_rounds=1, setup_bytes=setup)
+
+
+# -- opening a backend ---------------------------------------------------------------------
+
+def use_cluster(problem: CompiledProblem, options: SvrgOptions) -> bool:
+    """Whether a compiled problem's batch phase goes to Dask (module docstring)."""
+    if options.workers is not None:
+        return options.workers > 0
+    return problem.objective.features.nnz >= SMALL_DATA_NONZEROS
+
+
+@contextmanager
+def executor_for(workers: int | None) -> Iterator[Executor]:
+    """In this process for ``workers`` 0, else Dask; a LocalCluster it starts is closed."""
+    if workers == 0:
+        yield LocalExecutor()
+        return
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise SolverError("svrg_ol with workers > 0 needs Dask: pip install "
+                          "'dask[distributed]' (or set solver.svrg.workers to 0)") from None
+    settings = DaskSettings()
+    if settings.dask_scheduler:
+        with Client(settings.dask_scheduler, timeout=settings.dask_timeout_s) as client:
+            yield DaskExecutor(client, settings.dask_timeout_s)
+        return
+    count = workers or os.cpu_count() or 1
+    with LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
+        yield DaskExecutor(client, settings.dask_timeout_s)
+
+
+@contextmanager
+def open_batch_phase(problem: CompiledProblem, options: SvrgOptions,
+                     seed: int) -> Iterator[PartitionedBatch]:
+    """The batch backend for one solve: the partitioned data already open
+    (``options.source``), else partitions of the compiled problem."""
+    if isinstance(options.source, PartitionedBatch):
+        yield options.source
+        return
+    with executor_for(options.workers if use_cluster(problem, options) else 0) as executor:
+        yield CompiledBatch(executor, problem, options, seed)
+
+
+@contextmanager
+def open_partitioned(plan: PartitionPlan, options: SvrgOptions,
+                     seed: int) -> Iterator[PartitionedBatch]:
+    """The plan's partitions read and censused where the rounds run (module docstring)."""
+    workers = options.workers
+    if workers is None and plan.size < SMALL_DATA_BYTES:
+        workers = 0
+    with executor_for(workers) as executor:
+        yield partitioned_batch(executor, plan, seed)

@@ -1,0 +1,154 @@
+"""The in-process pipeline: spec → compiled problem → algorithm → shrinking → projection.
+
+``solve(spec, progress=None) -> Result`` is what the CLI, the Python API and the queue worker
+all call (DESIGN §2 data flow).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from worker.algorithms.driver import Candidates
+from worker.algorithms.game_options import GameOptions
+from worker.algorithms.loop import ProgressCallback
+from worker.algorithms.methods import SolverOptions, Trajectory, run_algorithm
+from worker.algorithms.svrg_schedule import SvrgOptions
+from worker.candidates.best_single import best_single
+from worker.candidates.scores import ObjectiveValues, evaluate_point, score_candidates
+from worker.candidates.shrink import best_mixture, expected_violation
+from worker.data.read import data_roots_from_env
+from worker.distributed.batch import DaskSettings, PartitionedBatch, open_partitioned
+from worker.distributed.partitions import plan_partitions
+from worker.problem.compile import DataSource, compile_problem
+from worker.problem.compiled import CompiledProblem
+from worker.projection import project
+from worker.result import Expected, Member, Point, Projected, Result, Sizes
+from worker.spec.models import Solver, Spec, parse_spec
+
+
+def solver_options(solver: Solver, source: PartitionedBatch | None = None) -> SolverOptions:
+    """The plain options the algorithms take, from the spec's ``solver`` block (and, for
+    svrg_ol on partitioned data, the open batch phase holding it)."""
+    minibatch = None if solver.minibatch == "auto" else (
+        solver.minibatch.k_f, solver.minibatch.k_g, solver.minibatch.k_p)
+    aggregate = None if solver.aggregate == "auto" else int(solver.aggregate)
+    return SolverOptions(
+        algorithm=solver.algorithm, iterations=solver.iterations,
+        time_limit_s=solver.time_limit_s, seed=solver.seed,
+        gamma=None if solver.gamma == "auto" else float(solver.gamma),
+        eta_w=solver.eta_w, eta_p=solver.eta_p, minibatch=minibatch, aggregate=aggregate,
+        p_update=solver.p_update, candidates=solver.candidates,
+        svrg=SvrgOptions.from_spec(solver.svrg, source), game=GameOptions.from_spec(solver.game))
+
+
+def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None, *,
+          roots: Sequence[Path] | None = None) -> Result:
+    """Solve one problem in this process and return its :class:`~worker.result.Result`.
+
+    Parameters
+    ----------
+    spec : dict or Spec
+        A problem spec (DESIGN §3); invalid specs raise :class:`~worker.errors.SpecError`.
+    progress : callable, optional
+        Called with a :class:`~worker.algorithms.driver.Progress` between chunks.
+    roots : sequence of Path, optional
+        Directories ``file://`` URIs may read; default ``LIGHTTOUCH_DATA_ROOTS`` or the cwd.
+    """
+    started = time.perf_counter()
+    model = parse_spec(spec)
+    source = DataSource(roots if roots is not None else data_roots_from_env())
+    svrg = model.solver.svrg
+    plan = plan_partitions(model, source.roots, svrg.partition_rows,
+                           DaskSettings().partition_bytes)
+    if plan is None:
+        problem = compile_problem(model, source)
+        result = _solved(model, problem, solver_options(model.solver), progress, started)
+    else:
+        options = SvrgOptions.from_spec(svrg)
+        with open_partitioned(plan, options, model.solver.seed) as batch:
+            problem = compile_problem(model, source, width_elsewhere=batch.d)
+            result = _solved(model, problem, solver_options(model.solver, batch), progress,
+                             started, batch)
+        source.stats.bytes_read += plan.size
+        result.stats["partitions"] = len(plan.pieces)
+    result.stats.update(source.stats.as_stats())
+    result.stats["wall_s"] = time.perf_counter() - started
+    return result
+
+
+def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
+            progress: ProgressCallback | None, started: float,
+            batch: PartitionedBatch | None = None) -> Result:
+    """Run the algorithm on the compiled problem and summarize; with ``batch`` (the
+    examples held in partitions) objective values are map-reduces over them, counted as
+    communication rounds."""
+    load_s = time.perf_counter() - started
+    trajectory = run_algorithm(problem, options, progress)
+    values = None if batch is None else \
+        (lambda points: batch.values(points, trajectory.arrays))
+    result = summarize(problem, trajectory, model.output.mixture, model.output.project,
+                       with_single=model.output.single, values=values,
+                       n=None if batch is None else batch.n)
+    result.stats["load_s"] = load_s
+    if batch is not None:
+        result.stats["communication_rounds"] += batch.value_rounds
+        result.stats["bytes_moved"] += batch.value_bytes
+    return result
+
+
+def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: bool,
+              with_projection: bool, *, with_single: bool = False,
+              values: ObjectiveValues | None = None, n: int | None = None) -> Result:
+    """Shrink the candidates to a mixture, average it, project the mean (not with rate
+    constraints: their feasible set is not convex); report the algorithm's own mixture
+    (``trajectory.baseline``) as ``baseline_*`` stats and, if asked, the best single one.
+    ``values`` and ``n`` stand in for the problem's rows when it holds none."""
+    arrays = trajectory.arrays
+    candidates: Candidates = trajectory.candidates
+    solutions = np.array(candidates.solutions)
+    began = time.perf_counter()
+    scores = score_candidates(arrays, problem, solutions, values)
+    weights = best_mixture(scores.objectives, scores.violations)
+    lp_s = time.perf_counter() - began
+    chosen = np.flatnonzero(weights)
+    def member(c: int, weight: float) -> Member:
+        return Member(weight=weight, iteration=candidates.iterations[c],
+                      kind=candidates.kinds[c], objective=float(scores.objectives[c]),
+                      max_violation=float(scores.max_violations[c]),
+                      solution=solutions[c].tolist() if with_solutions else None)
+
+    members = [member(c, float(weights[c])) for c in chosen]
+    expected_values = weights @ scores.violations if scores.columns.size else np.zeros(0)
+    expected = Expected(objective=float(weights @ scores.objectives),
+                        max_violation=max(0.0, float(expected_values.max(initial=0.0))))
+    mean_solution = weights @ solutions
+    mean_objective, mean_violation = evaluate_point(arrays, problem, mean_solution, values)
+    mean = Point(solution=mean_solution.tolist(), objective=mean_objective,
+                 max_violation=mean_violation)
+    stats = dict(trajectory.stats, lp_s=lp_s, candidates=len(candidates.solutions),
+                 violated_columns=int(scores.columns.size))
+    if trajectory.baseline is not None:
+        stats.update(baseline_objective=float(trajectory.baseline @ scores.objectives),
+                     baseline_max_violation=expected_violation(trajectory.baseline,
+                                                               scores.violations),
+                     baseline_support=int(np.count_nonzero(trajectory.baseline)))
+    projected = None
+    if with_projection and problem.rates is None:
+        projection = project(mean_solution, problem.constraints, problem.lower, problem.upper)
+        objective, violation = evaluate_point(arrays, problem, projection.solution, values)
+        projected = Projected(solution=projection.solution.tolist(), objective=objective,
+                              max_violation=violation, method=projection.method,
+                              status=projection.status)
+        stats["projection_s"] = projection.seconds
+    single = member(best_single(scores.objectives, scores.violations), 1.0) \
+        if with_single else None
+    return Result(algorithm=trajectory.algorithm,
+                  sizes=Sizes(d=problem.d, m=problem.m_total, n=problem.n if n is None else n),
+                  mixture=members,
+                  expected=expected, mean=mean, projected=projected, single=single,
+                  stats=stats, notes=list(problem.notes))

@@ -1,0 +1,301 @@
+"""Spec → :class:`~worker.problem.CompiledProblem`: read the data, check it against the
+dimension, and lower every constraint block to unit-norm rows of one CSR matrix.
+
+Errors are :class:`~worker.errors.SpecError` / :class:`~worker.errors.DataError` whose text
+starts with the JSON path, e.g. ``constraints[2].pairs[5]: index 9000 is out of range for
+dimension 4096``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from worker.data.labels import LABELS, label_problem, raise_problem, signed_labels
+from worker.data.read import LoadStats, read_examples, read_matrix, read_vector
+from worker.errors import SpecError
+from worker.problem.compile_rates import compile_rates
+from worker.problem.compiled import (
+    LOSS_CODES,
+    LOSS_HINGE,
+    QUADRATIC,
+    CompiledProblem,
+    ConstraintSet,
+    Objective,
+)
+from worker.spec.models import (
+    EmpiricalRisk,
+    LinearConstraint,
+    MonotoneLatticeConstraint,
+    OrderingConstraint,
+    Quadratic,
+    RateConstraint,
+    Spec,
+)
+
+_SQRT_HALF = math.sqrt(0.5)
+
+
+class DataSource:
+    """Reads a spec's data references under one set of roots, summing what loading cost."""
+
+    def __init__(self, roots: Sequence[Path], stats: LoadStats | None = None):
+        self.roots = roots
+        self.stats = stats if stats is not None else LoadStats()
+
+    def matrix(self, value, path: str):
+        """A matrix (dense or CSR) from an inline value or a data reference."""
+        return read_matrix(value, path, roots=self.roots, stats=self.stats)
+
+    def vector(self, value, path: str, allow_infinite: bool = False) -> np.ndarray:
+        """A 1-D float64 vector."""
+        return read_vector(value, path, roots=self.roots, allow_infinite=allow_infinite,
+                           stats=self.stats)
+
+    def examples(self, features, labels, path: str):
+        """Features and labels; labels may come from the features file."""
+        return read_examples(features, labels, path, roots=self.roots, stats=self.stats)
+
+
+def compile_problem(spec: Spec, source: Sequence[Path] | DataSource,
+                    width_elsewhere: int | None = None) -> CompiledProblem:
+    """Read the spec's data (file:// only under the data roots) and build the problem.
+
+    ``source`` is a :class:`DataSource`, or just the data source. ``width_elsewhere`` is
+    the examples' width when they stay in partitions this process does not hold
+    (:mod:`worker.distributed.partitions`): the objective's data are then not read and it
+    has no rows.
+    """
+    source = source if isinstance(source, DataSource) else DataSource(source)
+    objective, objective_d = _objective(spec, source) if width_elsewhere is None \
+        else _rowless(spec, width_elsewhere)
+    d = _dimension(spec, objective_d)
+    objective = _fit_objective(objective, d)
+    lower, upper = _bounds(spec, d, source)
+    notes: list[str] = []
+    blocks = [_constraint_block(c, f"constraints[{k}]", d, source, notes)
+              for k, c in enumerate(spec.constraints) if not isinstance(c, RateConstraint)]
+    matrix = sp.vstack([b[0] for b in blocks], format="csr") if blocks else sp.csr_matrix((0, d))
+    rhs = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0)
+    matrix.sort_indices()
+    return CompiledProblem(objective=objective,
+                           constraints=ConstraintSet(matrix=sp.csr_matrix(matrix), rhs=rhs),
+                           lower=lower, upper=upper, notes=notes,
+                           rates=compile_rates(spec, objective, source, d))
+
+
+def _as_csr(matrix) -> sp.csr_matrix:
+    csr = sp.csr_matrix(matrix, dtype=np.float64)
+    csr.sum_duplicates()
+    csr.sort_indices()
+    return csr
+
+
+def _objective(spec: Spec, source) -> tuple[Objective, int | None]:
+    """The objective with data read; its own width (d) when the data fix it."""
+    obj = spec.objective
+    if isinstance(obj, Quadratic):
+        q = _as_csr(source.matrix(obj.Q, "objective.Q"))
+        if q.shape[0] != q.shape[1]:
+            raise SpecError.at("objective.Q", f"Q must be square, got shape {q.shape}")
+        d = q.shape[0]
+        c = np.zeros(d) if obj.c is None else source.vector(obj.c, "objective.c")
+        if c.shape[0] != d:
+            raise SpecError.at("objective.c", f"length {c.shape[0]} does not match Q's {d}")
+        _check_psd(q)
+        return Objective(QUADRATIC, sp.csr_matrix((0, d)), np.zeros(0), q, c, obj.l2,
+                         obj.l1), d
+    assert isinstance(obj, EmpiricalRisk)
+    if obj.loss == "pairwise_hinge":
+        return _pairwise_objective(obj, source)
+    features, labels = source.examples(obj.data.features, obj.data.labels, "objective.data")
+    features = _as_csr(features)
+    if labels.shape[0] != features.shape[0]:
+        raise SpecError.at("objective.data.labels", f"{labels.shape[0]} labels for "
+                           f"{features.shape[0]} feature rows; give one label per row")
+    if features.shape[0] == 0:
+        raise SpecError.at("objective.data.features", "no examples; give at least one row")
+    labels = _check_labels(obj.loss, labels)
+    objective = Objective(LOSS_CODES[obj.loss], features, labels,
+                          sp.csr_matrix((0, 0)), np.zeros(0), obj.l2, obj.l1)
+    return objective, features.shape[1]
+
+
+def _rowless(spec: Spec, width: int) -> tuple[Objective, int]:
+    """An empirical-risk objective whose examples are elsewhere: no rows, its loss and terms."""
+    obj = spec.objective
+    assert isinstance(obj, EmpiricalRisk)
+    return Objective(LOSS_CODES[obj.loss], sp.csr_matrix((0, width)), np.zeros(0),
+                     sp.csr_matrix((0, 0)), np.zeros(0), obj.l2, obj.l1), width
+
+
+def _pairwise_objective(obj: EmpiricalRisk, source) -> tuple[Objective, int]:
+    """pairwise_hinge is hinge loss with label 1 on the rows x+ - x-."""
+    positive = _as_csr(source.matrix(obj.data.positive, "objective.data.positive"))
+    negative = _as_csr(source.matrix(obj.data.negative, "objective.data.negative"))
+    if positive.shape != negative.shape:
+        raise SpecError.at("objective.data.negative", f"shape {negative.shape} differs from "
+                           f"data.positive's {positive.shape}; pairs need equal shapes")
+    if positive.shape[0] == 0:
+        raise SpecError.at("objective.data.positive", "no pairs; give at least one row")
+    difference = _as_csr(positive - negative)
+    difference.eliminate_zeros()
+    ones = np.ones(difference.shape[0])
+    return Objective(LOSS_HINGE, difference, ones, sp.csr_matrix((0, 0)), np.zeros(0),
+                     obj.l2, obj.l1), difference.shape[1]
+
+
+def _check_labels(loss: str, labels: np.ndarray) -> np.ndarray:
+    problem = label_problem(labels, loss, LABELS)
+    if problem is not None:
+        raise_problem(problem, problem[0])
+    return signed_labels(labels, loss)
+
+
+def _check_psd(q: sp.csr_matrix) -> None:
+    asymmetry = abs(q - q.T).max() if q.nnz else 0.0
+    scale = max(abs(q).max() if q.nnz else 0.0, 1.0)
+    if asymmetry > 1e-10 * scale:
+        raise SpecError.at("objective.Q", f"Q is not symmetric (max |Q - Q'| = {asymmetry:.3g});"
+                           " give (Q + Q')/2")
+    if q.shape[0] <= 2000:
+        smallest = float(np.linalg.eigvalsh(q.toarray())[0]) if q.shape[0] else 0.0
+        if smallest < -1e-9 * scale:
+            raise SpecError.at("objective.Q", f"Q is not positive semidefinite (smallest "
+                               f"eigenvalue {smallest:.3g}); the objective must be convex")
+
+
+def _dimension(spec: Spec, objective_d: int | None) -> int:
+    """d from ``dimension`` or the objective's data; both given must agree."""
+    if spec.dimension is not None and objective_d is not None and objective_d != spec.dimension:
+        where = "objective.Q" if isinstance(spec.objective, Quadratic) else "objective.data"
+        raise SpecError.at(where, f"data have {objective_d} columns but dimension is "
+                           f"{spec.dimension}")
+    d = spec.dimension if spec.dimension is not None else objective_d
+    if not d:
+        raise SpecError.at("dimension", "cannot tell the dimension; set 'dimension'")
+    return int(d)
+
+
+def _fit_objective(objective: Objective, d: int) -> Objective:
+    if objective.kind == QUADRATIC:
+        return objective
+    return Objective(objective.kind, objective.features, objective.labels,
+                     sp.csr_matrix((d, d)), np.zeros(d), objective.l2, objective.l1)
+
+
+def _bound(value, path: str, d: int, default: float, source) -> np.ndarray:
+    if value is None:
+        return np.full(d, default)
+    if isinstance(value, int | float):
+        if math.isnan(value):
+            raise SpecError.at(path, "NaN is not a bound; omit it for no bound")
+        return np.full(d, float(value))
+    vector = source.vector(value, path, allow_infinite=True)
+    if vector.shape[0] != d:
+        raise SpecError.at(path, f"length {vector.shape[0]} does not match dimension {d}")
+    return vector
+
+
+def _bounds(spec: Spec, d: int, source) -> tuple[np.ndarray, np.ndarray]:
+    lower = _bound(spec.bounds.lower, "bounds.lower", d, -np.inf, source)
+    upper = _bound(spec.bounds.upper, "bounds.upper", d, np.inf, source)
+    crossed = np.flatnonzero(lower > upper)
+    if crossed.size:
+        j = int(crossed[0])
+        raise SpecError.at(f"bounds.lower[{j}]" if spec.bounds.lower is not None and not
+                           isinstance(spec.bounds.lower, int | float) else "bounds",
+                           f"lower {lower[j]} > upper {upper[j]} at coordinate {j}; "
+                           "W would be empty")
+    return lower, upper
+
+
+def _constraint_block(constraint, path: str, d: int, source, notes: list[str]):
+    """(unit-row CSR (m_k, d), rhs (m_k,)) for one constraint block."""
+    if isinstance(constraint, LinearConstraint):
+        return _linear_block(constraint, path, d, source, notes)
+    if isinstance(constraint, OrderingConstraint):
+        if constraint.pairs is not None:
+            pairs = np.array(constraint.pairs, dtype=np.int64).reshape(-1, 2)
+            _check_indices(pairs, f"{path}.pairs", d, pair=True)
+        else:
+            chain = np.array(constraint.chain, dtype=np.int64)
+            _check_indices(chain, f"{path}.chain", d, pair=False)
+            pairs = np.column_stack([chain[:-1], chain[1:]])
+        return _ordering_rows(pairs, d, path)
+    assert isinstance(constraint, MonotoneLatticeConstraint)
+    return _ordering_rows(lattice_edges(constraint.shape, constraint.increasing, d, path),
+                          d, path)
+
+
+def _linear_block(constraint: LinearConstraint, path: str, d: int, source, notes):
+    a = _as_csr(source.matrix(constraint.A, f"{path}.A"))
+    b = source.vector(constraint.b, f"{path}.b")
+    if a.shape[1] != d:
+        raise SpecError.at(f"{path}.A", f"A has {a.shape[1]} columns; dimension is {d}")
+    if b.shape[0] != a.shape[0]:
+        raise SpecError.at(f"{path}.b", f"length {b.shape[0]} does not match A's "
+                           f"{a.shape[0]} rows")
+    norms = np.sqrt(np.asarray(a.multiply(a).sum(axis=1)).ravel())
+    zero = norms == 0
+    impossible = np.flatnonzero(zero & (b < 0))
+    if impossible.size:
+        r = int(impossible[0])
+        raise SpecError.at(f"{path}.A", f"row {r} is all zeros but b[{r}] = {b[r]} < 0: "
+                           "0 <= b can never hold; remove the row or fix b")
+    if zero.any():
+        notes.append(f"{path}: dropped {int(zero.sum())} all-zero rows of A (b >= 0, "
+                     "always satisfied)")
+    keep = np.flatnonzero(~zero)
+    scale = sp.diags(1.0 / norms[keep])
+    return _as_csr(scale @ a[keep]), b[keep] / norms[keep]
+
+
+def _check_indices(indices: np.ndarray, path: str, d: int, pair: bool) -> None:
+    flat = indices.ravel()
+    bad = np.flatnonzero((flat < 0) | (flat >= d))
+    if bad.size:
+        k = int(bad[0])
+        where = f"{path}[{k // 2}][{k % 2}]" if pair else f"{path}[{k}]"
+        raise SpecError.at(where, f"index {flat[k]} is out of range for dimension {d} "
+                           f"(valid: 0..{d - 1})")
+    if pair:
+        same = np.flatnonzero(indices[:, 0] == indices[:, 1])
+        if same.size:
+            raise SpecError.at(f"{path}[{int(same[0])}]", "a pair needs two different indices")
+    elif len(np.unique(flat)) != flat.size:
+        raise SpecError.at(path, "a chain visits an index twice; orderings would be cyclic")
+
+
+def _ordering_rows(pairs: np.ndarray, d: int, path: str):
+    """Rows (e_i - e_j)/sqrt(2), rhs 0, for pairs (i, j) meaning w_i <= w_j."""
+    m = pairs.shape[0]
+    rows = np.repeat(np.arange(m), 2)
+    data = np.tile([_SQRT_HALF, -_SQRT_HALF], m)
+    matrix = sp.csr_matrix((data, (rows, pairs.ravel())), shape=(m, d))
+    return _as_csr(matrix), np.zeros(m)
+
+
+def lattice_edges(shape: list[int], increasing: list[int], d: int, path: str) -> np.ndarray:
+    """Pairs (v, v + stride_k) of lattice vertices (C order) along each increasing axis k.
+
+    Returns
+    -------
+    ndarray, shape (m, 2)
+        For shape [2]*12 with all axes increasing, m = 12 * 2**11 = 24,576 (paper §6).
+    """
+    size = math.prod(shape)
+    if size != d:
+        raise SpecError.at(f"{path}.shape", f"the lattice has {size} vertices but the "
+                           f"dimension is {d}; shape's product must equal the dimension")
+    vertices = np.arange(size, dtype=np.int64).reshape(shape)
+    edges = []
+    for axis in sorted(increasing):
+        low = np.take(vertices, np.arange(shape[axis] - 1), axis=axis).ravel()
+        high = np.take(vertices, np.arange(1, shape[axis]), axis=axis).ravel()
+        edges.append(np.column_stack([low, high]))
+    return np.concatenate(edges) if edges else np.zeros((0, 2), dtype=np.int64)

@@ -1,0 +1,137 @@
+"""The compiled problem: plain float64 arrays ready for the numba kernels.
+
+A :class:`CompiledProblem` is what every algorithm, the shrinking step and the projection
+consume. It knows nothing of JSON or pydantic; :mod:`worker.problem.compile` builds it from a spec.
+
+Every constraint this layer holds is linear, ``g_i(w) = a_i . w - b_i <= 0`` with
+``||a_i||_2 = 1`` (LightTouch paper, §2.2: unit-norm rows make the gamma of Lemma 1
+comparable across constraints). Ordering and lattice constraints are the rows
+``(e_i - e_j) / sqrt(2)`` with ``b = 0``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from worker.problem.rates import RateSet
+
+#: Objective kinds, as the integer codes the kernels switch on.
+LOSS_HINGE = 0
+LOSS_LOGISTIC = 1
+LOSS_SQUARED = 2
+QUADRATIC = 3
+
+LOSS_CODES = {"hinge": LOSS_HINGE, "logistic": LOSS_LOGISTIC, "squared": LOSS_SQUARED}
+
+
+@dataclass(frozen=True)
+class Objective:
+    """f(w) = mean_i loss(x_i . w, y_i) + r(w), or (1/2) w'Qw + c'w + r(w), with the
+    regularizer r(w) = l1 ||w||_1 + (l2/2)||w||^2.
+
+    Attributes
+    ----------
+    kind : int
+        One of ``LOSS_HINGE``, ``LOSS_LOGISTIC``, ``LOSS_SQUARED``, ``QUADRATIC``.
+        ``pairwise_hinge`` is compiled to ``LOSS_HINGE`` on rows ``x+ - x-`` with labels 1.
+    features : scipy.sparse.csr_matrix, shape (n, d)
+        Example rows (empty, shape (0, d), for ``QUADRATIC``).
+    labels : ndarray, shape (n,)
+        +-1 for hinge/logistic, real targets for squared.
+    quadratic : scipy.sparse.csr_matrix, shape (d, d)
+        Symmetric PSD Q (empty for losses).
+    linear : ndarray, shape (d,)
+        c of the quadratic objective (zeros for losses).
+    l2 : float
+        Strong-convexity weight; > 0 makes f l2-strongly convex.
+    l1 : float
+        Weight of ||w||_1 (sparsity; its subgradient at w_j = 0 is taken as 0).
+    """
+
+    kind: int
+    features: sp.csr_matrix
+    labels: np.ndarray
+    quadratic: sp.csr_matrix
+    linear: np.ndarray
+    l2: float = 0.0
+    l1: float = 0.0
+
+    @property
+    def n(self) -> int:
+        """Number of examples (0 for a quadratic objective)."""
+        return int(self.features.shape[0])
+
+
+@dataclass(frozen=True)
+class ConstraintSet:
+    """m linear constraints ``A w <= b`` with unit-norm rows.
+
+    Attributes
+    ----------
+    matrix : scipy.sparse.csr_matrix, shape (m, d)
+        Rows a_i with ``||a_i||_2 = 1``, sorted column indices, float64.
+    rhs : ndarray, shape (m,)
+        b.
+    """
+
+    matrix: sp.csr_matrix
+    rhs: np.ndarray
+
+    @property
+    def m(self) -> int:
+        """Number of constraints."""
+        return int(self.matrix.shape[0])
+
+    def values(self, w: np.ndarray) -> np.ndarray:
+        """g(w) = A w - b, shape (m,) for w of shape (d,), or (T, m) for w of shape (T, d)."""
+        if w.ndim == 1:
+            return self.matrix @ w - self.rhs
+        return (self.matrix @ w.T).T - self.rhs
+
+
+@dataclass(frozen=True)
+class CompiledProblem:
+    """min f(w) over the box W = [lower, upper] subject to A w <= b.
+
+    Attributes
+    ----------
+    objective : Objective
+    constraints : ConstraintSet
+    lower, upper : ndarray, shape (d,)
+        The simple domain W, projected onto at every step (may hold -inf/+inf).
+    notes : list of str
+        Things compilation decided that the user should know (e.g. dropped zero rows).
+    rates : RateSet or None
+        Rate constraints (:mod:`worker.problem.rates`), not linear in w: only the game algorithms
+        handle them. ``m`` counts the linear rows only; ``m_total`` adds the rates.
+    """
+
+    objective: Objective
+    constraints: ConstraintSet
+    lower: np.ndarray
+    upper: np.ndarray
+    notes: list[str] = field(default_factory=list)
+    rates: RateSet | None = None
+
+    @property
+    def d(self) -> int:
+        """Dimension of w."""
+        return int(self.lower.shape[0])
+
+    @property
+    def m(self) -> int:
+        """Number of constraints g_i."""
+        return self.constraints.m
+
+    @property
+    def n(self) -> int:
+        """Number of examples."""
+        return self.objective.n
+
+    @property
+    def m_total(self) -> int:
+        """Linear constraints plus rate constraints."""
+        return self.m + (self.rates.m if self.rates is not None else 0)

@@ -1,0 +1,289 @@
+"""Problem spec v1 (DESIGN §3) as pydantic models, and :func:`parse_spec`.
+
+Unknown fields are rejected everywhere. Checks that need the problem's dimension (index
+ranges, shapes) happen when the spec is compiled (:mod:`worker.problem.compile`), with the same
+``path: what is wrong; what to do`` messages.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from worker.data.refs import MAX_SIZE, MatrixValue, VectorValue
+from worker.errors import SpecError
+
+ALGORITHMS = ("auto", "lighttouch", "fulltouch", "midtouch", "projected_sgd", "epro_sgd",
+              "epro_orda", "svrg_ol", "lagrangian", "proxy_lagrangian")
+
+
+class StrictModel(BaseModel):
+    """Base model: unknown fields are errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Bounds(StrictModel):
+    """The simple domain W = [lower, upper]: scalars, per-coordinate arrays or data refs."""
+
+    lower: float | VectorValue | None = None
+    upper: float | VectorValue | None = None
+
+
+class RiskData(StrictModel):
+    """Examples: ``features`` + ``labels``, or ``positive`` + ``negative`` for pairwise_hinge.
+
+    ``groups`` names subsets of the examples (0/1 vectors, one entry per row) for rate
+    constraints.
+    """
+
+    features: MatrixValue | None = None
+    labels: VectorValue | None = None
+    positive: MatrixValue | None = None
+    negative: MatrixValue | None = None
+    groups: dict[str, VectorValue] | None = None
+
+
+class EmpiricalRisk(StrictModel):
+    """Mean loss over examples plus l1 ||w||_1 + (l2/2)||w||^2."""
+
+    type: Literal["empirical_risk"]
+    loss: Literal["hinge", "logistic", "squared", "pairwise_hinge"]
+    data: RiskData
+    l1: float = Field(0.0, ge=0.0, allow_inf_nan=False)
+    l2: float = Field(0.0, ge=0.0, allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _data_fits_loss(self) -> EmpiricalRisk:
+        data = self.data
+        if self.loss == "pairwise_hinge":
+            missing = [k for k in ("positive", "negative") if getattr(data, k) is None]
+            extra = [k for k in ("features", "labels") if getattr(data, k) is not None]
+            if missing or extra:
+                raise ValueError("pairwise_hinge takes data.positive and data.negative "
+                                 "(rows x+ and x- of each pair), not features/labels")
+        else:
+            if data.features is None:
+                raise ValueError(f"loss {self.loss!r} needs data.features (and data.labels, "
+                                 "unless the features file carries them)")
+            if data.positive is not None or data.negative is not None:
+                raise ValueError("data.positive/negative are only for loss 'pairwise_hinge'")
+        return self
+
+
+class Quadratic(StrictModel):
+    """(1/2) w'Qw + c'w + l1 ||w||_1 + (l2/2)||w||^2 with Q symmetric positive semidefinite."""
+
+    type: Literal["quadratic"]
+    Q: MatrixValue
+    c: VectorValue | None = None
+    l1: float = Field(0.0, ge=0.0, allow_inf_nan=False)
+    l2: float = Field(0.0, ge=0.0, allow_inf_nan=False)
+
+
+Objective = Annotated[EmpiricalRisk | Quadratic, Field(discriminator="type")]
+
+
+class LinearConstraint(StrictModel):
+    """A w <= b (rows are scaled to unit norm when compiled)."""
+
+    type: Literal["linear"]
+    A: MatrixValue
+    b: VectorValue
+
+
+class OrderingConstraint(StrictModel):
+    """w_i <= w_j for each pair, or w_c0 <= w_c1 <= ... along a chain."""
+
+    type: Literal["ordering"]
+    pairs: list[tuple[int, int]] | None = None
+    chain: list[int] | None = None
+
+    @model_validator(mode="after")
+    def _one_form(self) -> OrderingConstraint:
+        if (self.pairs is None) == (self.chain is None):
+            raise ValueError("give exactly one of 'pairs' (list of [i, j]) or 'chain' "
+                             "(list of indices)")
+        return self
+
+
+class MonotoneLatticeConstraint(StrictModel):
+    """Lattice parameters (C order over ``shape``) increase along each ``increasing`` axis."""
+
+    type: Literal["monotone_lattice"]
+    shape: list[Annotated[int, Field(ge=1)]] = Field(min_length=1)
+    increasing: list[Annotated[int, Field(ge=0)]]
+
+    @model_validator(mode="after")
+    def _axes_exist(self) -> MonotoneLatticeConstraint:
+        for k, axis in enumerate(self.increasing):
+            if axis >= len(self.shape):
+                raise ValueError(f"increasing[{k}] = {axis} is not an axis of shape "
+                                 f"{self.shape} (axes are 0..{len(self.shape) - 1})")
+        if len(set(self.increasing)) != len(self.increasing):
+            raise ValueError("increasing lists an axis twice")
+        return self
+
+
+RATE_METRICS = ("positive_prediction_rate", "negative_prediction_rate", "true_positive_rate",
+                "false_positive_rate", "true_negative_rate", "false_negative_rate",
+                "error_rate")
+
+
+class RateTerm(StrictModel):
+    """``scale`` times a rate ``metric`` on a named group (``null``: all examples)."""
+
+    metric: Literal[RATE_METRICS]  # type: ignore[valid-type]
+    group: str | None = None
+    scale: float = Field(1.0, allow_inf_nan=False)
+
+
+class RateData(StrictModel):
+    """A rate constraint's own examples: scores x.w on ``features``, ±1 ``labels``, groups."""
+
+    features: MatrixValue
+    labels: VectorValue | None = None
+    groups: dict[str, VectorValue] | None = None
+
+
+class RateConstraint(StrictModel):
+    """``lhs op rhs`` on rates (Cotter et al. 2019, §1, §6.2), rhs a rate term or a number.
+
+    Compiled to g(w) = lhs - rhs <= 0 (or rhs - lhs for ``>=``), linear in the rates.
+    """
+
+    type: Literal["rate"]
+    lhs: RateTerm
+    op: Literal["<=", ">="]
+    rhs: RateTerm | float
+    data: RateData | None = None
+
+
+Constraint = Annotated[
+    LinearConstraint | OrderingConstraint | MonotoneLatticeConstraint | RateConstraint,
+    Field(discriminator="type"),
+]
+
+
+class Minibatch(StrictModel):
+    """Fixed minibatch sizes: examples (k_f), sampled constraints (k_g), p-update (k_p)."""
+
+    k_f: int = Field(2, ge=1)
+    k_g: int = Field(2, ge=1)
+    k_p: int = Field(8, ge=1)
+
+
+class Game(StrictModel):
+    """The lambda-player of ``lagrangian`` / ``proxy_lagrangian`` (Cotter et al. 2019).
+
+    ``eta_lambda``: its step ("auto": see :mod:`worker.algorithms.games`); ``radius``: R of
+    the Lagrangian's {lambda >= 0, ||lambda||_1 <= R} (null: unbounded, as the paper's §6);
+    ``regret``: the proxy-Lagrangian's swap-regret (Algorithm 2) or external-regret player;
+    ``proxy``: the upper bound of each rate's indicators that the theta-player differentiates
+    (and the Lagrangian relaxes to): ``hinge`` (convex) or ``ramp`` (non-convex, the hinge
+    clipped at 1).
+    """
+
+    eta_lambda: Literal["auto"] | Annotated[float, Field(gt=0, allow_inf_nan=False)] = "auto"
+    radius: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
+    regret: Literal["swap", "external"] = "swap"
+    proxy: Literal["hinge", "ramp"] = "hinge"
+
+
+class Svrg(StrictModel):
+    """SVRG OL settings (Cutkosky & Busa-Fekete): base learner, schedule, batch phase."""
+
+    learner: Literal["adagrad", "freerex"] = "adagrad"
+    schedule: Literal["practical", "theoretical"] = "practical"
+    serial_steps: Literal["auto"] | Annotated[int, Field(ge=1)] = "auto"
+    batch_size: Literal["auto"] | Annotated[int, Field(ge=1)] = "auto"
+    workers: Literal["auto"] | Annotated[int, Field(ge=0)] = "auto"
+    partition_rows: int = Field(2**18, ge=1)
+
+    @model_validator(mode="after")
+    def _batch_size_is_practical(self) -> Svrg:
+        if self.schedule == "theoretical" and self.batch_size != "auto":
+            raise ValueError("batch_size sets the practical schedule's N_k = k * batch_size; "
+                             "the theoretical schedule uses N = T^2 (omit batch_size)")
+        return self
+
+
+class Solver(StrictModel):
+    """Algorithm choice and its hyperparameters (LightTouch paper, Algorithm 4)."""
+
+    algorithm: Literal[ALGORITHMS] = "auto"  # type: ignore[valid-type]
+    iterations: int = Field(200_000, ge=1)
+    time_limit_s: float = Field(600.0, gt=0, allow_inf_nan=False)
+    seed: int = Field(0, ge=0, lt=2**63)
+    gamma: Literal["auto"] | Annotated[float, Field(gt=0, allow_inf_nan=False)] = "auto"
+    eta_w: float = Field(1.0, gt=0, allow_inf_nan=False)
+    eta_p: float = Field(0.0625, gt=0, allow_inf_nan=False)
+    minibatch: Literal["auto"] | Minibatch = "auto"
+    aggregate: Literal["auto"] | Annotated[int, Field(ge=1)] = "auto"
+    p_update: Literal["auto", "dense", "lazy"] = "auto"
+    candidates: int = Field(100, ge=1, le=10_000)
+    svrg: Svrg = Svrg()
+    game: Game = Game()
+
+
+class Output(StrictModel):
+    """What the Result carries besides the mixture summary; ``single`` adds the best single
+    model of the candidates (Cotter et al. 2019, §6.2 heuristic)."""
+
+    mixture: bool = True
+    project: bool = True
+    single: bool = False
+
+
+class Spec(StrictModel):
+    """A whole problem: min f(w) over W subject to every constraint block."""
+
+    spec_version: Literal[1] = 1
+    name: str | None = None
+    dimension: int | None = Field(None, ge=1, le=MAX_SIZE)
+    bounds: Bounds = Bounds()
+    objective: Objective
+    constraints: list[Constraint] = []
+    solver: Solver = Solver()
+    output: Output = Output()
+
+
+def format_location(location: tuple[Any, ...]) -> str:
+    """``('constraints', 2, 'pairs', 5)`` → ``constraints[2].pairs[5]``."""
+    text = ""
+    for part in location:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text
+
+
+def parse_spec(raw: Any) -> Spec:
+    """Validate a decoded JSON value as a :class:`Spec`; raise :class:`SpecError` if invalid."""
+    if isinstance(raw, Spec):
+        return raw
+    if not isinstance(raw, dict):
+        raise SpecError.at("", f"a spec is a JSON object, got {type(raw).__name__}")
+    try:
+        return Spec.model_validate(raw)
+    except ValidationError as error:
+        issues = []
+        for item in error.errors(include_url=False):
+            location = tuple(p for p in item["loc"] if not _is_union_member(p))
+            message = item["msg"].removeprefix("Value error, ")
+            issues.append((format_location(location), message))
+        raise SpecError(issues) from None
+
+
+_TAGS = {"linear", "ordering", "monotone_lattice", "rate", "empirical_risk", "quadratic"}
+_TYPE_NAMES = {"float", "int", "str", "bool", "list", "dict", "CooMatrix", "DataRef", "RateTerm",
+               "Minibatch", "Bounds"}
+
+
+def _is_union_member(part: Any) -> bool:
+    """pydantic names the union member it tried in error locations; users need only fields."""
+    return isinstance(part, str) and (part in _TAGS or part in _TYPE_NAMES
+                                      or any(c in part for c in "[(")
+                                      or part.startswith(("literal", "function-")))
