@@ -131,6 +131,9 @@ def assert_kkt(x, point, constraints, lower, upper):
     g = np.vstack([constraints.matrix.toarray(), np.eye(x.size), -np.eye(x.size)])
     h = np.concatenate([constraints.rhs, upper, -lower])
     active = np.flatnonzero(g @ x - h >= -1e-7)
+    if active.size == 0:                 # scipy's nnls aborts on a matrix without columns
+        np.testing.assert_allclose(x, point, rtol=0, atol=1e-9)
+        return
     multipliers, residual = nnls(g[active].T, point - x)
     assert residual <= 1e-6, residual
 
@@ -176,7 +179,9 @@ def make_problem(kind: str, seed: int):
         if kind == "mixed":
             cons = stack(cons, random_general(rng, d, int(rng.integers(1, d)), 0.3, w0))
     lower, upper = random_bounds(rng, w0, p_inf)
-    return w0 + 2.0 * rng.standard_normal(d), cons, lower, upper, "qp"
+    only_orderings_constant_bounds = kind == "orderings" and p_inf == 1.0
+    expected = "isotonic" if only_orderings_constant_bounds else "qp"
+    return w0 + 2.0 * rng.standard_normal(d), cons, lower, upper, expected
 
 
 KINDS = ["dense", "sparse", "orderings", "mixed", "chains", "chains_varying_bounds"]
@@ -221,14 +226,37 @@ def test_lattice_matches_cvxpy():
     assert (cons.m, cons.matrix.shape[1]) == (6 * 32, 64)
     lower, upper = np.full(64, -1.0), np.full(64, 1.0)
     result = check_against_cvxpy(2.0 * rng.standard_normal(64), cons, lower, upper)
-    assert result.method == "qp"
+    assert result.method == "isotonic"
 
 
 def test_rectangular_lattice_matches_cvxpy():
     rng = np.random.default_rng(8)
     cons = lattice([3, 4, 2])
     lower, upper = np.full(24, -np.inf), np.full(24, 0.5)
-    check_against_cvxpy(rng.standard_normal(24), cons, lower, upper)
+    assert check_against_cvxpy(rng.standard_normal(24), cons, lower, upper).method == "isotonic"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 30), st.sampled_from([0.3, 1.0, 3.0]))
+def test_isotonic_is_exact_on_any_order(seed, d, density):
+    rng = np.random.default_rng(seed)
+    pairs, _ = random_dag(rng, d, int(density * d) + 1)
+    cons = orderings(pairs, d)
+    lower, upper = np.full(d, -0.8), np.full(d, 1.2)
+    point = 2.0 * rng.standard_normal(d)
+    fast = project(point, cons, lower, upper)
+    assert (fast.method, fast.status) == ("isotonic" if cons.m else "clip", "optimal")
+    assert fast.max_violation <= 1e-12
+    assert_kkt(fast.solution, point, cons, lower, upper)
+    forced = project(point, cons, lower, upper, method="qp")
+    np.testing.assert_allclose(fast.solution, forced.solution, rtol=0, atol=TOL_X)
+
+
+def test_orderings_with_bounds_varying_on_a_piece_take_qp_path():
+    cons = lattice([2, 2])
+    lower, upper = np.array([-1.0, -1.0, -0.5, -1.0]), np.full(4, 1.0)
+    result = check_against_cvxpy(np.array([0.5, -2.0, -2.0, 0.0]), cons, lower, upper)
+    assert result.method == "qp"
 
 
 # ---------------------------------------------------------------- paths and edge cases
@@ -256,11 +284,11 @@ def test_single_chain_is_isotonic_regression():
     [[0, 1], [0, 2]],             # out-degree 2
     [[0, 2], [1, 2]],             # in-degree 2
 ])
-def test_non_chain_orderings_take_qp_path(pairs):
+def test_non_chain_orderings_take_the_order_path(pairs):
     cons = orderings(np.array(pairs), 4)
     point = np.array([2.0, -1.0, 0.5, 3.0])
     result = check_against_cvxpy(point, cons, np.full(4, -np.inf), np.full(4, np.inf))
-    assert result.method == "qp"
+    assert result.method == "isotonic"
 
 
 def test_duplicate_orderings_still_take_isotonic_path():
@@ -284,7 +312,7 @@ def test_degenerate_ties_are_polished_to_the_exact_projection():
     # a zero multiplier. Clarabel alone is ~1.5e-5 off here; the active-set polish is exact.
     cons = orderings(np.array([[0, 1], [0, 2]]), 4)
     result = project(np.array([2.0, -1.0, 0.5, 3.0]), cons, np.full(4, -np.inf),
-                     np.full(4, np.inf))
+                     np.full(4, np.inf), method="qp")
     assert (result.method, result.status) == ("qp", "optimal")
     np.testing.assert_allclose(result.solution, [0.5, 0.5, 0.5, 3.0], rtol=0, atol=1e-12)
 
@@ -299,20 +327,29 @@ def test_polish_repairs_a_wrong_active_set_guess():
     np.testing.assert_allclose(x, [0.5, 0.5, 0.5, 3.0], rtol=0, atol=1e-12)
 
 
-@pytest.mark.slow
-def test_paper_size_lattice():
+def test_paper_size_lattice_takes_the_exact_order_path():
     # The paper's experiment (§6): d = 4096, 12 lattice dimensions, m = 24,576, box [-10, 10].
-    cons = lattice([2] * 12)
+    cons, d = lattice([2] * 12), 4096
     assert cons.m == 24_576
-    d = 4096
+    point = np.random.default_rng(4).normal(0.0, 5.0, d)
+    lower, upper = np.full(d, -10.0), np.full(d, 10.0)
+    result = project(point, cons, lower, upper)
+    assert (result.method, result.status) == ("isotonic", "optimal")
+    assert result.max_violation <= 1e-12
+    assert result.max_violation == pytest.approx(
+        independent_violation(result.solution, cons, lower, upper), abs=1e-12)
+
+
+@pytest.mark.slow
+def test_paper_size_lattice_order_path_agrees_with_qp():
+    cons, d = lattice([2] * 12), 4096
     point = np.random.default_rng(4).normal(0.0, 5.0, d)   # seed 4 needs two polish rounds
-    result = project(point, cons, np.full(d, -10.0), np.full(d, 10.0))
-    assert (result.method, result.status) == ("qp", "optimal")
-    assert result.max_violation <= 1e-9
-    recomputed = independent_violation(result.solution, cons, np.full(d, -10.0),
-                                       np.full(d, 10.0))
-    assert result.max_violation == pytest.approx(recomputed, abs=1e-12)
-    assert result.seconds < 60.0
+    lower, upper = np.full(d, -10.0), np.full(d, 10.0)
+    fast = project(point, cons, lower, upper)
+    forced = project(point, cons, lower, upper, method="qp")
+    assert (forced.method, forced.status) == ("qp", "optimal")
+    assert forced.max_violation <= 1e-9
+    np.testing.assert_allclose(fast.solution, forced.solution, rtol=0, atol=TOL_X)
 
 
 @pytest.mark.parametrize("method", ["auto", "qp"])

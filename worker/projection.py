@@ -6,9 +6,12 @@ line of Algorithms 1-4 returns ``Π_g(w̄)``. With W the box ``lower <= x <= upp
 ``argmin 1/2 ||x - point||^2  s.t.  lower <= x <= upper, A x <= b``. Paths (``method``):
 
 * ``"clip"``: no constraints; the box projection is a per-coordinate clip.
-* ``"isotonic"``: every row is an ordering ``(e_i - e_j)/sqrt(2) . x <= 0`` (``x_i <= x_j``),
-  the ordering graph is vertex-disjoint directed paths (chains) and the bounds are constant
-  on each chain; exact isotonic regression per chain, then a clip (see :func:`_isotonic`).
+* ``"isotonic"``: every row is an ordering ``(e_i - e_j)/sqrt(2) . x <= 0`` (``x_i <= x_j``)
+  and the bounds are constant on each connected piece of the ordering graph; exact isotonic
+  regression, then a clip (see :func:`_isotonic`). Chains (vertex-disjoint directed paths)
+  take the pool-adjacent-violators algorithm; any other order (a lattice's monotonicity, a
+  tree, a DAG) takes recursive minimum cuts (:mod:`worker.kernels.isotonic`), kept only when
+  its KKT certificate holds within ``POLISH_TOL`` (otherwise the ``"qp"`` path runs).
 * ``"qp"``: anything else; Clarabel's interior-point method with tight tolerances, an
   active-set polish certified by the KKT conditions (see :func:`_polish`), then a clip.
 
@@ -24,8 +27,10 @@ import clarabel
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import isotonic_regression
+from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
 
+from worker.kernels.isotonic import isotonic_on_order
 from worker.problem.compiled import ConstraintSet
 
 #: Residual violation (relative to max(1, |point|_inf, |b|_inf)) still labelled "optimal".
@@ -99,8 +104,8 @@ def project(point: np.ndarray, constraints: ConstraintSet, lower: np.ndarray,
         name, x, status = "clip", np.clip(point, lower, upper), "infeasible"
     elif constraints.m == 0:
         name, x, status = "clip", np.clip(point, lower, upper), "optimal"
-    elif method == "auto" and (chains := _chains(constraints, lower, upper)) is not None:
-        name, x, status = "isotonic", _isotonic(point, chains, lower, upper), "optimal"
+    elif method == "auto" and (x := _isotonic(point, constraints, lower, upper)) is not None:
+        name, status = "isotonic", "optimal"
     else:
         name, (x, status) = "qp", _solve_qp(point, constraints, lower, upper)
     violation = _violation(x, constraints, lower, upper)
@@ -149,18 +154,66 @@ def _ordering_edges(constraints: ConstraintSet) -> np.ndarray | None:
     return np.unique(edges, axis=0)
 
 
-def _chains(constraints: ConstraintSet, lower: np.ndarray,
-            upper: np.ndarray) -> list[np.ndarray] | None:
-    """Split the ordering graph into chains, each listed smallest-first, or None.
+def _isotonic(point: np.ndarray, constraints: ConstraintSet, lower: np.ndarray,
+              upper: np.ndarray) -> np.ndarray | None:
+    """Exact projection when every row is an ordering, or None when this path does not apply.
 
-    None if a row is not an ordering, a vertex has in- or out-degree above one, the graph
-    has a cycle, or ``lower`` / ``upper`` vary along a chain. Chains are found by pointer
-    jumping (list ranking) on the successor array in O(d log d) vectorised work.
+    With scalar bounds [l, u] on a connected piece of the ordering graph, the projection onto
+    the order and the box is ``clip(isotonic(y), l, u)``: the isotonic solution has the min-max
+    form ``x_k = min_L max_U m(L ∩ U)`` over lower and upper sets (Robertson, Wright & Dykstra,
+    *Order Restricted Statistical Inference*, 1988, Thm 1.4.4) where ``m(B)`` minimises the
+    block's loss; with bounds, ``m(B) = clip(mean(y_B), l, u)``, and ``clip`` is nondecreasing so
+    it commutes with max and min. With bounds varying on a piece this fails, so such
+    constraints (and any non-ordering row) take the QP path. Coordinates on no ordering only see
+    the box and are clipped.
+
+    Parameters
+    ----------
+    point, lower, upper : ndarray, shape (d,)
+    constraints : ConstraintSet
+
+    Returns
+    -------
+    ndarray of shape (d,), or None
     """
     edges = _ordering_edges(constraints)
-    if edges is None:
+    if edges is None or not _constant_bounds(edges, lower, upper):
         return None
-    d = constraints.matrix.shape[1]
+    chains = _chains(edges, point.shape[0])
+    x = point.copy()
+    if chains is not None:
+        for chain in chains:
+            x[chain] = isotonic_regression(point[chain]).x
+    else:
+        vertices, local = np.unique(edges, return_inverse=True)
+        local = local.reshape(edges.shape)
+        ordered = _certified_order(point[vertices], local[:, 0], local[:, 1])
+        if ordered is None:
+            return None
+        x[vertices] = ordered
+    return np.clip(x, lower, upper)
+
+
+def _constant_bounds(edges: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> bool:
+    """Whether ``lower`` and ``upper`` are constant on every connected piece of the edges."""
+    d = lower.shape[0]
+    graph = sp.csr_matrix((np.ones(edges.shape[0]), (edges[:, 0], edges[:, 1])), shape=(d, d))
+    _, piece = connected_components(graph, directed=False)
+    on_edge = edges.ravel()
+    for bound in (lower, upper):
+        first = np.full(d, np.nan)
+        first[piece[on_edge]] = bound[on_edge]           # any member stands for its piece
+        if np.any(first[piece[on_edge]] != bound[on_edge]):
+            return False
+    return True
+
+
+def _chains(edges: np.ndarray, d: int) -> list[np.ndarray] | None:
+    """Split the ordering graph into chains, each listed smallest-first, or None.
+
+    None if a vertex has in- or out-degree above one or the graph has a cycle. Chains are found
+    by pointer jumping (list ranking) on the successor array in O(d log d) vectorised work.
+    """
     out_deg, in_deg = (np.bincount(edges[:, k], minlength=d) for k in (0, 1))
     if out_deg.max() > 1 or in_deg.max() > 1:
         return None
@@ -174,41 +227,26 @@ def _chains(constraints: ConstraintSet, lower: np.ndarray,
     if out_deg[jump].any():
         return None                                 # a cycle never reaches an end vertex
     on_chain = np.flatnonzero(out_deg + in_deg > 0)
-    if any(np.any(bound[on_chain] != bound[jump[on_chain]]) for bound in (lower, upper)):
-        return None
     order = on_chain[np.lexsort((-rank[on_chain], jump[on_chain]))]
     breaks = np.flatnonzero(np.diff(jump[order])) + 1
     return np.split(order, breaks)
 
 
-def _isotonic(point: np.ndarray, chains: list[np.ndarray], lower: np.ndarray,
-              upper: np.ndarray) -> np.ndarray:
-    """Exact projection when the constraints are chains with constant bounds per chain.
+def _certified_order(y: np.ndarray, tails: np.ndarray, heads: np.ndarray) -> np.ndarray | None:
+    """Isotonic regression of y (n,) on edges ``x[tails] <= x[heads]`` (k,), if certified.
 
-    On a chain ``c_1 -> ... -> c_L`` with scalar bounds [l, u] the problem is isotonic
-    regression with every term restricted to [l, u]. Its solution has the max-min form
-    (Robertson, Wright & Dykstra, *Order Restricted Statistical Inference*, 1988)
-    ``x_k = max_{s<=k} min_{t>=k} m(s, t)`` where ``m(s, t)`` minimises the block's loss
-    ``sum_{s<=r<=t} (z - y_r)^2`` over ``z in [l, u]``, i.e. ``m = clip(mean(y_s..y_t), l, u)``.
-    Because ``clip`` is nondecreasing it commutes with max and min, so the bounded solution is
-    ``clip(isotonic(y), l, u)``. With bounds varying along the chain this fails, which is why
-    :func:`_chains` insists on constant ones. Chains are independent (vertex-disjoint) and
-    coordinates on no chain only see the box, so they are clipped.
-
-    Parameters
-    ----------
-    point, lower, upper : ndarray, shape (d,)
-    chains : list of ndarray of int
-        Vertex indices of each chain, in increasing order of the constrained values.
-
-    Returns
-    -------
-    ndarray, shape (d,)
+    Checks the KKT conditions of the kernel's multipliers within ``POLISH_TOL``: stationarity
+    ``y - x = sum_out lambda - sum_in lambda``, ``lambda >= 0``, and ``x[tails] <= x[heads]``
+    (complementarity holds by construction: multipliers are zero between blocks).
     """
-    x = point.copy()
-    for chain in chains:
-        x[chain] = isotonic_regression(point[chain]).x
-    return np.clip(x, lower, upper)
+    x, multipliers = isotonic_on_order(y, tails.astype(np.int64), heads.astype(np.int64))
+    n, tol = y.shape[0], POLISH_TOL * max(1.0, float(np.max(np.abs(y), initial=0.0)))
+    net = np.bincount(tails, multipliers, minlength=n) - np.bincount(heads, multipliers,
+                                                                     minlength=n)
+    certified = (np.max(np.abs(y - x - net), initial=0.0) <= tol
+                 and np.min(multipliers, initial=0.0) >= -tol
+                 and np.max(x[tails] - x[heads], initial=0.0) <= tol)
+    return x if certified else None
 
 
 def _solve_qp(point: np.ndarray, constraints: ConstraintSet, lower: np.ndarray,
