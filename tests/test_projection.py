@@ -249,7 +249,7 @@ def test_isotonic_is_exact_on_any_order(seed, d, density):
     assert fast.max_violation <= 1e-12
     assert_kkt(fast.solution, point, cons, lower, upper)
     forced = project(point, cons, lower, upper, method="qp")
-    np.testing.assert_allclose(fast.solution, forced.solution, rtol=0, atol=TOL_X)
+    np.testing.assert_allclose(fast.solution, forced.solution, rtol=0, atol=1e-8)
 
 
 def test_orderings_with_bounds_varying_on_a_piece_take_qp_path():
@@ -349,7 +349,7 @@ def test_paper_size_lattice_order_path_agrees_with_qp():
     forced = project(point, cons, lower, upper, method="qp")
     assert (forced.method, forced.status) == ("qp", "optimal")
     assert forced.max_violation <= 1e-9
-    np.testing.assert_allclose(fast.solution, forced.solution, rtol=0, atol=TOL_X)
+    np.testing.assert_allclose(fast.solution, forced.solution, rtol=0, atol=1e-8)
 
 
 @pytest.mark.parametrize("method", ["auto", "qp"])
