@@ -15,18 +15,16 @@ import base64
 import csv
 import io
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
+from worker.datasets.adult import DATA
+from worker.datasets.lattice import make_ranking_problem
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-
-from bench.lattice_problem import make_ranking_problem  # noqa: E402
-
-ADULT = HERE.parent.parent / "shared" / "data" / "adult" / "adult.data"
+ADULT = DATA / "adult.data"
 ADULT_COLUMNS = ["age", "education-num", "capital-gain", "capital-loss", "hours-per-week"]
 
 
@@ -51,8 +49,7 @@ def lattice_ranking() -> dict:
                       "data": {"positive": data_uri(positive), "negative": data_uri(negative)}},
         "constraints": [{"type": "monotone_lattice", "shape": [2] * dims,
                          "increasing": list(range(dims))}],
-        "solver": {"algorithm": "lighttouch", "iterations": 300_000, "seed": 0,
-                   "eta_w": 16, "eta_p": 0.0625},
+        "solver": {"algorithm": "lighttouch", "iterations": 300_000, "seed": 0},
     }
 
 

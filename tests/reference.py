@@ -82,8 +82,10 @@ def objective(problem: CompiledProblem, w: np.ndarray) -> float:
 
 def run(problem: CompiledProblem, *, mode: str, iterations: int, gamma: float, eta_w: float,
         eta_p: float, minibatch: tuple[int, int, int] | None, groups: int, seed: int,
-        nu: float = 0.999) -> dict:
-    """Algorithm 1 (mode 'full') or Algorithm 4 with a dense p-update (mode 'light').
+        nu: float = 0.999, step_rule: str = "schedule") -> dict:
+    """Algorithm 1 (mode 'full') or Algorithm 4 with a dense p-update (mode 'light');
+    ``step_rule`` "dog": eta_w r_t / sqrt(sum |direction|^2) throughout; "adagrad":
+    eta_w (u_j - l_j) / sqrt(2 sum direction_j^2) per coordinate.
 
     Returns the iterates (T+1, d), the constraint checks and the final p.
     """
@@ -106,6 +108,9 @@ def run(problem: CompiledProblem, *, mode: str, iterations: int, gamma: float, e
               else 1.0 + o.features.nnz / max(o.n, 1))
     cost_g = max((m / max(groups, 1)) * (1.0 + problem.constraints.matrix.nnz / max(m, 1)), 1.0)
     history = [w.copy()]
+    origin, radius, squared_sum = w.copy(), 1e-6 * (1.0 + np.linalg.norm(w)), 0.0
+    squares = np.zeros(d)
+    warmup = step_rule != "schedule"
 
     def mean(key):
         num, den = averages[key]
@@ -116,6 +121,10 @@ def run(problem: CompiledProblem, *, mode: str, iterations: int, gamma: float, e
 
     for t in range(1, iterations + 1):
         eta = eta_w / (lam * t) if lam > 0 else eta_w / np.sqrt(t)
+        if step_rule == "dog":
+            eta = eta_w * radius / np.sqrt(max(squared_sum, 1e-300))
+        elif step_rule == "adagrad":
+            eta = eta_w / np.sqrt(t)
         if minibatch is not None:
             k_f, k_g, k_p = minibatch[0], min(minibatch[1], groups), min(minibatch[2], groups)
         else:
@@ -170,7 +179,16 @@ def run(problem: CompiledProblem, *, mode: str, iterations: int, gamma: float, e
             u += eta_p * gamma * mu
             u[subset] += eta_p * gamma * groups / k_p * (viol - mu[subset])
             mu[subset] = viol
-        w = np.clip(w - eta * (grad + gamma * step_g + lam * w + o.l1 * np.sign(w)),
-                    problem.lower, problem.upper)
+        direction = grad + gamma * step_g + lam * w + o.l1 * np.sign(w)
+        if warmup:
+            squared_sum += direction @ direction
+            eta = eta_w * radius / np.sqrt(squared_sum) if squared_sum > 0 else 0.0
+        if step_rule == "adagrad":
+            squares += direction**2
+            with np.errstate(divide="ignore", invalid="ignore"):
+                eta = np.where(squares > 0, eta_w * (problem.upper - problem.lower)
+                               / np.sqrt(2.0 * squares), 0.0)
+        w = np.clip(w - eta * direction, problem.lower, problem.upper)
+        radius = max(radius, np.linalg.norm(w - origin)) if warmup else radius
         history.append(w.copy())
     return {"iterates": np.array(history), "checks": checks, "p": np.exp(u - u.max())}

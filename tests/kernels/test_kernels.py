@@ -10,17 +10,28 @@ from tests.problems import random_problem
 from worker.algorithms.arrays import new_state, problem_arrays, run_config
 from worker.kernels.distribution import init_distribution, log_weight
 from worker.kernels.iteration import run_iterations, running_average
-from worker.kernels.layout import CHECKS, ITERATION, MODE_FULL, MODE_LIGHT
+from worker.kernels.layout import (
+    CHECKS,
+    ITERATION,
+    MODE_FULL,
+    MODE_LIGHT,
+    RADIUS,
+    STEP_ADAGRAD,
+    STEP_DOG,
+    STEP_SCHEDULE,
+)
 from worker.kernels.objective import objective_value
 
 LOSSES = ["hinge", "logistic", "squared", "quadratic"]
 CONSTRAINTS = ["linear", "ordering", "lattice"]
 
 
-def compiled_run(problem, *, mode, iterations, groups, minibatch, lazy, seed=3, l2_rate=True):
+def compiled_run(problem, *, mode, iterations, groups, minibatch, lazy, seed=3, l2_rate=True,
+                 step_rule=STEP_SCHEDULE):
     arrays = problem_arrays(problem, groups)
     cfg = run_config(arrays, mode=mode, gamma=2.0, eta_w=0.5, eta_p=0.25,
-                     strong_convexity=problem.objective.l2, minibatch=minibatch, lazy=lazy)
+                     strong_convexity=problem.objective.l2, minibatch=minibatch, lazy=lazy,
+                     step_rule=step_rule)
     state = new_state(arrays, np.clip(np.zeros(problem.d), problem.lower, problem.upper), seed)
     if mode == MODE_LIGHT:
         init_distribution(arrays, cfg, state, state.w, 1)
@@ -55,6 +66,22 @@ def test_fulltouch_matches_reference(loss, constraint):
                              eta_p=0.25, minibatch=(2, 1, 1), groups=problem.m, seed=3)
     np.testing.assert_allclose(iterates, expected["iterates"], rtol=0, atol=1e-10)
     assert state.counters[CHECKS] == expected["checks"] == 120 * problem.m
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize(("mode", "name"), [(MODE_FULL, "full"), (MODE_LIGHT, "light")])
+@pytest.mark.parametrize("minibatch", [(2, 3, 2), None], ids=["fixed", "auto"])
+@pytest.mark.parametrize(("rule", "rule_name"), [(STEP_DOG, "dog"), (STEP_ADAGRAD, "adagrad")])
+def test_warmup_steps_match_reference(loss, mode, name, minibatch, rule, rule_name):
+    problem = random_problem(loss, "lattice", d=8, l2=0.1 if loss == "logistic" else 0.0)
+    _, _, state, iterates = compiled_run(problem, mode=mode, iterations=150, groups=4,
+                                         minibatch=minibatch, lazy=False, step_rule=rule)
+    expected = reference.run(problem, mode=name, iterations=150, gamma=2.0, eta_w=0.5,
+                             eta_p=0.25, minibatch=minibatch, groups=4, seed=3,
+                             step_rule=rule_name)
+    np.testing.assert_allclose(iterates, expected["iterates"], rtol=0, atol=1e-10)
+    distance = np.linalg.norm(iterates - iterates[0], axis=1).max()
+    assert state.scalars[RADIUS] == pytest.approx(max(distance, 1e-6), rel=1e-9)
 
 
 @pytest.mark.parametrize("constraint", CONSTRAINTS)

@@ -10,6 +10,8 @@ from worker.kernels.layout import (
     ITERATION,
     N_COUNTERS,
     N_SCALARS,
+    RADIUS,
+    STEP_SCHEDULE,
     KernelState,
     ProblemArrays,
     RunConfig,
@@ -17,6 +19,9 @@ from worker.kernels.layout import (
 from worker.kernels.random import seed_state
 from worker.kernels.sumtree import new_tree
 from worker.problem.compiled import QUADRATIC, CompiledProblem
+
+#: DoG's initial radius r_eps = DOG_START (1 + |w(1)|) (Ivgi, Hinder & Carmon 2023, §3).
+DOG_START = 1e-6
 
 
 def _csr_parts(matrix: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -79,13 +84,15 @@ def operation_costs(arrays: ProblemArrays) -> tuple[float, float]:
 
 def run_config(arrays: ProblemArrays, *, mode: int, gamma: float, eta_w: float, eta_p: float,
                strong_convexity: float, minibatch: tuple[int, int, int] | None,
-               lazy: bool, nu: float = 0.999) -> RunConfig:
-    """A RunConfig; ``minibatch=None`` selects the automatic sizes of §5.2."""
+               lazy: bool, nu: float = 0.999, step_rule: int = STEP_SCHEDULE) -> RunConfig:
+    """A RunConfig; ``minibatch=None`` selects the automatic sizes of §5.2; ``step_rule`` one
+    of the ``STEP_*`` rules of :mod:`worker.kernels.layout` (``eta_w`` multiplies it)."""
     cost_f, cost_g = operation_costs(arrays)
     k_f, k_g, k_p = minibatch if minibatch is not None else (2, 0, 0)
     return RunConfig(mode=mode, gamma=float(gamma), eta_w=float(eta_w), eta_p=float(eta_p),
                      strong_convexity=float(strong_convexity), k_f=k_f, k_g=k_g, k_p=k_p,
-                     lazy=bool(lazy), nu=float(nu), cost_f=cost_f, cost_g=cost_g)
+                     lazy=bool(lazy), nu=float(nu), cost_f=cost_f, cost_g=cost_g,
+                     step_rule=int(step_rule))
 
 
 def new_state(arrays: ProblemArrays, w0: np.ndarray, seed: int) -> KernelState:
@@ -95,6 +102,8 @@ def new_state(arrays: ProblemArrays, w0: np.ndarray, seed: int) -> KernelState:
     counters = np.zeros(N_COUNTERS, dtype=np.int64)
     counters[ITERATION] = 1
     counters[AVERAGE_START] = 1
+    scalars = np.zeros(N_SCALARS)
+    scalars[RADIUS] = DOG_START * (1.0 + float(np.linalg.norm(w0)))
     return KernelState(
         w=np.array(w0, dtype=np.float64), acc=np.zeros(d), last=np.ones(d, dtype=np.int64),
         gbuf=np.zeros(d), touch_mark=np.zeros(d, dtype=np.int64),
@@ -106,5 +115,6 @@ def new_state(arrays: ProblemArrays, w0: np.ndarray, seed: int) -> KernelState:
         vlist=np.zeros(n_groups, dtype=np.int64), vpos=np.zeros(n_groups, dtype=np.int64),
         weights=np.zeros(n_groups), pmark=np.zeros(n_groups, dtype=np.int64),
         sampled=np.zeros(n_groups, dtype=np.int64), sampled_viol=np.zeros(n_groups),
-        counters=counters, scalars=np.zeros(N_SCALARS), rng=seed_state(seed),
+        counters=counters, scalars=scalars, rng=seed_state(seed),
+        origin=np.array(w0, dtype=np.float64), squares=np.zeros(d),
     )

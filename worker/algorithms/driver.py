@@ -64,6 +64,8 @@ class Driver:
     problem: CompiledProblem | None = None
     gamma_history: list[tuple[int, float]] = field(default_factory=list)
     timed_out: bool = False
+    #: ``eta_w: "auto"``: the measured step scale and its measurements (``step_rule``).
+    step_stats: dict[str, float] | None = None
 
     def __post_init__(self) -> None:
         self.loop = ChunkedLoop(self.deadline, self.total_iterations, self._describe,

@@ -40,7 +40,7 @@ import numpy as np
 from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.driver import Candidates
 from worker.algorithms.loop import ChunkedLoop, ProgressCallback
-from worker.algorithms.methods import SolverOptions, Trajectory
+from worker.algorithms.methods import SolverOptions, Trajectory, step_scale
 from worker.algorithms.penalty import multiplier_mass, raised_gamma
 from worker.errors import SpecError
 from worker.kernels.constraints import max_violation
@@ -188,5 +188,5 @@ def run_epro_sgd(problem: CompiledProblem, options: SolverOptions,
     """Algorithm 1 of the Epro paper; candidates are the epoch averages and projections."""
     beta = strong_convexity(problem, "epro_sgd")
     return run_epochs(problem, options, progress, deadline, name="epro_sgd",
-                      first=FIRST_EPOCH, eta=options.eta_w / (beta * FIRST_EPOCH), decay=2.0,
+                      first=FIRST_EPOCH, eta=step_scale(options) / (beta * FIRST_EPOCH), decay=2.0,
                       inner=_sgd_epoch)

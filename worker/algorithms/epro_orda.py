@@ -32,7 +32,7 @@ import numpy as np
 
 from worker.algorithms.epro import Epoch, run_epochs, strong_convexity
 from worker.algorithms.loop import ProgressCallback
-from worker.algorithms.methods import SolverOptions, Trajectory
+from worker.algorithms.methods import SolverOptions, Trajectory, step_scale
 from worker.kernels.layout import ITERATION
 from worker.kernels.orda import OrdaState, orda_steps
 from worker.problem.compiled import CompiledProblem
@@ -61,5 +61,5 @@ def run_epro_orda(problem: CompiledProblem, options: SolverOptions,
     """Algorithm 3 of the Epro paper; candidates are the epoch outputs and projections."""
     beta = strong_convexity(problem, "epro_orda")
     return run_epochs(problem, options, progress, deadline, name="epro_orda",
-                      first=FIRST_EPOCH, eta=options.eta_w / beta, decay=math.sqrt(2.0),
+                      first=FIRST_EPOCH, eta=step_scale(options) / beta, decay=math.sqrt(2.0),
                       inner=_orda_epoch)

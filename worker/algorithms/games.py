@@ -39,7 +39,7 @@ import scipy.sparse as sp
 from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.driver import Candidates, snapshot_iterations
 from worker.algorithms.loop import ChunkedLoop, ProgressCallback
-from worker.algorithms.methods import SolverOptions, Trajectory
+from worker.algorithms.methods import SolverOptions, Trajectory, step_scale
 from worker.kernels.constraints import max_violation
 from worker.kernels.games import (
     LAGRANGIAN,
@@ -130,7 +130,7 @@ def _run_game(problem, options, progress, deadline, formulation) -> Trajectory:
     k_f, k_r = (DEFAULT_BATCH, DEFAULT_BATCH) if options.minibatch is None else \
         options.minibatch[:2]
     game = options.game
-    cfg = GameConfig(formulation=formulation, eta_w=float(options.eta_w),
+    cfg = GameConfig(formulation=formulation, eta_w=step_scale(options),
                      eta_lambda=float(game.eta_lambda or AUTO_ETA_LAMBDA[formulation]),
                      radius=float(game.radius),
                      log_floor=math.log(MINIMUM_RADIUS / (problem.m_total + 1)),

@@ -56,6 +56,7 @@ from worker.algorithms.penalty import (
     raised_gamma,
     rescaled_step,
 )
+from worker.algorithms.step_rule import warm_up, warmup_end
 from worker.algorithms.svrg_schedule import SvrgOptions
 from worker.errors import SpecError
 from worker.kernels.constraints import max_violation
@@ -69,6 +70,8 @@ from worker.kernels.layout import (
     MODE_FULL,
     MODE_LIGHT,
     MODE_PLAIN,
+    STEP_DOG,
+    STEP_SCHEDULE,
     ProblemArrays,
 )
 from worker.problem.compiled import CompiledProblem
@@ -88,7 +91,7 @@ class SolverOptions:
     time_limit_s: float = 600.0
     seed: int = 0
     gamma: float | None = None  # None: automatic (see worker.algorithms.penalty)
-    eta_w: float = 1.0
+    eta_w: float | None = None  # None: automatic (DoG steps, or 1 / (l2 t) if strongly convex)
     eta_p: float = 0.0625
     minibatch: tuple[int, int, int] | None = None
     aggregate: int | None = None
@@ -174,9 +177,12 @@ def _run_phase(driver: Driver, cfg, start: int, stop: int, count: int,
 
     Returns (the final config, whether the run finished before the deadline).
     """
-    with_iterate = count >= 2
-    snapshots = snapshot_iterations(start, stop, max(1, count // 2 if with_iterate else 1))
-    checkpoints = gamma_checkpoints(start, stop) if auto_gamma else []
+    with_iterate, first = count >= 2, start
+    if cfg.step_rule != STEP_SCHEDULE:                  # eta_w "auto": measure it first
+        cfg = warm_up(driver, cfg, warmup_end(start, stop), after_each)
+        first = driver.iteration
+    snapshots = snapshot_iterations(first, stop, max(1, count // 2 if with_iterate else 1))
+    checkpoints = gamma_checkpoints(first, stop) if auto_gamma else []
     for iteration in sorted(set(snapshots) | set(checkpoints)):
         finished = driver.run(cfg, iteration, after_each)
         if iteration in snapshots:
@@ -211,6 +217,8 @@ def _finish(name: str, driver: Driver, candidates: Candidates, cfg, **extra) -> 
     stats = driver.stats() | extra
     stats["stopped_by_time_limit"] = driver.timed_out
     stats["gamma"] = float(cfg.gamma)
+    stats["eta_w"] = float(cfg.eta_w)
+    stats.update(driver.step_stats or {})
     return Trajectory(name, candidates, driver.arrays, stats)
 
 
@@ -224,6 +232,18 @@ def _driver(problem, arrays, state, options, progress, deadline) -> Driver:
     return Driver(arrays, state, deadline, progress, options.iterations, problem=problem)
 
 
+def step_scale(options: SolverOptions) -> float:
+    """eta_w: as given, or 1 when automatic (then a multiplier of the DoG step or of
+    1 / (l2 t))."""
+    return 1.0 if options.eta_w is None else options.eta_w
+
+
+def _step_rule(problem: CompiledProblem, options: SolverOptions) -> int:
+    """STEP_DOG marks ``eta_w: "auto"`` on a non-strongly-convex objective: the phase starts
+    with the warm-ups of :mod:`worker.algorithms.step_rule`."""
+    return STEP_DOG if options.eta_w is None and problem.objective.l2 == 0 else STEP_SCHEDULE
+
+
 def _initial_gamma(options: SolverOptions) -> float:
     return 1.0 if options.gamma is None else options.gamma
 
@@ -231,7 +251,8 @@ def _initial_gamma(options: SolverOptions) -> float:
 def _fulltouch(problem, options, progress, deadline) -> Trajectory:
     arrays = problem_arrays(problem, problem.m)
     cfg = run_config(arrays, mode=MODE_FULL, gamma=_initial_gamma(options),
-                     eta_w=options.eta_w, eta_p=options.eta_p,
+                     eta_w=step_scale(options), eta_p=options.eta_p,
+                     step_rule=_step_rule(problem, options),
                      strong_convexity=problem.objective.l2, minibatch=options.minibatch,
                      lazy=False)
     state = new_state(arrays, _start_point(problem), options.seed)
@@ -247,7 +268,8 @@ def _lighttouch(problem, options, progress, deadline) -> Trajectory:
     groups = group_count(problem.m, options.aggregate, lazy)
     arrays = problem_arrays(problem, groups)
     cfg = run_config(arrays, mode=MODE_LIGHT, gamma=_initial_gamma(options),
-                     eta_w=options.eta_w, eta_p=options.eta_p,
+                     eta_w=step_scale(options), eta_p=options.eta_p,
+                     step_rule=_step_rule(problem, options),
                      strong_convexity=problem.objective.l2, minibatch=options.minibatch,
                      lazy=lazy)
     state = new_state(arrays, _start_point(problem), options.seed)
@@ -278,7 +300,7 @@ def _midtouch(problem, options, progress, deadline) -> Trajectory:
                            "set objective.l2 > 0 or choose lighttouch")
     first, second = midtouch_phases(problem.m, options.iterations)
     arrays = problem_arrays(problem, problem.m)
-    common = dict(gamma=_initial_gamma(options), eta_w=options.eta_w, eta_p=options.eta_p,
+    common = dict(gamma=_initial_gamma(options), eta_w=step_scale(options), eta_p=options.eta_p,
                   strong_convexity=strong, lazy=lazy_update(problem.m, options.p_update))
     cfg = run_config(arrays, mode=MODE_FULL, minibatch=(1, 1, 1), **common)
     state = new_state(arrays, _start_point(problem), options.seed)
@@ -299,7 +321,8 @@ def _midtouch(problem, options, progress, deadline) -> Trajectory:
 def _projected_sgd(problem, options, progress, deadline) -> Trajectory:
     arrays = problem_arrays(problem, 0)
     cfg = run_config(arrays, mode=MODE_PLAIN, gamma=_initial_gamma(options),
-                     eta_w=options.eta_w, eta_p=options.eta_p,
+                     eta_w=step_scale(options), eta_p=options.eta_p,
+                     step_rule=_step_rule(problem, options),
                      strong_convexity=problem.objective.l2, minibatch=options.minibatch,
                      lazy=False)
     start = project(_start_point(problem), problem.constraints, problem.lower, problem.upper)
@@ -308,10 +331,10 @@ def _projected_sgd(problem, options, progress, deadline) -> Trajectory:
     projections = {"count": 1, "seconds": start.seconds}
 
     def project_iterate() -> None:
-        result = project(state.w, problem.constraints, problem.lower, problem.upper)
+        result = project(driver.state.w, problem.constraints, problem.lower, problem.upper)
         projections["count"] += 1
         projections["seconds"] += result.seconds
-        replace_iterate(state, result.solution)
+        replace_iterate(driver.state, result.solution)
 
     candidates = Candidates()
     _run_phase(driver, cfg, 0, options.iterations, options.candidates, candidates,

@@ -29,7 +29,13 @@ import numpy as np
 from worker.algorithms.arrays import new_state, problem_arrays, run_config
 from worker.algorithms.driver import Candidates, snapshot_iterations
 from worker.algorithms.loop import ChunkedLoop, Progress, ProgressCallback
-from worker.algorithms.methods import SolverOptions, Trajectory, group_count, lazy_update
+from worker.algorithms.methods import (
+    SolverOptions,
+    Trajectory,
+    group_count,
+    lazy_update,
+    step_scale,
+)
 from worker.algorithms.penalty import multiplier_mass, raised_gamma
 from worker.algorithms.svrg_schedule import schedule
 from worker.distributed.batch import open_batch_phase
@@ -69,7 +75,7 @@ def _config(arrays, problem: CompiledProblem, options: SolverOptions, groups: in
     k_f, k_g, k_p = options.minibatch or DEFAULT_MINIBATCH
     return run_config(arrays, mode=MODE_LIGHT if groups else MODE_PLAIN,
                       gamma=1.0 if options.gamma is None else options.gamma,
-                      eta_w=options.eta_w, eta_p=options.eta_p,
+                      eta_w=step_scale(options), eta_p=options.eta_p,
                       strong_convexity=problem.objective.l2,
                       minibatch=(k_f, min(k_g, groups), min(k_p, groups)), lazy=lazy)
 
@@ -143,7 +149,7 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
             accounts.examples += gradient.examples
             accounts.seconds += gradient.seconds
             restart_average(state, state.w)
-            run = SerialRun(cfg, code, options.eta_w, slots, sparse, anchor, gradient.mean,
+            run = SerialRun(cfg, code, step_scale(options), slots, sparse, anchor, gradient.mean,
                             batch.inverse_frequency, gradient.examples)
             end = loop.iteration + planned.serial_steps
             for mark in sorted({m for m in marks if loop.iteration < m < end} | {end}):

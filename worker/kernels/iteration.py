@@ -4,7 +4,14 @@ and plain SGD on the box (the inner step of projected SGD).
 Each call runs ``n_iterations`` iterations and returns, so Python can report progress, take
 snapshots and honour deadlines between chunks. Iteration t (1-based):
 
-1. eta_t = eta_w / (lambda t) if the objective is lambda-strongly convex, else eta_w / sqrt(t).
+1. ``cfg.step_rule``: STEP_SCHEDULE: eta_t = eta_w / (lambda t) if the objective is
+   lambda-strongly convex, else eta_w / sqrt(t). The warm-ups of ``eta_w: "auto"``
+   (:mod:`worker.algorithms.step_rule`): STEP_DOG, distance over gradients (Ivgi, Hinder &
+   Carmon, ICML 2023, eq. (1)), eta_t = eta_w r_t / sqrt(sum_{s <= t} |g_s|^2) with
+   r_t = max(r_eps, max_{s <= t} |w_s - w_1|) and g_s the step's whole direction; STEP_ADAGRAD,
+   diagonal AdaGrad (Duchi, Hazan & Singer, JMLR 2011) with the box's width as each
+   coordinate's diameter, eta_tj = eta_w (u_j - l_j) / sqrt(2 sum_s g_sj^2). Both keep the
+   sums (``GRADIENT_SUM``) and distances (``RADIUS``) the warm-up measures.
 2. Minibatch sizes k_f, k_g, k_p: fixed, or chosen by §5.2 (k ∝ sqrt(eta v / c), k_f = 2).
 3. Direction = mean of k_f stochastic subgradients of f, plus
    FULL: gamma * grad max(0, max_i g_i)             (all m constraints checked),
@@ -25,12 +32,18 @@ from worker.kernels.distribution import sample_groups, update_distribution
 from worker.kernels.layout import (
     AVERAGE_START,
     CHECKS,
+    DISTANCE2,
     GRADIENT_SAMPLES,
+    GRADIENT_SUM,
     ITERATION,
     K_G_TOTAL,
     K_P_TOTAL,
     MODE_FULL,
     MODE_LIGHT,
+    RADIUS,
+    STEP_ADAGRAD,
+    STEP_DOG,
+    STEP_SCHEDULE,
     VF_DEN,
     VF_NUM,
     VG_DEN,
@@ -43,11 +56,24 @@ from worker.kernels.random import randint
 
 
 @njit(cache=True, inline="always")
-def step_size(cfg, t):
-    """eta_w / (lambda t) (strongly convex) or eta_w / sqrt(t) (Algorithm 4, line 5)."""
-    if cfg.strong_convexity > 0:
+def step_size(cfg, s, t):
+    """eta_w / (lambda t) (strongly convex) or eta_w / sqrt(t) (Algorithm 4, line 5); during
+    a DoG warm-up the step from the sums so far (:func:`_warmup_step` finalises it). The
+    minibatch rule sizes the AdaGrad warm-up's batches with eta_w / sqrt(t)."""
+    if cfg.step_rule == STEP_DOG:
+        return cfg.eta_w * s.scalars[RADIUS] / np.sqrt(max(s.scalars[GRADIENT_SUM], 1e-300))
+    if cfg.strong_convexity > 0 and cfg.step_rule == STEP_SCHEDULE:
         return cfg.eta_w / (cfg.strong_convexity * t)
     return cfg.eta_w / np.sqrt(t)
+
+
+@njit(cache=True, inline="always")
+def _warmup_step(cfg, s, squared_norm):
+    """Add the direction's squared norm to the warm-up sum; the DoG step eta_w r_t / sqrt(sum)."""
+    s.scalars[GRADIENT_SUM] += squared_norm
+    if s.scalars[GRADIENT_SUM] <= 0.0:
+        return 0.0
+    return cfg.eta_w * s.scalars[RADIUS] / np.sqrt(s.scalars[GRADIENT_SUM])
 
 
 @njit(cache=True, inline="always")
@@ -182,27 +208,64 @@ def sampled_violations(p, cfg, s, k_g, t):
 
 @njit(cache=True, inline="always")
 def move_coordinate(p, s, j, value, t):
-    """Fold w_j into the lazy running sum, then set w_j = clip_W(value)."""
+    """Fold w_j into the lazy running sum, then set w_j = clip_W(value); keeps the squared
+    distance from the origin (DoG) current."""
     s.acc[j] += s.w[j] * (t + 1 - s.last[j])
     s.last[j] = t + 1
-    s.w[j] = min(max(value, p.lower[j]), p.upper[j])
+    moved = min(max(value, p.lower[j]), p.upper[j])
+    s.scalars[DISTANCE2] += (moved - s.origin[j]) ** 2 - (s.w[j] - s.origin[j]) ** 2
+    s.w[j] = moved
+
+
+@njit(cache=True, inline="always")
+def _adagrad_move(p, cfg, s, j, direction, t):
+    """Diagonal AdaGrad: w_j -= eta_w (u_j - l_j) / sqrt(2 sum g_j^2) * g_j."""
+    s.squares[j] += direction * direction
+    if s.squares[j] > 0.0:
+        scale = cfg.eta_w * (p.upper[j] - p.lower[j]) / np.sqrt(2.0 * s.squares[j])
+        move_coordinate(p, s, j, s.w[j] - scale * direction, t)
+
+
+@njit(cache=True, inline="always")
+def _dense_direction(p, s, j, t):
+    """Coordinate j of the whole direction when f has a dense part."""
+    return regularizer_slope(p, s.w[j]) + (s.gbuf[j] if s.touch_mark[j] == t else 0.0)
 
 
 @njit(cache=True)
 def _apply_step(p, cfg, s, eta, n_f, n_g, t):
-    """w <- clip_W(w - eta (gbuf + gamma cbuf + l2 w + l1 sign(w))) (Algorithm 4, line 10)."""
+    """w <- clip_W(w - eta (gbuf + gamma cbuf + l2 w + l1 sign(w))) (Algorithm 4, line 10);
+    in a warm-up, eta is the DoG step including this direction, or AdaGrad's per coordinate."""
     for q in range(n_g):
         j = s.ctouched[q]
         n_f = touch(s.gbuf, s.touch_mark, s.touched, n_f, j, cfg.gamma * s.cbuf[j], t)
-    if p.l2 > 0 or p.l1 > 0 or p.quadratic:
+    dense = p.l2 > 0 or p.l1 > 0 or p.quadratic
+    warmup = cfg.step_rule != STEP_SCHEDULE
+    if warmup:
+        if dense:
+            squared = 0.0
+            for j in range(s.w.shape[0]):
+                squared += _dense_direction(p, s, j, t) ** 2
+        else:
+            squared = _squared_norm(s.gbuf, s.touched, n_f)
+        eta = _warmup_step(cfg, s, squared)
+    if cfg.step_rule == STEP_ADAGRAD:
+        if dense:
+            for j in range(s.w.shape[0]):
+                _adagrad_move(p, cfg, s, j, _dense_direction(p, s, j, t), t)
+        else:
+            for q in range(n_f):
+                j = s.touched[q]
+                _adagrad_move(p, cfg, s, j, s.gbuf[j], t)
+    elif dense:
         for j in range(s.w.shape[0]):
-            direction = regularizer_slope(p, s.w[j]) + (s.gbuf[j] if s.touch_mark[j] == t
-                                                        else 0.0)
-            move_coordinate(p, s, j, s.w[j] - eta * direction, t)
-        return
-    for q in range(n_f):
-        j = s.touched[q]
-        move_coordinate(p, s, j, s.w[j] - eta * s.gbuf[j], t)
+            move_coordinate(p, s, j, s.w[j] - eta * _dense_direction(p, s, j, t), t)
+    else:
+        for q in range(n_f):
+            j = s.touched[q]
+            move_coordinate(p, s, j, s.w[j] - eta * s.gbuf[j], t)
+    if warmup:
+        s.scalars[RADIUS] = max(s.scalars[RADIUS], np.sqrt(max(s.scalars[DISTANCE2], 0.0)))
 
 
 @njit(cache=True)
@@ -211,7 +274,7 @@ def run_iterations(p, cfg, s, n_iterations):
     n_groups = s.mu.shape[0]
     for _ in range(n_iterations):
         t = s.counters[ITERATION]
-        eta = step_size(cfg, t)
+        eta = step_size(cfg, s, t)
         k_f, k_g, k_p = minibatch_sizes(cfg, s, eta, n_groups)
         n_f = objective_direction(p, cfg, s, k_f, t)
         n_g = 0
@@ -244,6 +307,7 @@ def restart_average(s, w):
         s.acc[j] = 0.0
         s.last[j] = t
     s.counters[AVERAGE_START] = t
+    _measure_distance(s)
 
 
 @njit(cache=True)
@@ -255,3 +319,14 @@ def replace_iterate(s, w):
             s.acc[j] += s.w[j] * (t - s.last[j])
             s.last[j] = t
             s.w[j] = w[j]
+    _measure_distance(s)
+
+
+@njit(cache=True)
+def _measure_distance(s):
+    """Recompute DoG's squared distance |w - origin|^2 after the iterate was replaced."""
+    total = 0.0
+    for j in range(s.w.shape[0]):
+        total += (s.w[j] - s.origin[j]) ** 2
+    s.scalars[DISTANCE2] = total
+    s.scalars[RADIUS] = max(s.scalars[RADIUS], np.sqrt(total))

@@ -26,6 +26,7 @@ RunConfig = namedtuple("RunConfig", [
     "lazy",            # lazy (sublinear) p-update instead of the dense O(G) one
     "nu",              # decay of the variance averages (paper §6.1: 0.999)
     "cost_f", "cost_g",  # operation counts of one f sample and one group check
+    "step_rule",       # STEP_SCHEDULE, or a warm-up rule of eta_w "auto": STEP_DOG, STEP_ADAGRAD
 ])
 
 KernelState = namedtuple("KernelState", [
@@ -36,11 +37,18 @@ KernelState = namedtuple("KernelState", [
     "tree", "vlist", "vpos",             # sum tree over mu == 0 groups; list of mu > 0 groups
     "weights", "pmark", "sampled", "sampled_viol",  # scratch (G,)
     "counters", "scalars", "rng",
+    "origin",                            # the first iterate w(1) (d,): warm-up distances
+    "squares",                           # AdaGrad: per-coordinate sums of squared steps (d,)
 ])
 
 MODE_FULL = 0
 MODE_LIGHT = 1
 MODE_PLAIN = 2
+
+# step rules (kernels/iteration.py, algorithms/step_rule.py)
+STEP_SCHEDULE = 0    # eta_w / sqrt(t), or eta_w / (lambda t) when strongly convex
+STEP_DOG = 1         # distance over gradients: eta_w r_t / sqrt(sum |g_s|^2)
+STEP_ADAGRAD = 2     # diagonal AdaGrad: eta_w (u_j - l_j) / sqrt(2 sum g_sj^2) per coordinate
 
 # counters (int64)
 ITERATION = 0        # t of the next iteration, 1-based
@@ -58,4 +66,7 @@ VF_NUM, VF_DEN = 1, 2
 VG_NUM, VG_DEN = 3, 4
 VP_NUM, VP_DEN = 5, 6
 NEEDS_RESCALE = 7
-N_SCALARS = 8
+GRADIENT_SUM = 8     # warm-up: sum of the squared norms of the steps' directions
+DISTANCE2 = 9        # warm-up: squared distance of the iterate from the origin
+RADIUS = 10          # warm-up: the largest distance from the origin so far (at least r_eps)
+N_SCALARS = 11

@@ -41,7 +41,8 @@ def solver_options(solver: Solver, source: PartitionedBatch | None = None) -> So
         algorithm=solver.algorithm, iterations=solver.iterations,
         time_limit_s=solver.time_limit_s, seed=solver.seed,
         gamma=None if solver.gamma == "auto" else float(solver.gamma),
-        eta_w=solver.eta_w, eta_p=solver.eta_p, minibatch=minibatch, aggregate=aggregate,
+        eta_w=None if solver.eta_w == "auto" else float(solver.eta_w), eta_p=solver.eta_p,
+        minibatch=minibatch, aggregate=aggregate,
         p_update=solver.p_update, candidates=solver.candidates,
         svrg=SvrgOptions.from_spec(solver.svrg, source), game=GameOptions.from_spec(solver.game))
 

@@ -217,7 +217,7 @@ class Solver(StrictModel):
     time_limit_s: float = Field(600.0, gt=0, allow_inf_nan=False)
     seed: int = Field(0, ge=0, lt=2**63)
     gamma: Literal["auto"] | Annotated[float, Field(gt=0, allow_inf_nan=False)] = "auto"
-    eta_w: float = Field(1.0, gt=0, allow_inf_nan=False)
+    eta_w: Literal["auto"] | Annotated[float, Field(gt=0, allow_inf_nan=False)] = "auto"
     eta_p: float = Field(0.0625, gt=0, allow_inf_nan=False)
     minibatch: Literal["auto"] | Minibatch = "auto"
     aggregate: Literal["auto"] | Annotated[int, Field(ge=1)] = "auto"
