@@ -1,6 +1,9 @@
-"""``eta_w: "auto"`` against the exact optimum: lattice shapes, and the data's scale."""
+"""``eta_w: "auto"`` and ``iterations: "auto"`` against the exact optimum: lattice shapes,
+the data's scale, the stopping rule."""
 
 from __future__ import annotations
+
+import math
 
 import cvxpy as cp
 import numpy as np
@@ -8,6 +11,7 @@ import pytest
 import scipy.sparse as sp
 
 from worker import solve
+from worker.algorithms.phases import estimated_gap
 from worker.problem.compile import compile_problem
 from worker.spec.models import parse_spec
 
@@ -92,3 +96,33 @@ def test_a_given_eta_w_is_used_as_is():
     spec["solver"].update(eta_w=2.5, gamma=1.0)
     stats = solve(spec).stats
     assert stats["eta_w"] == 2.5 and "eta_w_warmup" not in stats
+
+
+def test_auto_iterations_stop_at_the_tolerance():
+    spec = ranking_spec([3, 4, 2], [0, 2], seed=7)
+    del spec["solver"]["iterations"]                     # "auto" is the default
+    spec["solver"]["tolerance"] = 3e-3
+    gap, stats = relative_gap(spec)
+    assert stats["stopped_by"] == "tolerance" and stats["estimated_gap"] <= 3e-3
+    assert stats["stages"] >= 3 and -1e-6 <= gap <= 1e-2, (gap, stats)
+
+
+def test_auto_iterations_stop_at_the_time_limit():
+    spec = ranking_spec([3, 4, 2], [0, 2], seed=8)
+    spec["solver"].update(iterations="auto", tolerance=1e-12, time_limit_s=1.0)
+    stats = solve(spec).stats
+    assert stats["stopped_by"] == "time_limit" and stats["solve_s"] < 10.0
+
+
+def test_a_fixed_budget_says_it_ran_its_iterations():
+    spec = ranking_spec([3, 4, 2], [0, 2], seed=9)
+    assert solve(spec).stats["stopped_by"] == "iterations"
+
+
+@pytest.mark.parametrize(("values", "expected"), [
+    ([1.0, 0.9], math.inf),                      # too few stages to tell
+    ([1.0, 0.9, 0.89], 0.1 / 0.89 / (math.sqrt(2) - 1)),
+    ([1.0, 1.0, 1.01], 0.0),                     # no improvement left
+])
+def testestimated_gap(values, expected):
+    assert estimated_gap(values) == pytest.approx(expected)

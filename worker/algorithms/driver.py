@@ -45,6 +45,12 @@ class Candidates:
         self.checks.append(int(checks))
         self.seconds.append(float(seconds))
 
+    def keep_last(self, count: int) -> None:
+        """Forget all but the ``count`` most recent snapshots."""
+        for snapshots in (self.solutions, self.iterations, self.kinds, self.checks,
+                          self.seconds):
+            del snapshots[:-count]
+
 
 def snapshot_iterations(start: int, stop: int, count: int) -> list[int]:
     """``count`` iterations evenly spaced in (start, stop], the last one being ``stop``."""

@@ -47,23 +47,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from worker.algorithms.arrays import new_state, problem_arrays, run_config
-from worker.algorithms.driver import Candidates, Driver, snapshot_iterations
+from worker.algorithms.driver import Candidates, Driver
 from worker.algorithms.game_options import GameOptions
 from worker.algorithms.loop import ProgressCallback
-from worker.algorithms.penalty import (
-    gamma_checkpoints,
-    multiplier_mass,
-    raised_gamma,
-    rescaled_step,
-)
-from worker.algorithms.step_rule import warm_up, warmup_end
+from worker.algorithms.phases import run_phase, run_to_tolerance
 from worker.algorithms.svrg_schedule import SvrgOptions
 from worker.errors import SpecError
-from worker.kernels.constraints import max_violation
-from worker.kernels.distribution import init_distribution, rebase_distribution
+from worker.kernels.distribution import init_distribution
 from worker.kernels.iteration import replace_iterate, restart_average
 from worker.kernels.layout import (
-    CHECKS,
     ITERATION,
     K_G_TOTAL,
     K_P_TOTAL,
@@ -88,6 +80,11 @@ class SolverOptions:
 
     algorithm: str = "auto"
     iterations: int = 200_000
+    #: ``iterations: "auto"``: FullTouch, LightTouch and projected SGD run until the estimated
+    #: gap is within ``tolerance`` or the time limit (see ``phases``); the other algorithms
+    #: take ``iterations`` (the default budget).
+    until_converged: bool = False
+    tolerance: float = 1e-3
     time_limit_s: float = 600.0
     seed: int = 0
     gamma: float | None = None  # None: automatic (see worker.algorithms.penalty)
@@ -170,49 +167,6 @@ def _start_point(problem: CompiledProblem) -> np.ndarray:
     return np.clip(np.zeros(problem.d), problem.lower, problem.upper)
 
 
-def _run_phase(driver: Driver, cfg, start: int, stop: int, count: int,
-               candidates: Candidates, *, auto_gamma: bool = False, after_each=None):
-    """Run to ``stop``, snapshotting ``count`` candidates and, if ``auto_gamma``, raising
-    gamma at :func:`~worker.algorithms.penalty.gamma_checkpoints`.
-
-    Returns (the final config, whether the run finished before the deadline).
-    """
-    with_iterate, first = count >= 2, start
-    if cfg.step_rule != STEP_SCHEDULE:                  # eta_w "auto": measure it first
-        cfg = warm_up(driver, cfg, warmup_end(start, stop), after_each)
-        first = driver.iteration
-    snapshots = snapshot_iterations(first, stop, max(1, count // 2 if with_iterate else 1))
-    checkpoints = gamma_checkpoints(first, stop) if auto_gamma else []
-    for iteration in sorted(set(snapshots) | set(checkpoints)):
-        finished = driver.run(cfg, iteration, after_each)
-        if iteration in snapshots:
-            driver.snapshot(candidates, with_iterate)
-        if not finished:
-            return cfg, False
-        if iteration in checkpoints:
-            cfg = _retune_gamma(driver, cfg)
-        elif iteration in snapshots:
-            driver.keep_average_recent()
-    return cfg, True
-
-
-def _retune_gamma(driver: Driver, cfg):
-    """Raise gamma to the multiplier estimate at the running average (restarting it)."""
-    average = driver.average()
-    mass, gradient_norm = multiplier_mass(driver.arrays, driver.problem, average)
-    violation = float(max_violation(driver.arrays, average))
-    driver.state.counters[CHECKS] += driver.problem.m
-    gamma = raised_gamma(cfg.gamma, mass, violation, max(1.0, float(np.abs(average).max())))
-    if gamma > cfg.gamma:
-        t = int(driver.state.counters[ITERATION])
-        rebase_distribution(cfg, driver.state, t)
-        restart_average(driver.state, driver.state.w)
-        cfg = cfg._replace(gamma=gamma, eta_w=rescaled_step(cfg.eta_w, cfg.gamma, gamma,
-                                                            gradient_norm))
-    driver.gamma_history.append((driver.iteration, cfg.gamma))
-    return cfg
-
-
 def _finish(name: str, driver: Driver, candidates: Candidates, cfg, **extra) -> Trajectory:
     stats = driver.stats() | extra
     stats["stopped_by_time_limit"] = driver.timed_out
@@ -220,6 +174,19 @@ def _finish(name: str, driver: Driver, candidates: Candidates, cfg, **extra) -> 
     stats["eta_w"] = float(cfg.eta_w)
     stats.update(driver.step_stats or {})
     return Trajectory(name, candidates, driver.arrays, stats)
+
+
+def _run(driver: Driver, cfg, options: SolverOptions, candidates: Candidates, *,
+         auto_gamma: bool = False, after_each=None):
+    """The whole run of a one-phase algorithm: ``options.iterations`` iterations, or until
+    converged (``iterations: "auto"``). Returns (the final config, stats of the budget)."""
+    if options.until_converged:
+        return run_to_tolerance(driver, cfg, options.candidates, candidates,
+                                tolerance=options.tolerance, auto_gamma=auto_gamma,
+                                after_each=after_each)
+    cfg, finished = run_phase(driver, cfg, 0, options.iterations, options.candidates,
+                              candidates, auto_gamma=auto_gamma, after_each=after_each)
+    return cfg, {"stopped_by": "iterations" if finished else "time_limit"}
 
 
 def _light_stats(driver: Driver, iterations: int) -> dict:
@@ -258,9 +225,8 @@ def _fulltouch(problem, options, progress, deadline) -> Trajectory:
     state = new_state(arrays, _start_point(problem), options.seed)
     driver = _driver(problem, arrays, state, options, progress, deadline)
     candidates = Candidates()
-    cfg, _ = _run_phase(driver, cfg, 0, options.iterations, options.candidates, candidates,
-                        auto_gamma=options.gamma is None)
-    return _finish("fulltouch", driver, candidates, cfg)
+    cfg, budget = _run(driver, cfg, options, candidates, auto_gamma=options.gamma is None)
+    return _finish("fulltouch", driver, candidates, cfg, **budget)
 
 
 def _lighttouch(problem, options, progress, deadline) -> Trajectory:
@@ -276,9 +242,8 @@ def _lighttouch(problem, options, progress, deadline) -> Trajectory:
     init_distribution(arrays, cfg, state, state.w, 1)
     driver = _driver(problem, arrays, state, options, progress, deadline)
     candidates = Candidates()
-    cfg, _ = _run_phase(driver, cfg, 0, options.iterations, options.candidates, candidates,
-                        auto_gamma=options.gamma is None)
-    return _finish("lighttouch", driver, candidates, cfg, groups=groups,
+    cfg, budget = _run(driver, cfg, options, candidates, auto_gamma=options.gamma is None)
+    return _finish("lighttouch", driver, candidates, cfg, **budget, groups=groups,
                    p_update="lazy" if lazy else "dense",
                    **_light_stats(driver, driver.iteration))
 
@@ -307,14 +272,14 @@ def _midtouch(problem, options, progress, deadline) -> Trajectory:
     driver = _driver(problem, arrays, state, options, progress, deadline)
     candidates = Candidates()
     share = max(2, round(options.candidates * first / options.iterations))
-    cfg, finished = _run_phase(driver, cfg, 0, first, share, candidates,
-                               auto_gamma=options.gamma is None)
+    cfg, finished = run_phase(driver, cfg, 0, first, share, candidates,
+                              auto_gamma=options.gamma is None)
     if finished and second > 0:
         cfg = cfg._replace(mode=MODE_LIGHT)
         restart_average(state, driver.average())
         init_distribution(arrays, cfg, state, state.w, int(state.counters[ITERATION]))
-        cfg, _ = _run_phase(driver, cfg, first, options.iterations,
-                            max(2, options.candidates - share), candidates)
+        cfg, _ = run_phase(driver, cfg, first, options.iterations,
+                           max(2, options.candidates - share), candidates)
     return _finish("midtouch", driver, candidates, cfg, phase_one_iterations=first)
 
 
@@ -337,7 +302,7 @@ def _projected_sgd(problem, options, progress, deadline) -> Trajectory:
         replace_iterate(driver.state, result.solution)
 
     candidates = Candidates()
-    _run_phase(driver, cfg, 0, options.iterations, options.candidates, candidates,
-               after_each=project_iterate if problem.m else None)
-    return _finish("projected_sgd", driver, candidates, cfg,
+    cfg, budget = _run(driver, cfg, options, candidates,
+                       after_each=project_iterate if problem.m else None)
+    return _finish("projected_sgd", driver, candidates, cfg, **budget,
                    projections=projections["count"], projection_s_total=projections["seconds"])

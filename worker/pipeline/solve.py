@@ -30,6 +30,10 @@ from worker.projection import project
 from worker.result import Expected, Member, Point, Projected, Result, Sizes
 from worker.spec.models import Solver, Spec, parse_spec
 
+#: The budget of ``iterations: "auto"`` for the algorithms without a stopping rule (Epro,
+#: MidTouch, the games, SVRG OL).
+DEFAULT_ITERATIONS = 200_000
+
 
 def solver_options(solver: Solver, source: PartitionedBatch | None = None) -> SolverOptions:
     """The plain options the algorithms take, from the spec's ``solver`` block (and, for
@@ -38,7 +42,9 @@ def solver_options(solver: Solver, source: PartitionedBatch | None = None) -> So
         solver.minibatch.k_f, solver.minibatch.k_g, solver.minibatch.k_p)
     aggregate = None if solver.aggregate == "auto" else int(solver.aggregate)
     return SolverOptions(
-        algorithm=solver.algorithm, iterations=solver.iterations,
+        algorithm=solver.algorithm,
+        iterations=DEFAULT_ITERATIONS if solver.iterations == "auto" else solver.iterations,
+        until_converged=solver.iterations == "auto", tolerance=solver.tolerance,
         time_limit_s=solver.time_limit_s, seed=solver.seed,
         gamma=None if solver.gamma == "auto" else float(solver.gamma),
         eta_w=None if solver.eta_w == "auto" else float(solver.eta_w), eta_p=solver.eta_p,

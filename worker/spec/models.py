@@ -213,8 +213,9 @@ class Solver(StrictModel):
     """Algorithm choice and its hyperparameters (LightTouch paper, Algorithm 4)."""
 
     algorithm: Literal[ALGORITHMS] = "auto"  # type: ignore[valid-type]
-    iterations: int = Field(200_000, ge=1)
+    iterations: Literal["auto"] | Annotated[int, Field(ge=1)] = "auto"
     time_limit_s: float = Field(600.0, gt=0, allow_inf_nan=False)
+    tolerance: float = Field(1e-3, gt=0, lt=1, allow_inf_nan=False)
     seed: int = Field(0, ge=0, lt=2**63)
     gamma: Literal["auto"] | Annotated[float, Field(gt=0, allow_inf_nan=False)] = "auto"
     eta_w: Literal["auto"] | Annotated[float, Field(gt=0, allow_inf_nan=False)] = "auto"

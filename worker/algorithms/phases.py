@@ -1,0 +1,135 @@
+"""Running the LightTouch-family loop in phases: snapshots, automatic gamma, the ``eta_w``
+warm-up, and ``iterations: "auto"`` (run until the answer stops improving or time is up).
+
+``iterations: "auto"`` runs doubling stages after the warm-up: stage k ends at iteration
+T_k = 2 T_(k-1). With the suffix averages of :meth:`~worker.algorithms.driver.Driver.
+keep_average_recent`, the average at T_k covers the stage's iterates. Its penalized
+objective F_k = f + gamma [max_i g_i]_+ falls like C / sqrt(T_k) for SGD, so
+F_(k-1) - F_k = (sqrt(2) - 1) (F_k - F*) and the remaining gap is about
+(F_(k-1) - F_k) / (sqrt(2) - 1). The run stops when that estimate, from the larger of the
+last two differences (one can be lucky noise), is at most ``tolerance * max(|F_k|, 1e-12)``,
+or when the time limit is reached.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from worker.algorithms.driver import Candidates, Driver, snapshot_iterations
+from worker.algorithms.penalty import (
+    gamma_checkpoints,
+    multiplier_mass,
+    raised_gamma,
+    rescaled_step,
+)
+from worker.algorithms.step_rule import warm_up, warmup_end
+from worker.kernels.constraints import max_violation
+from worker.kernels.distribution import rebase_distribution
+from worker.kernels.iteration import restart_average
+from worker.kernels.layout import CHECKS, ITERATION, STEP_SCHEDULE
+from worker.kernels.objective import objective_value
+
+#: The warm-up of an open-ended run: AUTO_WARMUP_PER_ROW iterations per coordinate and
+#: constraint (each warm-up of the race), at least AUTO_WARMUP_MIN.
+AUTO_WARMUP_PER_ROW = 4
+AUTO_WARMUP_MIN = 2**14
+#: Stages (after the first) in which automatic gamma still re-estimates.
+GAMMA_STAGES = 2
+#: 1 / (sqrt(2) - 1): remaining gap over the last improvement of a doubling stage.
+GAP_PER_IMPROVEMENT = 1.0 / (math.sqrt(2.0) - 1.0)
+
+
+def run_phase(driver: Driver, cfg, start: int, stop: int, count: int,
+              candidates: Candidates, *, auto_gamma: bool = False, after_each=None):
+    """Run to ``stop``, snapshotting ``count`` candidates and, if ``auto_gamma``, raising
+    gamma at :func:`~worker.algorithms.penalty.gamma_checkpoints`.
+
+    Returns (the final config, whether the run finished before the deadline).
+    """
+    with_iterate, first = count >= 2, start
+    if cfg.step_rule != STEP_SCHEDULE:                  # eta_w "auto": measure it first
+        cfg = warm_up(driver, cfg, warmup_end(start, stop), after_each)
+        first = driver.iteration
+    snapshots = snapshot_iterations(first, stop, max(1, count // 2 if with_iterate else 1))
+    checkpoints = gamma_checkpoints(first, stop) if auto_gamma else []
+    for iteration in sorted(set(snapshots) | set(checkpoints)):
+        finished = driver.run(cfg, iteration, after_each)
+        if iteration in snapshots:
+            driver.snapshot(candidates, with_iterate)
+        if not finished:
+            return cfg, False
+        if iteration in checkpoints:
+            cfg = retune_gamma(driver, cfg)
+        elif iteration in snapshots:
+            driver.keep_average_recent()
+    return cfg, True
+
+
+def run_to_tolerance(driver: Driver, cfg, count: int, candidates: Candidates, *,
+                     tolerance: float, auto_gamma: bool = False, after_each=None):
+    """``iterations: "auto"``: doubling stages until the estimated gap is within
+    ``tolerance`` (relative) or the deadline; keeps the last ``count`` candidates.
+
+    Returns (the final config, stats: ``stopped_by`` "tolerance" or "time_limit",
+    ``stages``, ``estimated_gap``).
+    """
+    stage_end = max(AUTO_WARMUP_MIN, AUTO_WARMUP_PER_ROW * (driver.arrays.lower.shape[0]
+                                                            + driver.arrays.rhs.shape[0]))
+    if cfg.step_rule != STEP_SCHEDULE:
+        cfg = warm_up(driver, cfg, driver.iteration + stage_end, after_each)
+    values: list[float] = []
+    gap, stopped_by, stages = math.inf, "time_limit", 0
+    while True:
+        start, stage_end = driver.iteration, 2 * max(driver.iteration, stage_end)
+        driver.loop.total_iterations = stage_end
+        gamma = cfg.gamma
+        cfg, finished = run_phase(driver, cfg, start, stage_end, count, candidates,
+                                  auto_gamma=auto_gamma and stages < GAMMA_STAGES,
+                                  after_each=after_each)
+        stages += 1
+        if not finished:
+            break
+        if cfg.gamma != gamma:          # another penalty: earlier values do not compare
+            values.clear()
+        values.append(_penalized(driver, cfg))
+        gap = estimated_gap(values)
+        if gap <= tolerance:
+            stopped_by = "tolerance"
+            break
+    candidates.keep_last(count)
+    return cfg, {"stopped_by": stopped_by, "stages": stages,
+                 "estimated_gap": gap if math.isfinite(gap) else None}
+
+
+def _penalized(driver: Driver, cfg) -> float:
+    """f + gamma [max_i g_i]_+ at the running average."""
+    average = driver.average()
+    return float(objective_value(driver.arrays, average)
+                 + cfg.gamma * max(0.0, max_violation(driver.arrays, average)))
+
+
+def estimated_gap(values: list[float]) -> float:
+    """Relative remaining gap from the last two stage improvements (inf until three)."""
+    if len(values) < 3:
+        return math.inf
+    improvement = max(values[-3] - values[-2], values[-2] - values[-1], 0.0)
+    return GAP_PER_IMPROVEMENT * improvement / max(abs(values[-1]), 1e-12)
+
+
+def retune_gamma(driver: Driver, cfg):
+    """Raise gamma to the multiplier estimate at the running average (restarting it)."""
+    average = driver.average()
+    mass, gradient_norm = multiplier_mass(driver.arrays, driver.problem, average)
+    violation = float(max_violation(driver.arrays, average))
+    driver.state.counters[CHECKS] += driver.problem.m
+    gamma = raised_gamma(cfg.gamma, mass, violation, max(1.0, float(np.abs(average).max())))
+    if gamma > cfg.gamma:
+        t = int(driver.state.counters[ITERATION])
+        rebase_distribution(cfg, driver.state, t)
+        restart_average(driver.state, driver.state.w)
+        cfg = cfg._replace(gamma=gamma, eta_w=rescaled_step(cfg.eta_w, cfg.gamma, gamma,
+                                                            gradient_norm))
+    driver.gamma_history.append((driver.iteration, cfg.gamma))
+    return cfg
