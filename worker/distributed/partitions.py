@@ -41,9 +41,10 @@ from typing import BinaryIO, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from worker.data.formats import REGISTRY
 from worker.data.formats.numpy_files import NpyLayout, npy_layout
 from worker.data.formats.svmlight import read_svmlight_lines
-from worker.data.formats.tabular import csv_names, read_csv_lines, read_parquet_groups
+from worker.data.formats.tabular import csv_names, read_csv_lines
 from worker.data.labels import LABELS, label_problem, raise_problem, signed_labels
 from worker.data.read import read_matrix
 from worker.data.refs import DataRef
@@ -62,11 +63,8 @@ TAIL_BYTES = 4096
 
 FEATURES = "objective.data.features"
 
-#: How each format is cut.
-LINES, NPY, PARQUET, WHOLE = "lines", "npy", "parquet", "whole"
-
-_LAYOUTS = {"svmlight": LINES, "csv": LINES, "npy": NPY, "parquet": PARQUET,
-            "npz": WHOLE, "mtx": WHOLE}
+#: How a format is cut (:class:`worker.data.formats.Partitioning`).
+LINES, NPY, ROW_GROUPS, WHOLE = "lines", "npy", "row_groups", "whole"
 
 
 @dataclass(frozen=True)
@@ -153,8 +151,7 @@ def plan_partitions(spec: Spec, roots: Sequence[Path], partition_rows: int,
             or any(isinstance(c, RateConstraint) for c in spec.constraints):
         return None
     features, labels = objective.data.features, objective.data.labels
-    carried = isinstance(features, DataRef) and (features.format == "svmlight" or (
-        features.format in ("csv", "parquet") and features.label_column is not None))
+    carried = isinstance(features, DataRef) and REGISTRY[features.format].carries_labels(features)
     if not (_readable(features) and (_readable(labels) and labels.format == "npy"
                                      if labels is not None else carried)):
         return None
@@ -185,7 +182,7 @@ def _readable(value: object) -> bool:
 def _cut(ref: DataRef, stream: BinaryIO, size: int, partition_rows: int,
          partition_bytes: int) -> dict:
     """The layout-specific fields of the plan."""
-    layout = _LAYOUTS[ref.format]
+    layout = REGISTRY[ref.format].partitions.kind
     if layout == NPY:
         npy = npy_layout(lambda a, b: _read(stream, a, b), FEATURES)
         if npy is not None:
@@ -196,8 +193,8 @@ def _cut(ref: DataRef, stream: BinaryIO, size: int, partition_rows: int,
                       for start in range(0, npy.shape[0], partition_rows)]
             return {"layout": NPY, "pieces": tuple(pieces), "npy": npy}
         layout = WHOLE
-    if layout == PARQUET:
-        return {"layout": PARQUET, "pieces": _row_groups(stream, partition_rows)}
+    if layout == ROW_GROUPS:
+        return {"layout": ROW_GROUPS, "pieces": _row_groups(ref, stream, partition_rows)}
     if layout == WHOLE:
         return {"layout": WHOLE, "pieces": (Piece(0, size),)}
     begin, names = 0, ()
@@ -210,18 +207,15 @@ def _cut(ref: DataRef, stream: BinaryIO, size: int, partition_rows: int,
     return {"layout": LINES, "pieces": tuple(pieces), "begin": begin, "names": names}
 
 
-def _row_groups(stream: BinaryIO, partition_rows: int) -> tuple[Piece, ...]:
+def _row_groups(ref: DataRef, stream: BinaryIO, partition_rows: int) -> tuple[Piece, ...]:
     """Consecutive row groups of at most ``partition_rows`` rows (at least one group each)."""
-    import pyarrow.parquet as pq
-
     try:
-        metadata = pq.ParquetFile(stream).metadata
+        group_rows = REGISTRY[ref.format].partitions.group_rows(stream)
     except Exception as exc:  # a parser of untrusted bytes fails in open-ended ways
-        raise DataError(FEATURES, f"cannot read the parquet footer: {exc}; check that the "
-                                  f"data is a valid .parquet file") from exc
+        raise DataError(FEATURES, f"cannot read the {ref.format} footer: {exc}; check that "
+                                  f"the data is a valid .{ref.format} file") from exc
     pieces, groups, first, rows = [], [], 0, 0
-    for group in range(metadata.num_row_groups):
-        count = metadata.row_group(group).num_rows
+    for group, count in enumerate(group_rows):
         if groups and rows + count > partition_rows:
             pieces.append(Piece(first, first + rows, tuple(groups)))
             groups, first, rows = [], first + rows, 0
@@ -248,10 +242,10 @@ def read_chunk(plan: PartitionPlan, k: int, settings: DataSettings | None = None
             block = _read(stream, npy.offset + piece.start * npy.row_bytes,
                           npy.offset + piece.stop * npy.row_bytes)
             return Chunk(_canonical(npy.rows(block)), None)
-        if plan.layout == PARQUET:
+        if plan.layout == ROW_GROUPS:
             where = f"{FEATURES} (row groups {piece.groups[0]}-{piece.groups[-1]})"
-            parsed = _parsing(lambda: read_parquet_groups(stream, piece.groups, ref, where),
-                              ref, where)
+            read_groups = REGISTRY[ref.format].partitions.read_groups
+            parsed = _parsing(lambda: read_groups(stream, piece.groups, ref, where), ref, where)
             return Chunk(_canonical(parsed.values), parsed.labels)
         block = _lines(stream, piece, plan.begin, plan.size)
     where = f"{FEATURES} (the partition at bytes {piece.start}-{piece.stop}, counting its lines)"
