@@ -1,5 +1,6 @@
-"""Partition reads (worker.distributed.partitions): every splittable format, cut at any
-size, gives back exactly the full parse; partitions read only their own bytes, also over HTTP."""
+"""Partition plans, reads and census (worker.distributed): every splittable format, cut at
+any size, gives back exactly the full parse; partitions read only their own bytes, also over
+HTTP."""
 
 from __future__ import annotations
 
@@ -17,16 +18,10 @@ from hypothesis import strategies as st
 from tests.data.test_data import isolated_data_cache
 from tests.data.test_data_http import Server, settings_for
 from worker.data.settings import DataSettings
-from worker.distributed.partitions import (
-    TAIL_BYTES,
-    add_counts,
-    census_of,
-    column_counts,
-    finish,
-    plan_partitions,
-    read_chunk,
-    settle,
-)
+from worker.distributed.census import add_counts, census_of, column_counts, finish, settle
+from worker.distributed.chunks import read_chunk
+from worker.distributed.partitions import plan_partitions
+from worker.distributed.ranges import TAIL_BYTES
 from worker.errors import DataError, SpecError
 from worker.problem.compile import compile_problem
 from worker.spec.models import parse_spec
