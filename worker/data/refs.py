@@ -154,9 +154,9 @@ class DataRef(BaseModel):
 
     - ``key`` (npz): the archive member; needed when the archive holds several arrays.
     - ``header`` (csv, default true): the first line names the columns.
-    - ``columns`` (csv, parquet): feature columns by name or 0-based index; default all but
-      the label column.
-    - ``label_column`` (csv, parquet): the column holding the labels (numbers only).
+    - ``columns`` (csv, parquet, feather): feature columns by name or 0-based index; default
+      all but the label column.
+    - ``label_column`` (csv, parquet, feather): the column holding the labels (numbers only).
     - ``zero_based`` (svmlight): index base; when omitted, one-based unless an index is 0.
     - ``n_features`` (svmlight): the number of columns; default the largest index.
     - ``sha256`` (any): the SHA-256 of the bytes; a mismatch is an error.

@@ -14,10 +14,11 @@ import scipy.sparse as sp
 from worker.data.formats import REGISTRY, Values
 from worker.data.formats.svmlight import read_svmlight_lines
 from worker.data.formats.tabular import read_csv_lines
-from worker.data.read import read_matrix
+from worker.data.read import read_examples, read_matrix
 from worker.data.refs import DataRef
 from worker.data.settings import DataSettings
 from worker.distributed.partitions import (
+    DATA,
     FEATURES,
     NPY,
     ROW_GROUPS,
@@ -42,12 +43,10 @@ class Chunk(NamedTuple):
 def read_chunk(plan: PartitionPlan, k: int, settings: DataSettings | None = None) -> Chunk:
     """Partition ``k``'s examples, reading only its bytes."""
     settings = settings if settings is not None else DataSettings()
-    piece, ref = plan.pieces[k], plan.features
+    piece, ref, roots = plan.pieces[k], plan.features, [Path(r) for r in plan.roots]
     if plan.layout == WHOLE:
-        matrix = read_matrix(ref, FEATURES, roots=[Path(r) for r in plan.roots],
-                             settings=settings)
-        return Chunk(_canonical(matrix), None)
-    with open_ranges(ref, FEATURES, [Path(r) for r in plan.roots], settings) as stream:
+        return _whole(plan, roots, settings)
+    with open_ranges(ref, FEATURES, roots, settings) as stream:
         if plan.layout == NPY:
             npy = plan.npy
             block = read_range(stream, npy.offset + piece.start * npy.row_bytes,
@@ -65,6 +64,16 @@ def read_chunk(plan: PartitionPlan, k: int, settings: DataSettings | None = None
         return Chunk(_canonical(features), labels)
     parsed = _parsing(lambda: read_csv_lines(block, plan.names, ref, where), ref, where)
     return Chunk(_canonical(parsed.values), parsed.labels)
+
+
+def _whole(plan: PartitionPlan, roots: list[Path], settings: DataSettings) -> Chunk:
+    """The one partition of a file that is not cut, with its labels when it carries them
+    (the plan has no separate labels file then)."""
+    if plan.labels is not None:
+        return Chunk(_canonical(read_matrix(plan.features, FEATURES, roots=roots,
+                                            settings=settings)), None)
+    features, labels = read_examples(plan.features, None, DATA, roots=roots, settings=settings)
+    return Chunk(_canonical(features), labels)
 
 
 def _lines(stream: BinaryIO, piece: Piece, begin: int, size: int) -> bytes:

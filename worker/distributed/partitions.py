@@ -48,7 +48,9 @@ from worker.spec.models import EmpiricalRisk, RateConstraint, Spec
 #: Bytes of an svmlight or csv partition when ``LIGHTTOUCH_PARTITION_BYTES`` is not set.
 DEFAULT_PARTITION_BYTES = 2**26
 
-FEATURES = "objective.data.features"
+#: Where the examples are in a spec.
+DATA = "objective.data"
+FEATURES = f"{DATA}.features"
 
 #: How a format is cut (:class:`worker.data.formats.Partitioning`).
 LINES, NPY, ROW_GROUPS, WHOLE = "lines", "npy", "row_groups", "whole"

@@ -21,11 +21,13 @@ format         module                            values
 ``parquet``    :mod:`.tabular`                   dense (rows, selected columns)
 ``svmlight``   :mod:`.svmlight`                  CSR (rows, n_features), with labels
 ``mtx``        :mod:`.matrix_market`             COO (coordinate) or dense (array)
+``feather``    :mod:`.arrow_ipc`                 dense (rows, selected columns)
 =============  ================================  =========================================
 """
 
 from __future__ import annotations
 
+from worker.data.formats.arrow_ipc import read_feather
 from worker.data.formats.matrix_market import read_mtx
 from worker.data.formats.numpy_files import read_npy, read_npz
 from worker.data.formats.parsed import Parsed, Values
@@ -63,4 +65,6 @@ REGISTRY: dict[str, DataFormat] = {record.name: record for record in (
                read_svmlight, options=("zero_based", "n_features"), labelled=True,
                partitions=LINES),
     DataFormat("mtx", (".mtx",), ("text/x-matrix-market",), read_mtx, column_vector=True),
+    DataFormat("feather", (".feather", ".arrow", ".ipc"), ("application/vnd.apache.arrow.file",),
+               read_feather, options=COLUMN_OPTIONS, column_vector=True),
 )}
