@@ -1,7 +1,7 @@
 """``csv`` and ``parquet`` readers: selected numeric columns as a dense matrix, plus labels.
 
-Both formats become an Arrow table, then the same code picks the columns (parquet's,
-:func:`read_columns`, serves every columnar format with a schema): ``columns``
+Both formats become an Arrow table, then the same code picks the columns (parquet's
+:func:`read_columns` also serves Arrow IPC, :mod:`.arrow_ipc`): ``columns``
 (names or 0-based indices; default every column but the label column) are the features,
 ``label_column`` (name or index) the labels. Column names are matched with surrounding
 whitespace ignored, so ``age, workclass`` headers work. Every selected column must hold
