@@ -1,5 +1,6 @@
-"""Partition reads (worker.distributed.partitions): every splittable format, cut at any
-size, gives back exactly the full parse; partitions read only their own bytes, also over HTTP."""
+"""Partition plans, reads and census (worker.distributed): every splittable format, cut at
+any size, gives back exactly the full parse; partitions read only their own bytes, also over
+HTTP."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import functools
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pa_csv
+import pyarrow.feather as feather
 import pyarrow.parquet as pq
 import pytest
 import scipy.sparse as sp
@@ -17,16 +19,10 @@ from hypothesis import strategies as st
 from tests.data.test_data import isolated_data_cache
 from tests.data.test_data_http import Server, settings_for
 from worker.data.settings import DataSettings
-from worker.distributed.partitions import (
-    TAIL_BYTES,
-    add_counts,
-    census_of,
-    column_counts,
-    finish,
-    plan_partitions,
-    read_chunk,
-    settle,
-)
+from worker.distributed.census import add_counts, census_of, column_counts, finish, settle
+from worker.distributed.chunks import read_chunk
+from worker.distributed.partitions import plan_partitions
+from worker.distributed.ranges import TAIL_BYTES
 from worker.errors import DataError, SpecError
 from worker.problem.compile import compile_problem
 from worker.spec.models import parse_spec
@@ -93,6 +89,7 @@ def files(tmp_path):
     table = pa.table({**{f"x{j}": dense[:, j] for j in range(5)}, "y": labels})
     pa_csv.write_csv(table, tmp_path / "d.csv")
     pq.write_table(table, tmp_path / "d.parquet", row_group_size=7)
+    feather.write_feather(table, tmp_path / "d.feather", chunksize=7)
     np.save(tmp_path / "x.npy", dense)
     np.save(tmp_path / "y.npy", labels)
     (tmp_path / "d.svm").write_bytes(SVMLIGHT)
@@ -149,10 +146,12 @@ def test_boundaries_on_newlines_and_partitions_without_a_line_start(files):
 
 def test_whole_file_formats_are_one_partition(files):
     sp.save_npz(files / "x.npz", sp.csr_matrix(np.load(files / "x.npy")))
-    spec = spec_for({"uri": (files / "x.npz").as_uri()}, {"uri": (files / "y.npy").as_uri()})
-    parts = read_all(spec, [files], partition_rows=5)
-    assert parts[2].layout == "whole" and len(parts[2].pieces) == 1
-    assert_same(parts, full_parse(spec, [files]))
+    npz = spec_for({"uri": (files / "x.npz").as_uri()}, {"uri": (files / "y.npy").as_uri()})
+    labelled = spec_for({"uri": (files / "d.feather").as_uri(), "label_column": "y"})
+    for spec in (npz, labelled):
+        parts = read_all(spec, [files], partition_rows=5)
+        assert parts[2].layout == "whole" and len(parts[2].pieces) == 1
+        assert_same(parts, full_parse(spec, [files]))
 
 
 def test_what_the_driver_reads_instead(files):

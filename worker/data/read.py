@@ -5,7 +5,7 @@ steps, each checked before the next: its URI becomes a policy-checked
 :class:`~worker.data.sources.Source` (nothing is read yet), the source's validator is looked up
 in the :class:`~worker.data_cache.ParsedCache`, and on a miss the bytes are opened (at most
 ``LIGHTTOUCH_MAX_DATA_BYTES``), their ``sha256`` verified, and parsed by the format's reader
-(:data:`worker.data.formats.READERS`). A matrix from a reference is returned dense when at least
+(:data:`worker.data.formats.REGISTRY`). A matrix from a reference is returned dense when at least
 :data:`DENSE_MIN_DENSITY` of its entries are non-zero, CSR otherwise.
 
 Callers that want to report what loading cost pass a :class:`LoadStats`. Every failure is a
@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from worker.data.cache import ParsedCache
-from worker.data.formats import READERS, Parsed, Reader, Values
+from worker.data.formats import REGISTRY, Parsed, Reader, Values
 from worker.data.refs import CooMatrix, DataRef, MatrixValue, VectorValue
 from worker.data.settings import DataSettings
 from worker.data.sources import open_source
@@ -37,12 +37,6 @@ from worker.errors import DataError
 
 #: A matrix read from a reference is dense when at least this share of entries is non-zero.
 DENSE_MIN_DENSITY = 0.5
-
-#: Formats whose files may carry labels next to the features.
-LABELLED_FORMATS = ("svmlight", "csv", "parquet")
-
-#: Formats in which a single column is read as a vector.
-COLUMN_FORMATS = ("csv", "parquet", "mtx")
 
 #: Values per block when looking for NaN and infinities.
 _CHECK_BLOCK = 2**20
@@ -113,8 +107,9 @@ def read_vector(value: VectorValue, path: str, *, roots: Sequence[Path],
                 stats: LoadStats | None = None) -> np.ndarray:
     """A 1-D float64 array from an inline list or a :class:`DataRef` (see :func:`read_matrix`).
 
-    A reference to a file that carries labels (svmlight; csv or parquet with
-    ``label_column``) reads those labels; a csv, parquet or mtx file with a single column
+    A reference to a file that carries labels (svmlight; a column format such as csv with
+    ``label_column``) reads those labels; a file of a format with ``column_vector`` in
+    :data:`~worker.data.formats.REGISTRY` (csv, parquet, mtx, ...) holding a single column
     reads that column. ``allow_infinite`` accepts ±inf (bounds) but still refuses NaN.
     """
     if isinstance(value, DataRef):
@@ -130,8 +125,9 @@ def read_examples(features: MatrixValue, labels: VectorValue | None, path: str, 
     """Features ``(n, d)`` and labels ``(n,)`` of ``{path}.features`` and ``{path}.labels``.
 
     When ``labels`` is None they come from the features file, which must carry them
-    (svmlight, or csv/parquet with ``label_column``); the file is read once. Label values
-    are not judged here: which values a loss accepts is the compiler's call.
+    (svmlight, or a column format such as csv with ``label_column``); the file is read
+    once. Label values are not judged here: which values a loss accepts is the compiler's
+    call.
     """
     features_path, labels_path = f"{path}.features", f"{path}.labels"
     if labels is not None:
@@ -140,8 +136,7 @@ def read_examples(features: MatrixValue, labels: VectorValue | None, path: str, 
                 read_vector(labels, labels_path, roots=roots, settings=settings, stats=stats))
     if not (isinstance(features, DataRef) and _carries_labels(features)):
         raise DataError(labels_path, "labels are missing: give \"labels\", or reference a "
-                                     "features file that carries them (svmlight, or csv/"
-                                     "parquet with \"label_column\")")
+                                     f"features file that carries them ({_labelled_files()})")
     parsed = _load(features, features_path, roots, settings, stats)
     matrix = _checked_matrix(_by_density(parsed.values, features_path), features_path)
     assert parsed.labels is not None
@@ -150,8 +145,14 @@ def read_examples(features: MatrixValue, labels: VectorValue | None, path: str, 
 
 def _carries_labels(ref: DataRef) -> bool:
     """True when the referenced file holds labels next to its features."""
-    return ref.format == "svmlight" or (ref.format in LABELLED_FORMATS
-                                        and ref.label_column is not None)
+    return REGISTRY[ref.format].carries_labels(ref)
+
+
+def _labelled_files() -> str:
+    """The files that carry labels, for a message: ``svmlight, or csv/parquet with ...``."""
+    always = [record.name for record in REGISTRY.values() if record.labelled]
+    by_column = [name for name, record in REGISTRY.items() if "label_column" in record.options]
+    return ", or ".join([*always, f"{'/'.join(by_column)} with \"label_column\""])
 
 
 # -- turning values into checked arrays ---------------------------------------------------------
@@ -205,7 +206,7 @@ def _vector_of(parsed: Parsed, ref: DataRef, path: str) -> Values:
     if parsed.labels is not None:
         return parsed.labels
     values = parsed.values
-    if ref.format in COLUMN_FORMATS and values.ndim == 2 and values.shape[1] == 1:
+    if REGISTRY[ref.format].column_vector and values.ndim == 2 and values.shape[1] == 1:
         return values.toarray().ravel() if sp.issparse(values) else values.ravel()
     return values
 
@@ -281,7 +282,7 @@ def _load(ref: DataRef, path: str, roots: Sequence[Path], settings: DataSettings
     """A reference's parsed, normalized data: from the cache, or read from its source."""
     started = time.perf_counter()
     settings = settings if settings is not None else DataSettings()
-    reader = READERS[ref.format]
+    reader = REGISTRY[ref.format].reader
     source = open_source(ref.uri, path, roots, settings)
     cache = ParsedCache.from_settings(settings)
     validator = None if cache is None else source.validator() or (

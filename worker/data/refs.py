@@ -1,9 +1,10 @@
 """The data values a spec may hold where it expects a ``<matrix>`` or a ``<vector>``.
 
-DESIGN.md §3: a matrix is inline nested lists of numbers, an inline sparse
-``{"format": "coo", ...}`` object, or a data reference ``{"uri": ..., "format": ...}``;
-a vector is an inline list of numbers or a data reference. These models only say what a
-value *is*; :mod:`worker.data.read` turns them into arrays.
+A matrix is inline nested lists of numbers, an inline sparse ``{"format": "coo", ...}``
+object, or a data reference ``{"uri": ..., "format": ...}`` (the formats of
+:data:`worker.data.formats.REGISTRY`); a vector is an inline list of numbers or a data
+reference. These models only say what a value *is*; :mod:`worker.data.read` turns them
+into arrays.
 
 ``MatrixValue`` and ``VectorValue`` pick their member from the value's shape (a list is
 inline, an object with ``uri`` or a non-``coo`` format is a reference, any other object is
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
-from typing import Annotated, Any, Literal, NamedTuple, get_args
+from typing import Annotated, Any, Literal, NamedTuple
 from urllib.parse import unquote, urlsplit
 
 from pydantic import (
@@ -31,23 +32,27 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-Format = Literal["npy", "npz", "csv", "parquet", "svmlight", "mtx"]
-FORMATS: tuple[str, ...] = get_args(Format)
+from worker.data.formats import REGISTRY
+
+#: The format names a reference accepts, in registry order.
+FORMATS: tuple[str, ...] = tuple(REGISTRY)
+Format = Literal[FORMATS]
 
 #: File-name extensions (of the URI's path) that fix the format when ``format`` is omitted.
-EXTENSIONS = {".npy": "npy", ".npz": "npz", ".csv": "csv", ".parquet": "parquet",
-              ".pq": "parquet", ".svm": "svmlight", ".svmlight": "svmlight",
-              ".libsvm": "svmlight", ".mtx": "mtx"}
+EXTENSIONS = {extension: record.name for record in REGISTRY.values()
+              for extension in record.extensions}
 
 #: ``data:`` media types that fix the format (a ``;format=<name>`` parameter also does).
-MEDIA_TYPES = {"application/x-npy": "npy", "application/x-npz": "npz", "text/csv": "csv",
-               "application/vnd.apache.parquet": "parquet", "application/x-svmlight": "svmlight",
-               "text/x-matrix-market": "mtx"}
+MEDIA_TYPES = {media_type: record.name for record in REGISTRY.values()
+               for media_type in record.media_types}
+
+#: The format-specific options of :class:`DataRef`.
+FORMAT_OPTIONS = ("key", "header", "columns", "label_column", "zero_based", "n_features")
 
 #: The formats each format-specific option of :class:`DataRef` applies to.
-OPTION_FORMATS = {"key": ("npz",), "header": ("csv",), "columns": ("csv", "parquet"),
-                  "label_column": ("csv", "parquet"), "zero_based": ("svmlight",),
-                  "n_features": ("svmlight",)}
+OPTION_FORMATS = {option: tuple(record.name for record in REGISTRY.values()
+                                if option in record.options)
+                  for option in FORMAT_OPTIONS}
 
 #: Largest dimension or inline matrix side: 2**27 keeps a CSR row-pointer array under 1 GiB.
 MAX_SIZE = 2**27
@@ -88,6 +93,11 @@ def parse_data_uri(uri: str) -> DataUri:
     return DataUri(media_type.strip().lower(),
                    {name.strip().lower(): unquote(value).strip() for name, _, value in pairs},
                    is_base64, payload)
+
+
+def _listed(names: tuple[str, ...]) -> str:
+    """Names for a message: ``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join(filter(None, (", ".join(names[:-1]), names[-1])))
 
 
 def infer_format(uri: str) -> str:
@@ -144,9 +154,9 @@ class DataRef(BaseModel):
 
     - ``key`` (npz): the archive member; needed when the archive holds several arrays.
     - ``header`` (csv, default true): the first line names the columns.
-    - ``columns`` (csv, parquet): feature columns by name or 0-based index; default all but
-      the label column.
-    - ``label_column`` (csv, parquet): the column holding the labels (numbers only).
+    - ``columns`` (csv, parquet, feather): feature columns by name or 0-based index; default
+      all but the label column.
+    - ``label_column`` (csv, parquet, feather): the column holding the labels (numbers only).
     - ``zero_based`` (svmlight): index base; when omitted, one-based unless an index is 0.
     - ``n_features`` (svmlight): the number of columns; default the largest index.
     - ``sha256`` (any): the SHA-256 of the bytes; a mismatch is an error.
@@ -179,8 +189,8 @@ class DataRef(BaseModel):
             self.format = infer_format(self.uri)
         for option, formats in OPTION_FORMATS.items():
             if option in self.model_fields_set and self.format not in formats:
-                raise ValueError(f"option {option!r} applies to {' and '.join(formats)} "
-                                 f"data only, and this reference is {self.format}")
+                raise ValueError(f"option {option!r} applies to {_listed(formats)} data "
+                                 f"only, and this reference is {self.format}")
         return self
 
 

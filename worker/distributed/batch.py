@@ -1,8 +1,8 @@
 """The data-parallel rounds of SVRG OL (Cutkosky & Busa-Fekete, Algorithm 1 lines 4-6, §7-§8.2)
 as map-reduces over row partitions, in this process or on a Dask cluster.
 
-Both backends (:class:`LocalExecutor`, :class:`DaskExecutor`) run the same plan, so the same
-seed gives the same bits:
+Both backends (:mod:`worker.distributed.executors`) run the same plan, so the same seed
+gives the same bits:
 
 * rows are cut into partitions: of ``partition_rows`` consecutive examples of a compiled
   problem, or as :mod:`worker.distributed.partitions` cuts the objective's files (not by
@@ -10,20 +10,21 @@ seed gives the same bits:
 * every partition sums grad l_i(v_k) over its selected rows
   (:func:`worker.kernels.svrg.gradient_sum`; which rows is a hash of seed, round and global
   row = partition offset + local row);
-* the partial sums are combined by a fixed pairwise tree (:func:`tree_reduce`): level by
-  level, (0, 1), (2, 3), ... as in the paper's Spark tree aggregation (§8.2).
+* the partial sums are combined by a fixed pairwise tree
+  (:func:`worker.distributed.tasks.tree_reduce`): level by level, (0, 1), (2, 3), ... as in
+  the paper's Spark tree aggregation (§8.2).
 
 Where the rows come from:
 
 * **files the workers read** (:func:`open_partitioned`, when
-  :func:`worker.partitions.plan_partitions` makes a plan): each partition is read where
-  it is held, with ranged reads of its own bytes. A census round counts rows, fixes
-  offsets and the width d and sums the per-column nonzero counts (the §8.1 inverse
-  frequencies). The driver then holds no examples: each
-  round also returns the serial phase's examples (rows selected with probability
-  T_k k_f / n by a hash of (seed, round, global row), :mod:`worker.kernels.partition_losses`),
-  and objective values f(w) for a (K, d) block of points are one more map-reduce
-  (:meth:`PartitionedBatch.values`).
+  :func:`worker.distributed.partitions.plan_partitions` makes a plan): each partition is
+  read where it is held, with ranged reads of its own bytes. A census round
+  (:mod:`worker.distributed.census`) counts rows, fixes offsets and the width d and sums
+  the per-column nonzero counts (the §8.1 inverse frequencies). The driver then holds no
+  examples: each round also returns the serial phase's examples (rows selected with
+  probability T_k k_f / n by a hash of (seed, round, global row),
+  :mod:`worker.kernels.partition_losses`), and objective values f(w) for a (K, d) block of
+  points are one more map-reduce (:meth:`PartitionedBatch.values`).
 * **a compiled problem** (inline data, ``data:`` URIs, or a layout the partition reader
   does not handle): partitions are slices of the driver's rows, shipped inside their tasks
   to Dask; the serial phase samples the driver's rows.
@@ -45,37 +46,42 @@ from __future__ import annotations
 import os
 import pickle
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from worker.algorithms.svrg_schedule import SvrgOptions
-from worker.distributed.partitions import (
-    DEFAULT_PARTITION_BYTES,
-    PartitionPlan,
-    add_counts,
-    census_of,
-    column_counts,
-    finish,
-    read_chunk,
-    settle,
+from worker.distributed.census import add_counts, census_of, column_counts, finish, settle
+from worker.distributed.chunks import read_chunk
+from worker.distributed.executors import DaskExecutor, Executor, LocalExecutor
+from worker.distributed.partitions import DEFAULT_PARTITION_BYTES, PartitionPlan
+from worker.distributed.tasks import (
+    add,
+    combine,
+    concatenated,
+    partial_losses,
+    partial_sum,
+    partition_bounds,
+    rows_in_task,
+    rows_nbytes,
+    rows_of,
+    sample_of,
+    tree_reduce,
 )
 from worker.errors import SolverError
 from worker.kernels.layout import ProblemArrays
 from worker.kernels.objective import objective_value
-from worker.kernels.partition_losses import loss_sums, selected_rows
-from worker.kernels.svrg import Rows, batch_key, gradient_sum
-from worker.problem.compiled import CompiledProblem, Objective
+from worker.kernels.svrg import Rows, batch_key
+from worker.problem.compiled import CompiledProblem
 
 #: ``workers: auto`` keeps the batch phase in-process below this many feature nonzeros:
-#: a full gradient over 612k rows takes 42 ms serially and 140-225 ms on a LocalCluster
-#: (DESIGN §9), so a cluster pays off only for data near one machine's memory.
+#: a full gradient over 612k rows takes 42 ms serially and 140-225 ms on a LocalCluster,
+#: so a cluster pays off only for data near one machine's memory.
 SMALL_DATA_NONZEROS = 2**28
 
 #: The same threshold for data the workers read from files, in bytes of the files.
@@ -83,8 +89,6 @@ SMALL_DATA_BYTES = 2**31
 
 #: Salt of the key selecting the serial phase's examples (distinct from the batch's rows).
 SERIAL_SALT = 0x5EED5E41A1
-
-T = TypeVar("T")
 
 
 class DaskSettings(BaseSettings):
@@ -110,163 +114,6 @@ class BatchGradient:
     bytes_moved: int
     seconds: float
     sample: Rows | None = None
-
-
-# -- what runs on a partition ----------------------------------------------------------------
-
-def partition_bounds(n: int, partition_rows: int) -> list[tuple[int, int]]:
-    """Row ranges [start, stop) of at most ``partition_rows`` rows covering 0..n-1."""
-    return [(start, min(start + partition_rows, n)) for start in range(0, n, partition_rows)]
-
-
-def rows_of(objective: Objective, start: int, stop: int) -> Rows:
-    """Rows start..stop-1 of the objective's examples (views of its arrays, rebased indptr)."""
-    features = objective.features
-    first, last = int(features.indptr[start]), int(features.indptr[stop])
-    return Rows(kind=np.int64(objective.kind),
-                indptr=(features.indptr[start:stop + 1] - first).astype(np.int64),
-                indices=features.indices[first:last].astype(np.int64, copy=False),
-                data=np.ascontiguousarray(features.data[first:last], dtype=np.float64),
-                labels=np.ascontiguousarray(objective.labels[start:stop], dtype=np.float64),
-                first_row=np.int64(start))
-
-
-def partial_sum(rows: Rows, anchor: np.ndarray, key: np.uint64,
-                fraction: float) -> tuple[np.ndarray, int]:
-    """(sum of the selected rows' loss gradients at the anchor, shape (d,), their count)."""
-    total = np.zeros(anchor.shape[0])
-    count = gradient_sum(rows, anchor, key, fraction, total)
-    return total, int(count)
-
-
-def combine(left: tuple[np.ndarray, int], right: tuple[np.ndarray, int]) -> tuple[np.ndarray, int]:
-    """One node of the reduction tree: add two partial sums."""
-    return left[0] + right[0], left[1] + right[1]
-
-
-def sample_of(rows: Rows, key: np.uint64, fraction: float, forced: int) -> Rows:
-    """The partition's rows selected for a serial phase (:func:`selected_rows`)."""
-    chosen = selected_rows(rows, key, fraction, forced)
-    matrix = sp.csr_matrix((rows.data, rows.indices, rows.indptr),
-                           shape=(rows.labels.shape[0], int(rows.indices.max(initial=0)) + 1))
-    picked = matrix[chosen]
-    return rows._replace(indptr=picked.indptr.astype(np.int64),
-                         indices=picked.indices.astype(np.int64), data=picked.data,
-                         labels=rows.labels[chosen], first_row=np.int64(-1))
-
-
-def concatenated(parts: Sequence[Rows]) -> Rows:
-    """Row blocks stacked in order, as one CSR block."""
-    ends = np.cumsum([int(p.indptr[-1]) for p in parts])
-    starts = np.concatenate([[0], ends[:-1]])
-    indptr = np.concatenate([[0]] + [p.indptr[1:] + s for p, s in zip(parts, starts,
-                                                                        strict=True)])
-    return parts[0]._replace(indptr=indptr.astype(np.int64),
-                             indices=np.concatenate([p.indices for p in parts]),
-                             data=np.concatenate([p.data for p in parts]),
-                             labels=np.concatenate([p.labels for p in parts]),
-                             first_row=np.int64(-1))
-
-
-def partial_losses(rows: Rows, points: np.ndarray) -> np.ndarray:
-    """sum_i loss(x_i . w_k, y_i) over the partition, shape (K,) for points (K, d)."""
-    out = np.zeros(points.shape[0])
-    loss_sums(rows, points, out)
-    return out
-
-
-def add(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """One node of a reduction tree of arrays."""
-    return left + right
-
-
-def tree_reduce(items: list[T], pair: Callable[[T, T], T]) -> T:
-    """Reduce level by level, pairing (0, 1), (2, 3), ...; an odd last item moves up as is."""
-    level = list(items)
-    while len(level) > 1:
-        level = [pair(level[k], level[k + 1]) if k + 1 < len(level) else level[k]
-                 for k in range(0, len(level), 2)]
-    return level[0]
-
-
-def _copy_rows(rows: Rows) -> Rows:
-    """A partition shipped inside its task (recomputable after a worker dies)."""
-    return rows
-
-
-def _nbytes(rows: Rows) -> int:
-    return int(rows.indptr.nbytes + rows.indices.nbytes + rows.data.nbytes + rows.labels.nbytes)
-
-
-# -- executors ---------------------------------------------------------------------------------
-
-class LocalExecutor:
-    """Runs every task at once in this process; handles are the values themselves."""
-
-    workers = 0
-
-    def submit(self, function: Callable[..., T], *args: Any) -> T:
-        """``function(*args)``."""
-        return function(*args)
-
-    def share(self, value: T, what: str) -> T:
-        """The value, as every task's argument."""
-        return value
-
-    def gather(self, handles: list[Any], what: str) -> list[Any]:
-        """The values."""
-        return list(handles)
-
-    def moved(self, nbytes: int) -> int:
-        """Bytes that crossing a process boundary would cost: none here."""
-        return 0
-
-
-class DaskExecutor:
-    """Runs tasks on a Dask cluster; handles are futures, failures become SolverErrors."""
-
-    def __init__(self, client: Any, timeout_s: float):
-        self.client, self.timeout_s = client, timeout_s
-        self.workers = len(client.scheduler_info(n_workers=-1)["workers"])
-
-    def submit(self, function: Callable[..., Any], *args: Any) -> Any:
-        """A future of ``function(*args)``; never cached, so a lost result is recomputed."""
-        return self.client.submit(function, *args, pure=False)
-
-    def share(self, value: Any, what: str) -> Any:
-        """The value sent once to every worker."""
-        with self._failures(what):
-            return self.client.scatter(value, broadcast=True, hash=False,
-                                       timeout=self.timeout_s)
-
-    def gather(self, handles: list[Any], what: str) -> list[Any]:
-        """The futures' results, within ``LIGHTTOUCH_DASK_TIMEOUT_S``."""
-        from distributed import wait
-
-        with self._failures(what):
-            wait(handles, timeout=self.timeout_s)
-            return self.client.gather(handles)
-
-    def moved(self, nbytes: int) -> int:
-        """Bytes sent between processes."""
-        return nbytes
-
-    @contextmanager
-    def _failures(self, what: str) -> Iterator[None]:
-        from distributed import KilledWorker
-
-        try:
-            yield
-        except KilledWorker as error:
-            raise SolverError(f"{what}: Dask workers died repeatedly ({error}); see the "
-                              "worker logs, e.g. for running out of memory") from None
-        except TimeoutError:
-            raise SolverError(f"{what} did not finish in {self.timeout_s:g} s "
-                              "(LIGHTTOUCH_DASK_TIMEOUT_S); check that the Dask cluster has "
-                              "live workers") from None
-
-
-Executor = LocalExecutor | DaskExecutor
 
 
 # -- the batch phase ---------------------------------------------------------------------------
@@ -328,7 +175,7 @@ class PartitionedBatch:
         sample = concatenated(samples) if samples else None
         vector = 8 * self.d
         moved = vector * (self.workers + 2 * (len(self.parts) - 1) + 1) \
-            + sum(_nbytes(s) for s in samples)
+            + sum(rows_nbytes(s) for s in samples)
         return BatchGradient(total / count if count else total, count, run.moved(moved),
                              time.perf_counter() - began, sample)
 
@@ -370,12 +217,12 @@ class CompiledBatch(PartitionedBatch):
         rows = [rows_of(problem.objective, start, stop)
                 for start, stop in partition_bounds(problem.n, options.partition_rows)]
         shipped = isinstance(executor, DaskExecutor)
-        super().__init__(executor, [executor.submit(_copy_rows, part) for part in rows],
+        super().__init__(executor, [executor.submit(rows_in_task, part) for part in rows],
                          problem.n, problem.d,
                          np.bincount(problem.objective.features.indices, minlength=problem.d),
                          seed,
                          sampled=False,
-                         setup_bytes=sum(_nbytes(p) for p in rows) if shipped else 0)
+                         setup_bytes=sum(rows_nbytes(p) for p in rows) if shipped else 0)
 
 
 class InProcessBatch(CompiledBatch):

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import io
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import scipy.io
 
 from worker.data.formats.parsed import Parsed
-from worker.data.refs import DataRef
 from worker.errors import DataError
+
+if TYPE_CHECKING:
+    from worker.data.refs import DataRef
 
 #: Bytes at the end of a file searched for its last line.
 _TAIL_BYTES = 4096

@@ -11,14 +11,16 @@ import io
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 import scipy.sparse as sp
 
 from worker.data.formats.parsed import Parsed
-from worker.data.refs import DataRef
 from worker.errors import DataError
+
+if TYPE_CHECKING:
+    from worker.data.refs import DataRef
 
 NPY_MAGIC = b"\x93NUMPY"
 ZIP_MAGIC = b"PK"

@@ -12,15 +12,17 @@ index is 0 is taken as one-based (the rule of ``sklearn.datasets.load_svmlight_f
 from __future__ import annotations
 
 import io
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 import scipy.sparse as sp
 
 from worker.data.formats.parsed import Parsed
-from worker.data.refs import DataRef
 from worker.errors import DataError
 from worker.kernels import svmlight as kernel
+
+if TYPE_CHECKING:
+    from worker.data.refs import DataRef
 
 #: Bytes read per chunk.
 CHUNK_BYTES = 16 * 2**20

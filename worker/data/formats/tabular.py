@@ -1,6 +1,7 @@
 """``csv`` and ``parquet`` readers: selected numeric columns as a dense matrix, plus labels.
 
-Both formats become an Arrow table, then the same code picks the columns: ``columns``
+Both formats become an Arrow table, then the same code picks the columns (parquet's
+:func:`read_columns` also serves Arrow IPC, :mod:`.arrow_ipc`): ``columns``
 (names or 0-based indices; default every column but the label column) are the features,
 ``label_column`` (name or index) the labels. Column names are matched with surrounding
 whitespace ignored, so ``age, workclass`` headers work. Every selected column must hold
@@ -15,8 +16,8 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Sequence
-from typing import BinaryIO
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -25,8 +26,10 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
 from worker.data.formats.parsed import Parsed
-from worker.data.refs import DataRef
 from worker.errors import DataError
+
+if TYPE_CHECKING:
+    from worker.data.refs import DataRef
 
 _FAILED_COLUMN = re.compile(r"In CSV column #(\d+)")
 
@@ -74,31 +77,52 @@ def _read_csv(stream: BinaryIO, names: Sequence[str], ref: DataRef, path: str,
 
 def read_parquet(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
     """Selected numeric columns of a parquet file."""
-    return _read_parquet(pq.ParquetFile(stream), ref, path, None)
+    parquet = pq.ParquetFile(stream)
+    return read_columns(parquet.schema_arrow, lambda names: parquet.read(columns=names),
+                        ref, path)
 
 
 def read_parquet_groups(stream: BinaryIO, groups: Sequence[int], ref: DataRef,
                         path: str) -> Parsed:
     """Selected numeric columns of some row groups of a parquet file (one partition,
     :mod:`worker.distributed.partitions`); only the footer and those groups' columns are read."""
-    return _read_parquet(pq.ParquetFile(stream), ref, path, list(groups))
+    parquet = pq.ParquetFile(stream)
+    return read_columns(parquet.schema_arrow,
+                        lambda names: parquet.read_row_groups(list(groups), columns=names),
+                        ref, path)
 
 
-def _read_parquet(parquet: pq.ParquetFile, ref: DataRef, path: str,
-                  groups: list[int] | None) -> Parsed:
-    """The selected columns of the whole file (``groups`` None) or of those row groups."""
-    names = parquet.schema_arrow.names
+def parquet_group_rows(stream: BinaryIO) -> list[int]:
+    """The rows of each row group of a parquet file, from its footer."""
+    metadata = pq.ParquetFile(stream).metadata
+    return [metadata.row_group(group).num_rows for group in range(metadata.num_row_groups)]
+
+
+def read_columns(schema: pa.Schema, read: Callable[[list[str]], pa.Table], ref: DataRef,
+                 path: str) -> Parsed:
+    """The selected numeric columns of a columnar file whose columns ``schema`` lists.
+
+    Parameters
+    ----------
+    schema : pyarrow.Schema
+        The file's columns, checked to hold numbers before anything else is read.
+    read : callable
+        ``read(names)`` returns the table of those columns (the rows wanted).
+    ref : DataRef
+        ``columns`` and ``label_column`` select the features and the labels.
+    path : str
+        JSON path of the reference, for messages.
+    """
+    names = schema.names
     features, label = select_columns(names, ref.columns, ref.label_column, True, path)
     selected = _selected(features, label)
     for index in selected:
-        kind = parquet.schema_arrow.field(index).type
+        kind = schema.field(index).type
         if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)
                 or pa.types.is_boolean(kind) or pa.types.is_decimal(kind)):
             raise DataError(path, _type_message(_describe(names[index], index),
                                                 f"{kind} values", index == label))
-    columns = [names[i] for i in selected]
-    table = parquet.read(columns=columns) if groups is None else \
-        parquet.read_row_groups(groups, columns=columns)
+    table = read([names[i] for i in selected])
     return _arrays(table, [names[i] for i in features],
                    None if label is None else names[label], path)
 

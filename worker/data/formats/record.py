@@ -1,0 +1,92 @@
+"""What the registry (:data:`worker.data.formats.REGISTRY`) knows about one data format.
+
+A :class:`DataFormat` names everything the rest of the package asks about a format: how a
+reference implies it (extensions, ``data:`` media types), which options of a reference apply
+to it, whether its files carry labels or read as a single column, its reader, and how the
+distributed reader cuts a file into partitions (:class:`Partitioning`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, BinaryIO
+
+from worker.data.formats.parsed import Parsed
+
+if TYPE_CHECKING:
+    from worker.data.refs import DataRef
+
+#: Reads a whole file: (seekable stream, reference, JSON path) -> values and labels.
+Reader = Callable[[BinaryIO, "DataRef", str], Parsed]
+
+#: The rows of each row group (or record batch) of a columnar file, read from its footer.
+GroupRows = Callable[[BinaryIO], list[int]]
+
+#: Reads some row groups of a columnar file: (stream, group indices, reference, JSON path).
+GroupReader = Callable[[BinaryIO, Sequence[int], "DataRef", str], Parsed]
+
+
+@dataclass(frozen=True)
+class Partitioning:
+    """How :mod:`worker.distributed.partitions` cuts a file of the format.
+
+    ``kind`` is one of ``"lines"`` (byte ranges cut at newlines), ``"npy"`` (row ranges of
+    a C-ordered array), ``"row_groups"`` (whole row groups or record batches, which
+    ``group_rows`` counts and ``read_groups`` reads) or ``"whole"`` (one partition).
+    """
+
+    kind: str
+    group_rows: GroupRows | None = None
+    read_groups: GroupReader | None = None
+
+
+LINES = Partitioning("lines")
+NPY_ROWS = Partitioning("npy")
+WHOLE = Partitioning("whole")
+
+
+def row_groups(group_rows: GroupRows, read_groups: GroupReader) -> Partitioning:
+    """Partitions of whole row groups (record batches), counted and read by the format."""
+    return Partitioning("row_groups", group_rows, read_groups)
+
+
+@dataclass(frozen=True)
+class DataFormat:
+    """One format a data reference may name.
+
+    Attributes
+    ----------
+    name : str
+        The reference's ``format`` value.
+    extensions : tuple of str
+        Lower-case file-name extensions, with the dot, that imply the format.
+    media_types : tuple of str
+        ``data:`` URI media types that imply the format.
+    reader : Reader
+        Parses a whole file.
+    options : tuple of str
+        The format-specific reference options it accepts (``key``, ``header``, ``columns``,
+        ``label_column``, ``zero_based``, ``n_features``).
+    labelled : bool
+        Every file carries labels next to its features (svmlight). A format accepting
+        ``label_column`` carries them when a reference names that column.
+    column_vector : bool
+        A file holding a single column is read as a vector of shape (rows,).
+    partitions : Partitioning
+        How the distributed reader cuts a file.
+    """
+
+    name: str
+    extensions: tuple[str, ...]
+    media_types: tuple[str, ...]
+    reader: Reader
+    options: tuple[str, ...] = ()
+    labelled: bool = False
+    column_vector: bool = False
+    partitions: Partitioning = WHOLE
+
+    def carries_labels(self, ref: DataRef) -> bool:
+        """True when the file ``ref`` names holds labels next to its features."""
+        return self.labelled or ("label_column" in self.options
+                                 and ref.label_column is not None)

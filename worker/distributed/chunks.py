@@ -1,0 +1,108 @@
+"""Reading one partition of a :class:`~worker.distributed.partitions.PartitionPlan` where it
+is held, with ranged reads of its own bytes only (the layouts are described in
+:mod:`worker.distributed.partitions`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO, NamedTuple, TypeVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from worker.data.formats import REGISTRY, Values
+from worker.data.formats.svmlight import read_svmlight_lines
+from worker.data.formats.tabular import read_csv_lines
+from worker.data.read import read_examples, read_matrix
+from worker.data.refs import DataRef
+from worker.data.settings import DataSettings
+from worker.distributed.partitions import (
+    DATA,
+    FEATURES,
+    NPY,
+    ROW_GROUPS,
+    WHOLE,
+    PartitionPlan,
+    Piece,
+)
+from worker.distributed.ranges import open_ranges, read_line, read_range
+from worker.errors import DataError
+
+T = TypeVar("T")
+
+
+class Chunk(NamedTuple):
+    """A partition as read: CSR (rows, width) with the file's indices, labels (rows,) when
+    the features file carries them."""
+
+    features: sp.csr_matrix
+    labels: np.ndarray | None
+
+
+def read_chunk(plan: PartitionPlan, k: int, settings: DataSettings | None = None) -> Chunk:
+    """Partition ``k``'s examples, reading only its bytes."""
+    settings = settings if settings is not None else DataSettings()
+    piece, ref, roots = plan.pieces[k], plan.features, [Path(r) for r in plan.roots]
+    if plan.layout == WHOLE:
+        return _whole(plan, roots, settings)
+    with open_ranges(ref, FEATURES, roots, settings) as stream:
+        if plan.layout == NPY:
+            npy = plan.npy
+            block = read_range(stream, npy.offset + piece.start * npy.row_bytes,
+                               npy.offset + piece.stop * npy.row_bytes)
+            return Chunk(_canonical(npy.rows(block)), None)
+        if plan.layout == ROW_GROUPS:
+            where = f"{FEATURES} (row groups {piece.groups[0]}-{piece.groups[-1]})"
+            read_groups = REGISTRY[ref.format].partitions.read_groups
+            parsed = _parsing(lambda: read_groups(stream, piece.groups, ref, where), ref, where)
+            return Chunk(_canonical(parsed.values), parsed.labels)
+        block = _lines(stream, piece, plan.begin, plan.size)
+    where = f"{FEATURES} (the partition at bytes {piece.start}-{piece.stop}, counting its lines)"
+    if ref.format == "svmlight":
+        features, labels = read_svmlight_lines(block, where)
+        return Chunk(_canonical(features), labels)
+    parsed = _parsing(lambda: read_csv_lines(block, plan.names, ref, where), ref, where)
+    return Chunk(_canonical(parsed.values), parsed.labels)
+
+
+def _whole(plan: PartitionPlan, roots: list[Path], settings: DataSettings) -> Chunk:
+    """The one partition of a file that is not cut, with its labels when it carries them
+    (the plan has no separate labels file then)."""
+    if plan.labels is not None:
+        return Chunk(_canonical(read_matrix(plan.features, FEATURES, roots=roots,
+                                            settings=settings)), None)
+    features, labels = read_examples(plan.features, None, DATA, roots=roots, settings=settings)
+    return Chunk(_canonical(features), labels)
+
+
+def _lines(stream: BinaryIO, piece: Piece, begin: int, size: int) -> bytes:
+    """The whole lines of a line-cut partition: from the first line starting in
+    [start, stop) through the line holding ``stop``."""
+    block = read_range(stream, piece.start, piece.stop)
+    if piece.start > begin:
+        newline = block.find(b"\n")
+        if newline < 0:
+            return b""  # no line starts here: the previous partition reads through stop
+        block = block[newline + 1:]
+    return block + read_line(stream, piece.stop, size)
+
+
+def _parsing(read: Callable[[], T], ref: DataRef, where: str) -> T:
+    """Run a parser of untrusted bytes; what it throws beyond DataError becomes one."""
+    try:
+        return read()
+    except DataError:
+        raise
+    except Exception as exc:
+        raise DataError(where, f"cannot read the data as {ref.format}: "
+                               f"{str(exc).rstrip('.')}") from exc
+
+
+def _canonical(values: Values) -> sp.csr_matrix:
+    """Float64 CSR with sorted indices, duplicates summed and no stored zeros."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        csr = sp.csr_matrix(values, dtype=np.float64)
+    csr.sum_duplicates()
+    csr.eliminate_zeros()
+    return csr

@@ -1,0 +1,82 @@
+"""Where the tasks of SVRG OL's data-parallel rounds run: in this process
+(:class:`LocalExecutor`) or on a Dask cluster (:class:`DaskExecutor`), behind one interface
+(submit a task, share a value with every task, gather results, count bytes moved)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from worker.errors import SolverError
+
+T = TypeVar("T")
+
+
+class LocalExecutor:
+    """Runs every task at once in this process; handles are the values themselves."""
+
+    workers = 0
+
+    def submit(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)``."""
+        return function(*args)
+
+    def share(self, value: T, what: str) -> T:
+        """The value, as every task's argument."""
+        return value
+
+    def gather(self, handles: list[Any], what: str) -> list[Any]:
+        """The values."""
+        return list(handles)
+
+    def moved(self, nbytes: int) -> int:
+        """Bytes that crossing a process boundary would cost: none here."""
+        return 0
+
+
+class DaskExecutor:
+    """Runs tasks on a Dask cluster; handles are futures, failures become SolverErrors."""
+
+    def __init__(self, client: Any, timeout_s: float):
+        self.client, self.timeout_s = client, timeout_s
+        self.workers = len(client.scheduler_info(n_workers=-1)["workers"])
+
+    def submit(self, function: Callable[..., Any], *args: Any) -> Any:
+        """A future of ``function(*args)``; never cached, so a lost result is recomputed."""
+        return self.client.submit(function, *args, pure=False)
+
+    def share(self, value: Any, what: str) -> Any:
+        """The value sent once to every worker."""
+        with self._failures(what):
+            return self.client.scatter(value, broadcast=True, hash=False,
+                                       timeout=self.timeout_s)
+
+    def gather(self, handles: list[Any], what: str) -> list[Any]:
+        """The futures' results, within ``LIGHTTOUCH_DASK_TIMEOUT_S``."""
+        from distributed import wait
+
+        with self._failures(what):
+            wait(handles, timeout=self.timeout_s)
+            return self.client.gather(handles)
+
+    def moved(self, nbytes: int) -> int:
+        """Bytes sent between processes."""
+        return nbytes
+
+    @contextmanager
+    def _failures(self, what: str) -> Iterator[None]:
+        from distributed import KilledWorker
+
+        try:
+            yield
+        except KilledWorker as error:
+            raise SolverError(f"{what}: Dask workers died repeatedly ({error}); see the "
+                              "worker logs, e.g. for running out of memory") from None
+        except TimeoutError:
+            raise SolverError(f"{what} did not finish in {self.timeout_s:g} s "
+                              "(LIGHTTOUCH_DASK_TIMEOUT_S); check that the Dask cluster has "
+                              "live workers") from None
+
+
+Executor = LocalExecutor | DaskExecutor

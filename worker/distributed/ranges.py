@@ -1,0 +1,48 @@
+"""Byte ranges of a referenced file, read without fetching the rest (HTTP ``Range``
+requests, S3 ranged GETs, ``pread`` on local files): what the partition planner and the
+partition readers share."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import BinaryIO
+
+from worker.data.refs import DataRef
+from worker.data.settings import DataSettings
+from worker.data.sources import open_source
+
+#: First read when looking for the end of a line; every further read doubles.
+TAIL_BYTES = 4096
+
+
+def open_ranges(ref: DataRef, path: str, roots: Sequence[Path],
+                settings: DataSettings) -> AbstractContextManager[BinaryIO]:
+    """The ranged stream of a policy-checked reference (``path``: its JSON path)."""
+    return open_source(ref.uri, path, roots, settings).open_ranges()
+
+
+def read_range(stream: BinaryIO, start: int, stop: int) -> bytes:
+    """Bytes [start, stop) of the stream (fewer at its end)."""
+    stream.seek(start)
+    parts, wanted = [], stop - start
+    while wanted > 0 and (part := stream.read(wanted)):
+        parts.append(part)
+        wanted -= len(part)
+    return b"".join(parts)
+
+
+def read_line(stream: BinaryIO, start: int, size: int) -> bytes:
+    """From ``start`` through the first newline at or after it (or the end of the data, at
+    ``size``), read in growing steps from :data:`TAIL_BYTES`."""
+    parts, position, step = [], start, TAIL_BYTES
+    while position < size:
+        part = read_range(stream, position, min(position + step, size))
+        end = part.find(b"\n")
+        if end >= 0:
+            parts.append(part[:end + 1])
+            break
+        parts.append(part)
+        position, step = position + len(part), 2 * step
+    return b"".join(parts)
