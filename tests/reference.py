@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from worker.kernels.random import seed_state
-from worker.problem.compiled import LOSS_HINGE, LOSS_LOGISTIC, QUADRATIC, CompiledProblem
+from worker.losses import BY_CODE
+from worker.problem.compiled import QUADRATIC, CompiledProblem
 
 MASK = (1 << 64) - 1
 
@@ -37,19 +38,13 @@ class Xoroshiro:
 
 
 def loss_slope(kind: int, score: np.ndarray, label: np.ndarray) -> np.ndarray:
-    if kind == LOSS_HINGE:
-        return np.where(label * score < 1, -label, 0.0)
-    if kind == LOSS_LOGISTIC:
-        return -label / (1.0 + np.exp(label * score))
-    return score - label
+    """The registered loss's numpy reference slope (:mod:`worker.losses`)."""
+    return BY_CODE[kind].reference_slope(score, label)
 
 
 def loss_value(kind: int, score: np.ndarray, label: np.ndarray) -> np.ndarray:
-    if kind == LOSS_HINGE:
-        return np.maximum(0.0, 1 - label * score)
-    if kind == LOSS_LOGISTIC:
-        return np.logaddexp(0.0, -label * score)
-    return 0.5 * (score - label) ** 2
+    """The registered loss's numpy reference value."""
+    return BY_CODE[kind].reference_value(score, label)
 
 
 def sampled_loss_gradient(problem: CompiledProblem, x: np.ndarray, w: np.ndarray,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 
-LOSSES = ("hinge", "logistic", "squared", "pairwise_hinge", "quadratic")
+LOSSES = ("hinge", "logistic", "squared", "squared_hinge", "pairwise_hinge", "quadratic")
 CONSTRAINT_KINDS = ("linear", "ordering_pairs", "ordering_chain", "lattice", "mixed")
 
 
@@ -71,7 +71,9 @@ def exact_optimum(spec: dict) -> tuple[float, np.ndarray]:
         s = x @ w
         f = {"hinge": lambda: cp.sum(cp.pos(1 - cp.multiply(y, s))),
              "logistic": lambda: cp.sum(cp.logistic(-cp.multiply(y, s))),
-             "squared": lambda: 0.5 * cp.sum_squares(s - y)}[obj["loss"]]() / x.shape[0]
+             "squared": lambda: 0.5 * cp.sum_squares(s - y),
+             "squared_hinge": lambda: cp.sum_squares(cp.pos(1 - cp.multiply(y, s))),
+             }[obj["loss"]]() / x.shape[0]
     f = f + obj.get("l2", 0.0) / 2 * cp.sum_squares(w) + obj.get("l1", 0.0) * cp.norm1(w)
     cons = [w >= spec["bounds"]["lower"], w <= spec["bounds"]["upper"]]
     for block in spec["constraints"]:

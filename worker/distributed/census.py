@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from worker.data.labels import LABELS, label_problem, raise_problem, signed_labels
+from worker.data.labels import LABELS, label_kind, label_problem, raise_problem, signed_labels
 from worker.data.settings import DataSettings
 from worker.distributed.chunks import Chunk
 from worker.distributed.partitions import FEATURES, PartitionPlan
@@ -68,7 +68,7 @@ def census_of(chunk: Chunk, loss: str) -> Census:
                    f"row {{row}} column {indices[k]} is {features.data[k]}; every value must "
                    f"be finite: replace or drop NaN and infinite entries")
     elif labels is not None:
-        problem = label_problem(labels, loss, FEATURES)
+        problem = label_problem(labels, label_kind(loss), FEATURES)
     return Census(rows=features.shape[0], width=features.shape[1], first_zero=first_zero,
                   widest=widest, problem=problem)
 
@@ -132,7 +132,7 @@ def finish(plan: PartitionPlan, chunk: Chunk, offset: int, base: int,
     return Rows(kind=np.int64(plan.kind), indptr=features.indptr.astype(np.int64),
                 indices=features.indices.astype(np.int64) - base,
                 data=np.ascontiguousarray(features.data, dtype=np.float64),
-                labels=np.ascontiguousarray(signed_labels(labels, plan.loss),
+                labels=np.ascontiguousarray(signed_labels(labels, label_kind(plan.loss)),
                                             dtype=np.float64),
                 first_row=np.int64(offset))
 
@@ -146,7 +146,7 @@ def _label_rows(plan: PartitionPlan, offset: int, rows: int,
         block = read_range(stream, layout.offset + offset * layout.row_bytes,
                            layout.offset + (offset + rows) * layout.row_bytes)
     labels = layout.rows(block).astype(np.float64)
-    problem = label_problem(labels, plan.loss, LABELS)
+    problem = label_problem(labels, label_kind(plan.loss), LABELS)
     if problem is not None:
         raise_problem(problem, offset + problem[0])
     return labels

@@ -1,8 +1,9 @@
 """The objective f: losses of a score s = x.w, stochastic subgradients, full values.
 
-Losses (DESIGN §3): hinge max(0, 1 - y s), logistic log(1 + exp(-y s)), squared (s - y)^2 / 2,
-and the quadratic objective (1/2) w'Qw + c'w; every kind adds the regularizer
-r(w) = l1 ||w||_1 + (l2/2)||w||^2, whose subgradient takes sign(0) = 0 for the l1 part.
+Losses are the records of :mod:`worker.losses` (hinge, logistic, squared, squared hinge),
+dispatched here on their integer codes; the quadratic objective is (1/2) w'Qw + c'w. Every
+kind adds the regularizer r(w) = l1 ||w||_1 + (l2/2)||w||^2, whose subgradient takes
+sign(0) = 0 for the l1 part.
 """
 
 from __future__ import annotations
@@ -10,34 +11,35 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from worker.problem.compiled import LOSS_HINGE, LOSS_LOGISTIC, LOSS_SQUARED
+from worker.losses import hinge, logistic, squared, squared_hinge
 
 
 @njit(cache=True, inline="always")
 def loss_value(kind, score, label):
-    """loss(s, y) for a loss code of :mod:`worker.problem.compiled`."""
-    if kind == LOSS_HINGE:
-        return max(0.0, 1.0 - label * score)
-    if kind == LOSS_LOGISTIC:
-        z = -label * score
-        return z + np.log1p(np.exp(-z)) if z > 0 else np.log1p(np.exp(z))
-    return 0.5 * (score - label) ** 2
+    """loss(s, y) for a loss code of :data:`worker.losses.LOSSES`; raises on others."""
+    if kind == hinge.CODE:
+        return hinge.value(score, label)
+    if kind == logistic.CODE:
+        return logistic.value(score, label)
+    if kind == squared.CODE:
+        return squared.value(score, label)
+    if kind == squared_hinge.CODE:
+        return squared_hinge.value(score, label)
+    raise ValueError("unknown loss code")
 
 
 @njit(cache=True, inline="always")
 def loss_slope(kind, score, label):
-    """A subgradient d loss / d s at s (hinge: -y where y s < 1, else 0)."""
-    if kind == LOSS_HINGE:
-        return -label if label * score < 1.0 else 0.0
-    if kind == LOSS_LOGISTIC:
-        z = label * score
-        if z >= 0:
-            e = np.exp(-z)
-            return -label * e / (1.0 + e)
-        return -label / (1.0 + np.exp(z))
-    if kind == LOSS_SQUARED:
-        return score - label
-    return 0.0
+    """A subgradient d loss / d s at s for a loss code; raises on others."""
+    if kind == hinge.CODE:
+        return hinge.slope(score, label)
+    if kind == logistic.CODE:
+        return logistic.slope(score, label)
+    if kind == squared.CODE:
+        return squared.slope(score, label)
+    if kind == squared_hinge.CODE:
+        return squared_hinge.slope(score, label)
+    raise ValueError("unknown loss code")
 
 
 @njit(cache=True, inline="always")

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from worker.data.labels import LABELS, label_problem, raise_problem, signed_labels
+from worker.data.labels import LABELS, checked_labels, label_kind
 from worker.data.read import LoadStats, read_examples, read_matrix, read_vector
 from worker.errors import SpecError
 from worker.problem.compile_rates import compile_rates
@@ -150,10 +150,7 @@ def _pairwise_objective(obj: EmpiricalRisk, source) -> tuple[Objective, int]:
 
 
 def _check_labels(loss: str, labels: np.ndarray) -> np.ndarray:
-    problem = label_problem(labels, loss, LABELS)
-    if problem is not None:
-        raise_problem(problem, problem[0])
-    return signed_labels(labels, loss)
+    return checked_labels(labels, label_kind(loss), LABELS)
 
 
 def _check_psd(q: sp.csr_matrix) -> None:

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from worker.data.labels import checked_labels
 from worker.errors import SpecError
-from worker.problem.compiled import LOSS_SQUARED, QUADRATIC, Objective
+from worker.losses import BY_CODE, CLASSES, TARGETS
+from worker.problem.compiled import QUADRATIC, Objective
 from worker.problem.rates import METRICS, RateSet, build_rate_set, rate_rows
 from worker.spec.models import EmpiricalRisk, RateConstraint, RateTerm, Spec
 
@@ -111,7 +113,7 @@ def _objective_examples(spec: Spec, objective: Objective, source, path: str,
         raise SpecError.at(path, f"rate constraints count predictions on the objective's "
                            f"examples, and {kind} has no scored examples; give this "
                            "constraint its own 'data' (features, labels, groups)")
-    labels = None if objective.kind == LOSS_SQUARED else objective.labels
+    labels = None if BY_CODE[objective.kind].labels == TARGETS else objective.labels
     groups = _groups(obj.data.groups, objective.n, "objective.data.groups", source)
     return _Examples(objective.features, labels, groups, offset, "objective.data.groups")
 
@@ -122,7 +124,8 @@ def _own_examples(constraint: RateConstraint, source, path: str, d: int,
     assert data is not None
     if data.labels is not None:
         features, labels = source.examples(data.features, data.labels, f"{path}.data")
-        labels = _signed_labels(labels, f"{path}.data.labels")
+        labels = checked_labels(labels, CLASSES, f"{path}.data.labels",
+                                f"{path}.data.labels")
     else:
         features, labels = source.matrix(data.features, f"{path}.data.features"), None
     features = sp.csr_matrix(features, dtype=np.float64)
@@ -134,15 +137,6 @@ def _own_examples(constraint: RateConstraint, source, path: str, d: int,
                            f"{features.shape[0]} rows")
     groups = _groups(data.groups, features.shape[0], f"{path}.data.groups", source)
     return _Examples(features, labels, groups, offset, f"{path}.data.groups")
-
-
-def _signed_labels(labels: np.ndarray, path: str) -> np.ndarray:
-    bad = np.flatnonzero(~np.isin(labels, (-1.0, 0.0, 1.0)))
-    if bad.size:
-        i = int(bad[0])
-        raise SpecError.at(f"{path}[{i}]", f"{float(labels[i])!r} is not a class label; "
-                           "give +1/-1 (or 1/0)")
-    return np.where(labels == 0, -1.0, labels)
 
 
 def _groups(values, n: int, path: str, source) -> dict[str, np.ndarray]:

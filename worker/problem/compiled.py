@@ -16,15 +16,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from worker.losses import LOSSES, QUADRATIC
 from worker.problem.rates import RateSet
 
-#: Objective kinds, as the integer codes the kernels switch on.
-LOSS_HINGE = 0
-LOSS_LOGISTIC = 1
-LOSS_SQUARED = 2
-QUADRATIC = 3
+__all__ = ["LOSS_CODES", "LOSS_HINGE", "QUADRATIC", "CompiledProblem", "ConstraintSet",
+           "Objective"]
 
-LOSS_CODES = {"hinge": LOSS_HINGE, "logistic": LOSS_LOGISTIC, "squared": LOSS_SQUARED}
+#: Objective kinds, as the integer codes the kernels switch on (:mod:`worker.losses`).
+LOSS_CODES = {name: record.code for name, record in LOSSES.items()}
+LOSS_HINGE = LOSS_CODES["hinge"]
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class Objective:
     Attributes
     ----------
     kind : int
-        One of ``LOSS_HINGE``, ``LOSS_LOGISTIC``, ``LOSS_SQUARED``, ``QUADRATIC``.
+        A loss code of :data:`LOSS_CODES` (:mod:`worker.losses`) or ``QUADRATIC``.
         ``pairwise_hinge`` is compiled to ``LOSS_HINGE`` on rows ``x+ - x-`` with labels 1.
     features : scipy.sparse.csr_matrix, shape (n, d)
         Example rows (empty, shape (0, d), for ``QUADRATIC``).

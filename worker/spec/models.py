@@ -13,6 +13,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from worker.data.refs import MAX_SIZE, MatrixValue, VectorValue
 from worker.errors import SpecError
+from worker.losses import LOSSES
+
+#: ``objective.loss``: every registered loss, and ``pairwise_hinge`` (the hinge on x+ - x-).
+LOSS_NAMES = (*LOSSES, "pairwise_hinge")
 
 ALGORITHMS = ("auto", "lighttouch", "fulltouch", "midtouch", "projected_sgd", "epro_sgd",
               "epro_orda", "svrg_ol", "lagrangian", "proxy_lagrangian")
@@ -49,7 +53,7 @@ class EmpiricalRisk(StrictModel):
     """Mean loss over examples plus l1 ||w||_1 + (l2/2)||w||^2."""
 
     type: Literal["empirical_risk"]
-    loss: Literal["hinge", "logistic", "squared", "pairwise_hinge"]
+    loss: Literal[LOSS_NAMES]  # type: ignore[valid-type]
     data: RiskData
     l1: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     l2: float = Field(0.0, ge=0.0, allow_inf_nan=False)

@@ -27,15 +27,18 @@ import pyarrow.parquet as pq
 
 from worker.data.formats.parsed import Parsed
 from worker.errors import DataError
+from worker.losses import CLASSES, LOSSES
 
 if TYPE_CHECKING:
     from worker.data.refs import DataRef
 
 _FAILED_COLUMN = re.compile(r"In CSV column #(\d+)")
 
-#: Labels as the error message words them, for every loss (DESIGN §3).
-LABEL_RULE = ("labels must be numbers: +1/-1 (or 1/0, 0 meaning -1) for hinge and logistic, "
-              "any real number for squared")
+#: Labels as the error message words them, for every loss of :mod:`worker.losses`.
+LABEL_RULE = ("labels must be numbers: +1/-1 (or 1/0, 0 meaning -1) for "
+              + ", ".join(name for name, loss in LOSSES.items() if loss.labels == CLASSES)
+              + "; any real number for "
+              + ", ".join(name for name, loss in LOSSES.items() if loss.labels != CLASSES))
 
 
 def read_csv(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
