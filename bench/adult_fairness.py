@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from worker.algorithms.methods import run_algorithm
+from worker.algorithms.registry import run_algorithm
 from worker.datasets.adult import Split, adult_spec, load_adult, true_positive_ratios
 from worker.pipeline.solve import solver_options, summarize
 from worker.problem.compile import DataSource, compile_problem

@@ -64,7 +64,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from worker.algorithms.arrays import problem_arrays
-from worker.algorithms.methods import SolverOptions, Trajectory, group_count, run_algorithm
+from worker.algorithms.groups import group_count
+from worker.algorithms.options import SolverOptions, Trajectory
+from worker.algorithms.registry import run_algorithm
 from worker.candidates.scores import evaluate_point
 from worker.datasets import lattice
 from worker.kernels.constraints import max_violation

@@ -45,9 +45,10 @@ from numba import njit
 from scipy.optimize import minimize
 from sklearn.datasets import dump_svmlight_file
 
-from worker.algorithms.methods import run_algorithm
-from worker.algorithms.svrg_schedule import SvrgOptions, schedule
+from worker.algorithms.registry import run_algorithm
+from worker.algorithms.svrg_schedule import schedule
 from worker.distributed.batch import DaskSettings, open_partitioned
+from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions
 from worker.kernels.objective import loss_slope, row_dot
 from worker.pipeline.solve import solver_options

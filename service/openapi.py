@@ -1,12 +1,11 @@
 """The OpenAPI document: FastAPI's, plus the schemas it cannot see (the spec body, problems).
 
-``python -m service.openapi`` rewrites the committed ``openapi/openapi.json``.
+``python -m service.write_openapi`` rewrites the committed ``openapi/openapi.json``.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -46,17 +45,3 @@ def openapi_schema(app: FastAPI) -> dict[str, Any]:
 def render(app: FastAPI) -> str:
     """The document as committed: sorted keys, two-space indent, final newline."""
     return json.dumps(openapi_schema(app), indent=2, sort_keys=True) + "\n"
-
-
-def main() -> int:
-    """Write ``openapi/openapi.json`` from a default-configured app."""
-    from service.app import create_app
-    from service.settings import Settings
-
-    COMMITTED.write_text(render(create_app(Settings())), encoding="utf-8")
-    sys.stdout.write(f"wrote {COMMITTED}\n")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -15,7 +15,7 @@ from tests.specs import exact_optimum, random_spec
 from worker import solve
 from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.epro import FIRST_EPOCH, epoch_lengths
-from worker.algorithms.methods import choose_algorithm
+from worker.algorithms.registry import choose_algorithm
 from worker.kernels.epro import epro_sgd_steps
 from worker.kernels.layout import CHECKS, GRADIENT_SAMPLES, ITERATION, N_COUNTERS
 from worker.kernels.random import seed_state

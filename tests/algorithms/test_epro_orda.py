@@ -14,7 +14,7 @@ from tests.specs import exact_optimum, random_spec
 from worker import solve
 from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.epro_orda import FIRST_EPOCH
-from worker.algorithms.methods import choose_algorithm
+from worker.algorithms.registry import choose_algorithm
 from worker.errors import SpecError
 from worker.kernels.layout import CHECKS, GRADIENT_SAMPLES, ITERATION, N_COUNTERS
 from worker.kernels.orda import OrdaState, orda_steps

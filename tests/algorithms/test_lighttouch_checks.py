@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 from worker.algorithms.arrays import problem_arrays
-from worker.algorithms.methods import SolverOptions, run_algorithm
+from worker.algorithms.options import SolverOptions
+from worker.algorithms.registry import run_algorithm
 from worker.candidates.scores import evaluate_point
 from worker.problem.compile import compile_problem
 from worker.projection import project

@@ -20,9 +20,9 @@ from sklearn.datasets import dump_svmlight_file
 from tests.problems import random_problem
 from tests.specs import random_spec
 from worker import solve
-from worker.algorithms.methods import run_algorithm
-from worker.algorithms.svrg_schedule import SvrgOptions
+from worker.algorithms.registry import run_algorithm
 from worker.distributed.batch import CompiledBatch, DaskExecutor, InProcessBatch, open_partitioned
+from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions
 from worker.errors import SolverError
 from worker.pipeline.solve import solver_options

@@ -10,8 +10,8 @@ import pytest
 from tests import svrg_reference
 from tests.problems import random_problem
 from worker.algorithms.arrays import new_state, problem_arrays, run_config
-from worker.algorithms.svrg_schedule import SvrgOptions
 from worker.distributed.batch import InProcessBatch, combine, partial_sum, rows_of, tree_reduce
+from worker.distributed.options import SvrgOptions
 from worker.kernels.layout import GRADIENT_SAMPLES, MODE_PLAIN
 from worker.kernels.online import LEARNER_CODES, learner_step, new_slots
 from worker.kernels.svrg import SerialRun, batch_key, serial_steps

@@ -10,7 +10,7 @@ from service.settings import Settings
 def test_the_committed_openapi_document_is_current():
     current = render(create_app(Settings()))
     assert COMMITTED.read_text(encoding="utf-8") == current, (
-        "openapi/openapi.json is stale: run 'python -m service.openapi' and commit it")
+        "openapi/openapi.json is stale: run 'python -m service.write_openapi' and commit it")
 
 
 def test_the_spec_body_and_problem_schemas_are_documented():

@@ -40,7 +40,7 @@ import numpy as np
 from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.driver import Candidates
 from worker.algorithms.loop import ChunkedLoop, ProgressCallback
-from worker.algorithms.methods import SolverOptions, Trajectory, step_scale
+from worker.algorithms.options import SolverOptions, Trajectory, step_scale
 from worker.algorithms.penalty import multiplier_mass, raised_gamma
 from worker.errors import SpecError
 from worker.kernels.constraints import max_violation

@@ -32,7 +32,7 @@ import numpy as np
 
 from worker.algorithms.epro import Epoch, run_epochs, strong_convexity
 from worker.algorithms.loop import ProgressCallback
-from worker.algorithms.methods import SolverOptions, Trajectory, step_scale
+from worker.algorithms.options import SolverOptions, Trajectory, step_scale
 from worker.kernels.layout import ITERATION
 from worker.kernels.orda import OrdaState, orda_steps
 from worker.problem.compiled import CompiledProblem

@@ -39,7 +39,7 @@ import scipy.sparse as sp
 from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.driver import Candidates, snapshot_iterations
 from worker.algorithms.loop import ChunkedLoop, ProgressCallback
-from worker.algorithms.methods import SolverOptions, Trajectory, step_scale
+from worker.algorithms.options import SolverOptions, Trajectory, step_scale
 from worker.kernels.constraints import max_violation
 from worker.kernels.games import (
     LAGRANGIAN,

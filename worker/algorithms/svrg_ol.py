@@ -28,14 +28,9 @@ import numpy as np
 
 from worker.algorithms.arrays import new_state, problem_arrays, run_config
 from worker.algorithms.driver import Candidates, snapshot_iterations
+from worker.algorithms.groups import group_count, lazy_update
 from worker.algorithms.loop import ChunkedLoop, Progress, ProgressCallback
-from worker.algorithms.methods import (
-    SolverOptions,
-    Trajectory,
-    group_count,
-    lazy_update,
-    step_scale,
-)
+from worker.algorithms.options import SolverOptions, Trajectory, step_scale
 from worker.algorithms.penalty import multiplier_mass, raised_gamma
 from worker.algorithms.svrg_schedule import schedule
 from worker.distributed.batch import open_batch_phase

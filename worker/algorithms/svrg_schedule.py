@@ -1,4 +1,4 @@
-"""SVRG OL's options and its schedule: serial phase lengths T_k and batch sizes N^_k.
+"""SVRG OL's schedule: serial phase lengths T_k and batch sizes N^_k.
 
 Two schedules (Cutkosky & Busa-Fekete):
 
@@ -17,34 +17,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
-
-@dataclass(frozen=True)
-class SvrgOptions:
-    """Plain SVRG OL settings (mirrors ``spec.solver.svrg``; ``None`` means automatic).
-
-    ``source`` is the open batch phase when the objective's rows stay in partitions
-    (:class:`worker.distributed.PartitionedBatch`); ``None``: the compiled problem's rows.
-    """
-
-    learner: str = "adagrad"
-    schedule: str = "practical"
-    serial_steps: int | None = None
-    batch_size: int | None = None
-    workers: int | None = None
-    partition_rows: int = 2**18
-    source: Any = None
-
-    @classmethod
-    def from_spec(cls, svrg: Any, source: Any = None) -> SvrgOptions:
-        """From the validated ``solver.svrg`` model, and the data location for Dask."""
-        def automatic(value: Any) -> int | None:
-            return None if value == "auto" else int(value)
-        return cls(learner=svrg.learner, schedule=svrg.schedule,
-                   serial_steps=automatic(svrg.serial_steps),
-                   batch_size=automatic(svrg.batch_size), workers=automatic(svrg.workers),
-                   partition_rows=svrg.partition_rows, source=source)
+from worker.distributed.options import SvrgOptions
 
 
 @dataclass(frozen=True)

@@ -55,10 +55,10 @@ import numpy as np
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from worker.algorithms.svrg_schedule import SvrgOptions
 from worker.distributed.census import add_counts, census_of, column_counts, finish, settle
 from worker.distributed.chunks import read_chunk
 from worker.distributed.executors import DaskExecutor, Executor, LocalExecutor
+from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import DEFAULT_PARTITION_BYTES, PartitionPlan
 from worker.distributed.tasks import (
     add,

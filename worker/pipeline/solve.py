@@ -16,13 +16,14 @@ import numpy as np
 from worker.algorithms.driver import Candidates
 from worker.algorithms.game_options import GameOptions
 from worker.algorithms.loop import ProgressCallback
-from worker.algorithms.methods import SolverOptions, Trajectory, run_algorithm
-from worker.algorithms.svrg_schedule import SvrgOptions
+from worker.algorithms.options import SolverOptions, Trajectory
+from worker.algorithms.registry import run_algorithm
 from worker.candidates.best_single import best_single
 from worker.candidates.scores import ObjectiveValues, evaluate_point, score_candidates
 from worker.candidates.shrink import best_mixture, expected_violation
 from worker.data.read import data_roots_from_env
 from worker.distributed.batch import DaskSettings, PartitionedBatch, open_partitioned
+from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions
 from worker.problem.compile import DataSource, compile_problem
 from worker.problem.compiled import CompiledProblem

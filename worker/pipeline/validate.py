@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from worker.algorithms.methods import choose_algorithm
+from worker.algorithms.registry import choose_algorithm
 from worker.data.read import data_roots_from_env
 from worker.problem.compile import compile_problem
 from worker.problem.compiled import CompiledProblem

@@ -1,57 +1,15 @@
-"""The algorithms as Python drivers of the one compiled loop, and the ``auto`` rule.
-
-================  ==========================================================================
-algorithm         what runs (LightTouch paper numbering)
-================  ==========================================================================
-fulltouch         Algorithm 1: SGD on f + gamma max(0, max_i g_i), all m checked each step
-lighttouch        Algorithm 4 (practical LightTouch; Algorithm 2 with fixed minibatches):
-                  sampled constraints i ~ p, multiplicative p-update, §5.2 minibatching,
-                  §5.1 aggregation, dense or lazy (sublinear) p-update
-midtouch          Algorithm 3: T1 FullTouch steps, then LightTouch with k = 1 from their mean
-projected_sgd     SGD with an exact projection onto W ∩ {g <= 0} after every step
-epro_sgd          Epro paper, Algorithm 1 (:mod:`.epro`): doubling epochs of constant-step SGD
-                  on f + lambda [max_i g_i]_+, one exact projection per epoch
-epro_orda         Epro paper, Algorithm 3 (:mod:`.epro_orda`): the same epochs running ORDA
-                  (Algorithm 2) with exact proximal steps on l1 ||w||_1 + (l2/2)||w||^2
-lagrangian        Two-player games paper (:mod:`.games`): Lagrangian game on the
-                  hinge-relaxed problem, projected gradient ascent on lambda
-proxy_lagrangian  Two-player games paper, Algorithm 2: theta on proxy constraints, swap-regret
-                  lambda-player on the true ones (rate constraints need one of these two)
-================  ==========================================================================
-
-``auto``: proxy_lagrangian when there are rate constraints; else FullTouch when m <= 16
-(checking everything is as cheap as sampling, paper §3.2's k > m case), LightTouch
-(Algorithm 4) otherwise; but Epro-SGD instead of FullTouch when the
-objective is strongly convex (l2 > 0) and m <= 16, and Epro-ORDA instead of Epro-SGD when
-it also has an l1 term (l1 > 0). Epro checks all m constraints every
-step, as FullTouch does, so it is only chosen where FullTouch would be; there its
-ceil(log2(T/8 + 1)) projections are QPs with at most 16 rows (milliseconds each), far
-cheaper than the epochs they end, and they buy the O(1/T) rate of Theorems 1 and 3.
-With l1 > 0 the other algorithms step on the subgradient l1 sign(w), whose iterates
-oscillate around zero; ORDA's proximal steps put coordinates at or next to zero, and it
-measured 7-19x closer to the optimum than Epro-SGD at every budget from 10^3 to 3 10^5
-(bench/results/epro_rate.json, ``l1`` curves).
-``p_update: auto`` is lazy (one constraint per group) when m <= 1024 and dense with
-``aggregate: auto`` = round(sqrt(m)) groups otherwise, balancing the O(G) p-update against
-the m/G checks of a group. The lazy update costs O(#groups with mu > 0) per iteration;
-on the paper's lattice (m = 24,576) thousands stay slightly violated, and aggregation
-measured 6-20x faster (bench/results/lattice_bench.json).
-"""
+"""FullTouch, LightTouch, MidTouch and projected SGD: Python drivers of the one compiled
+loop (:mod:`worker.kernels.iteration`; LightTouch paper, Algorithms 1-4)."""
 
 from __future__ import annotations
-
-import math
-import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from worker.algorithms.arrays import new_state, problem_arrays, run_config
 from worker.algorithms.driver import Candidates, Driver
-from worker.algorithms.game_options import GameOptions
-from worker.algorithms.loop import ProgressCallback
+from worker.algorithms.groups import group_count, lazy_update
+from worker.algorithms.options import SolverOptions, Trajectory, step_scale
 from worker.algorithms.phases import run_phase, run_to_tolerance
-from worker.algorithms.svrg_schedule import SvrgOptions
 from worker.errors import SpecError
 from worker.kernels.distribution import init_distribution
 from worker.kernels.iteration import replace_iterate, restart_average
@@ -64,102 +22,9 @@ from worker.kernels.layout import (
     MODE_PLAIN,
     STEP_DOG,
     STEP_SCHEDULE,
-    ProblemArrays,
 )
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project
-
-FULLTOUCH_MAX_M = 16
-#: The algorithms that handle rate constraints (:mod:`.games`).
-GAMES = ("lagrangian", "proxy_lagrangian")
-
-
-@dataclass(frozen=True)
-class SolverOptions:
-    """Plain solver settings (mirrors ``spec.solver``; ``minibatch=None`` means automatic)."""
-
-    algorithm: str = "auto"
-    iterations: int = 200_000
-    #: ``iterations: "auto"``: FullTouch, LightTouch and projected SGD run until the estimated
-    #: gap is within ``tolerance`` or the time limit (see ``phases``); the other algorithms
-    #: take ``iterations`` (the default budget).
-    until_converged: bool = False
-    tolerance: float = 1e-3
-    time_limit_s: float = 600.0
-    seed: int = 0
-    gamma: float | None = None  # None: automatic (see worker.algorithms.penalty)
-    eta_w: float | None = None  # None: automatic (DoG steps, or 1 / (l2 t) if strongly convex)
-    eta_p: float = 0.0625
-    minibatch: tuple[int, int, int] | None = None
-    aggregate: int | None = None
-    p_update: str = "auto"
-    candidates: int = 100
-    svrg: SvrgOptions = SvrgOptions()
-    game: GameOptions = GameOptions()
-
-
-@dataclass
-class Trajectory:
-    """What an algorithm leaves for shrinking: candidates, counters, what was chosen, and
-    the kernel arrays it ran on (reused to score the candidates)."""
-
-    algorithm: str
-    candidates: Candidates
-    arrays: ProblemArrays
-    stats: dict = field(default_factory=dict)
-    #: weights (C,) of the algorithm's own mixture of its candidates (the games' theta-bar,
-    #: Theorems 2-3), reported next to the shrunk mixture; None for the other algorithms.
-    baseline: np.ndarray | None = None
-
-
-def choose_algorithm(problem: CompiledProblem, requested: str) -> str:
-    """Resolve ``auto`` (see the module docstring)."""
-    if requested != "auto":
-        return requested
-    if problem.rates is not None:
-        return "proxy_lagrangian"
-    if problem.m <= FULLTOUCH_MAX_M:
-        if problem.objective.l2 > 0:
-            return "epro_orda" if problem.objective.l1 > 0 else "epro_sgd"
-        return "fulltouch"
-    return "lighttouch"
-
-
-AGGREGATE_ABOVE_M = 1024
-
-
-def lazy_update(m: int, p_update: str) -> bool:
-    """Whether the p-update is lazy (see the module docstring for ``auto``)."""
-    return p_update == "lazy" or (p_update == "auto" and m <= AGGREGATE_ABOVE_M)
-
-
-def group_count(m: int, aggregate: int | None, lazy: bool) -> int:
-    """Number of constraint groups G (paper §5.1)."""
-    if aggregate is not None:
-        return max(1, min(aggregate, m)) if m else 0
-    if lazy or m <= AGGREGATE_ABOVE_M:
-        return m
-    return max(1, round(math.sqrt(m)))
-
-
-def run_algorithm(problem: CompiledProblem, options: SolverOptions,
-                  progress: ProgressCallback | None = None) -> Trajectory:
-    """Run the chosen algorithm; return candidates for the shrinking LP and the counters."""
-    name = choose_algorithm(problem, options.algorithm)
-    if problem.rates is not None and name not in GAMES:
-        raise SpecError.at("solver.algorithm", f"{name} cannot handle rate constraints (they "
-                           "have no gradient); choose proxy_lagrangian, lagrangian or auto")
-    started = time.perf_counter()
-    from worker.algorithms import epro, epro_orda, games, svrg_ol  # need SolverOptions
-
-    runner = {"fulltouch": _fulltouch, "lighttouch": _lighttouch, "midtouch": _midtouch,
-              "projected_sgd": _projected_sgd, "epro_sgd": epro.run_epro_sgd,
-              "epro_orda": epro_orda.run_epro_orda,
-              "svrg_ol": svrg_ol.run_svrg_ol, "lagrangian": games.run_lagrangian,
-              "proxy_lagrangian": games.run_proxy_lagrangian}[name]
-    trajectory = runner(problem, options, progress, started + options.time_limit_s)
-    trajectory.stats["solve_s"] = time.perf_counter() - started
-    return trajectory
 
 
 def _start_point(problem: CompiledProblem) -> np.ndarray:
@@ -199,12 +64,6 @@ def _driver(problem, arrays, state, options, progress, deadline) -> Driver:
     return Driver(arrays, state, deadline, progress, options.iterations, problem=problem)
 
 
-def step_scale(options: SolverOptions) -> float:
-    """eta_w: as given, or 1 when automatic (then a multiplier of the DoG step or of
-    1 / (l2 t))."""
-    return 1.0 if options.eta_w is None else options.eta_w
-
-
 def _step_rule(problem: CompiledProblem, options: SolverOptions) -> int:
     """STEP_DOG marks ``eta_w: "auto"`` on a non-strongly-convex objective: the phase starts
     with the warm-ups of :mod:`worker.algorithms.step_rule`."""
@@ -215,7 +74,7 @@ def _initial_gamma(options: SolverOptions) -> float:
     return 1.0 if options.gamma is None else options.gamma
 
 
-def _fulltouch(problem, options, progress, deadline) -> Trajectory:
+def run_fulltouch(problem, options, progress, deadline) -> Trajectory:
     arrays = problem_arrays(problem, problem.m)
     cfg = run_config(arrays, mode=MODE_FULL, gamma=_initial_gamma(options),
                      eta_w=step_scale(options), eta_p=options.eta_p,
@@ -229,7 +88,7 @@ def _fulltouch(problem, options, progress, deadline) -> Trajectory:
     return _finish("fulltouch", driver, candidates, cfg, **budget)
 
 
-def _lighttouch(problem, options, progress, deadline) -> Trajectory:
+def run_lighttouch(problem, options, progress, deadline) -> Trajectory:
     lazy = lazy_update(problem.m, options.p_update)
     groups = group_count(problem.m, options.aggregate, lazy)
     arrays = problem_arrays(problem, groups)
@@ -258,7 +117,7 @@ def midtouch_phases(m: int, iterations: int) -> tuple[int, int]:
     return first, iterations - first
 
 
-def _midtouch(problem, options, progress, deadline) -> Trajectory:
+def run_midtouch(problem, options, progress, deadline) -> Trajectory:
     strong = problem.objective.l2
     if strong <= 0:
         raise SpecError.at("solver.algorithm", "midtouch needs a strongly convex objective; "
@@ -283,7 +142,7 @@ def _midtouch(problem, options, progress, deadline) -> Trajectory:
     return _finish("midtouch", driver, candidates, cfg, phase_one_iterations=first)
 
 
-def _projected_sgd(problem, options, progress, deadline) -> Trajectory:
+def run_projected_sgd(problem, options, progress, deadline) -> Trajectory:
     arrays = problem_arrays(problem, 0)
     cfg = run_config(arrays, mode=MODE_PLAIN, gamma=_initial_gamma(options),
                      eta_w=step_scale(options), eta_p=options.eta_p,

@@ -1,0 +1,112 @@
+"""The layers of docs/architecture.md hold: what each package of worker/ may import, no
+import cycles, and the engine never imports the HTTP edge."""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: worker's packages (and top modules) -> the others they may import; the table of
+#: docs/architecture.md. Standard library and third-party imports are not restricted.
+ALLOWED = {
+    "worker.losses": set(),
+    "worker.errors": set(),
+    "worker.result": set(),
+    "worker.datasets": set(),
+    "worker.kernels": {"worker.losses"},
+    "worker.data": {"worker.errors", "worker.kernels", "worker.losses"},
+    "worker.spec": {"worker.data", "worker.errors", "worker.losses"},
+    "worker.problem": {"worker.data", "worker.errors", "worker.losses", "worker.spec"},
+    "worker.projection": {"worker.kernels", "worker.problem"},
+    "worker.candidates": {"worker.errors", "worker.kernels", "worker.problem"},
+    "worker.distributed": {"worker.data", "worker.errors", "worker.kernels", "worker.problem",
+                           "worker.spec", "worker.losses"},
+    "worker.algorithms": {"worker.distributed", "worker.errors", "worker.kernels",
+                          "worker.problem", "worker.projection", "worker.spec"},
+    "worker.pipeline": {"worker.algorithms", "worker.candidates", "worker.data",
+                        "worker.distributed", "worker.errors", "worker.problem",
+                        "worker.projection", "worker.result", "worker.spec"},
+    "worker.mixture": {"worker.errors", "worker.result"},
+    "worker.queue": {"worker.algorithms", "worker.errors", "worker.pipeline", "worker.result",
+                     "worker.spec"},
+    "worker.cli": {"worker.algorithms", "worker.data", "worker.errors", "worker.mixture",
+                   "worker.pipeline", "worker.spec"},
+    "worker": {"worker.pipeline", "worker.result", "worker.spec"},
+}
+
+
+def module_name(path: Path) -> str:
+    name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    return name.removesuffix(".__init__")
+
+
+def imports(path: Path, known: set[str]) -> set[str]:
+    """Project modules ``path`` imports at run time (``if TYPE_CHECKING:`` blocks excluded)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {id(sub) for node in ast.walk(tree)
+                   if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+                   for sub in ast.walk(node)}
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        found.update(name for name in names if name in known)
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    paths = [*ROOT.glob("worker/**/*.py"), *ROOT.glob("service/**/*.py")]
+    known = {module_name(p) for p in paths}
+    return {module_name(p): imports(p, known) - {module_name(p)} for p in paths}
+
+
+def package(module: str) -> str:
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "worker" and len(parts) > 1 else \
+        ("worker" if module == "worker" else parts[0])
+
+
+def test_every_package_imports_only_the_layers_below_it():
+    edges = graph()
+    wrong = defaultdict(set)
+    for module, targets in edges.items():
+        source = package(module)
+        if source == "service":
+            continue
+        assert source in ALLOWED, f"{module}: add its package to the layer table"
+        for target in targets:
+            if package(target) != source and package(target) not in ALLOWED[source]:
+                wrong[module].add(target)
+    assert not wrong, dict(wrong)
+
+
+def test_the_engine_never_imports_the_http_edge():
+    assert not {m for m, targets in graph().items()
+                if m.startswith("worker") and any(t.startswith("service") for t in targets)}
+
+
+def test_there_are_no_import_cycles():
+    edges, state, cycles = graph(), {}, []
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = "open"
+        for target in sorted(edges[module]):
+            if state.get(target) == "open":
+                cycles.append(path[path.index(target):] + [target])
+            elif target not in state:
+                visit(target, [*path, target])
+        state[module] = "done"
+
+    for module in sorted(edges):
+        if module not in state:
+            visit(module, [module])
+    assert not cycles, cycles

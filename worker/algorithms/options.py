@@ -1,0 +1,56 @@
+"""The algorithms' shared types: :class:`SolverOptions` in, :class:`Trajectory` out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from worker.algorithms.driver import Candidates
+from worker.algorithms.game_options import GameOptions
+from worker.distributed.options import SvrgOptions
+from worker.kernels.layout import ProblemArrays
+
+
+@dataclass(frozen=True)
+class SolverOptions:
+    """Plain solver settings (mirrors ``spec.solver``; ``minibatch=None`` means automatic)."""
+
+    algorithm: str = "auto"
+    iterations: int = 200_000
+    #: ``iterations: "auto"``: FullTouch, LightTouch and projected SGD run until the estimated
+    #: gap is within ``tolerance`` or the time limit (see ``phases``); the other algorithms
+    #: take ``iterations`` (the default budget).
+    until_converged: bool = False
+    tolerance: float = 1e-3
+    time_limit_s: float = 600.0
+    seed: int = 0
+    gamma: float | None = None  # None: automatic (see worker.algorithms.penalty)
+    eta_w: float | None = None  # None: automatic (DoG steps, or 1 / (l2 t) if strongly convex)
+    eta_p: float = 0.0625
+    minibatch: tuple[int, int, int] | None = None
+    aggregate: int | None = None
+    p_update: str = "auto"
+    candidates: int = 100
+    svrg: SvrgOptions = SvrgOptions()
+    game: GameOptions = GameOptions()
+
+
+@dataclass
+class Trajectory:
+    """What an algorithm leaves for shrinking: candidates, counters, what was chosen, and
+    the kernel arrays it ran on (reused to score the candidates)."""
+
+    algorithm: str
+    candidates: Candidates
+    arrays: ProblemArrays
+    stats: dict = field(default_factory=dict)
+    #: weights (C,) of the algorithm's own mixture of its candidates (the games' theta-bar,
+    #: Theorems 2-3), reported next to the shrunk mixture; None for the other algorithms.
+    baseline: np.ndarray | None = None
+
+
+def step_scale(options: SolverOptions) -> float:
+    """eta_w: as given, or 1 when automatic (then a multiplier of the DoG step or of
+    1 / (l2 t))."""
+    return 1.0 if options.eta_w is None else options.eta_w
