@@ -1,1 +1,1 @@
-"""LightTouch HTTP edge: FastAPI app, auth, routes, SSE relay, settings (DESIGN §2, §5-§7)."""
+"""LightTouch HTTP edge: FastAPI app, auth, routes, SSE relay, settings (docs/architecture.md)."""

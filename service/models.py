@@ -1,4 +1,5 @@
-"""The HTTP API's response bodies (DESIGN §5); the Result is :class:`worker.result.Result`."""
+"""The HTTP API's response bodies (openapi/openapi.json); the Result is
+:class:`worker.result.Result`."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """LightTouch engine: heavily constrained stochastic optimization, in process.
 
-``from worker import solve`` — ``solve(spec, progress=None) -> Result`` (DESIGN §7).
+``from worker import solve`` — ``solve(spec, progress=None) -> Result`` (docs/architecture.md).
 """
 
 from worker.pipeline.solve import solve

@@ -1,4 +1,4 @@
-"""The Result (DESIGN §4): the mixture of at most m+1 solutions, its mean, the projection."""
+"""The Result (README "Result"): the mixture of at most m+1 solutions, its mean, the projection."""
 
 from __future__ import annotations
 

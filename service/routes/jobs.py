@@ -1,4 +1,4 @@
-"""``/v1``: submit, follow, fetch, cancel and list jobs; validate specs (DESIGN §5)."""
+"""``/v1``: submit, follow, fetch, cancel and list jobs; validate specs (openapi/openapi.json)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def cancel_job(job_id: JobId, tenant: Tenant, redis: RedisDep) -> JobView:
 
 
 @router.get("/jobs/{job_id}/result", response_class=Response,
-            responses={200: {"model": Result, "description": "the Result (DESIGN §4)"},
+            responses={200: {"model": Result, "description": "the Result"},
                        **problem_responses(404, 409)})
 def get_result(job_id: JobId, tenant: Tenant, redis: RedisDep) -> Response:
     """The Result of a succeeded job (409 until then)."""

@@ -1,5 +1,5 @@
 """Tests of worker.datasets.lattice and .simplex: simplex interpolation against a plain
-loop, the truth, the sampled pairs and the written spec (DESIGN §3)."""
+loop, the truth, the sampled pairs and the written spec."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Server settings of the data layer (DESIGN §7), read from ``LIGHTTOUCH_*`` variables.
+"""Server settings of the data layer, read from ``LIGHTTOUCH_*`` variables.
 
 Everything a data reference may reach or spend is decided here, never by the spec: which
 hosts http(s) may reach although they are private, how many bytes and seconds one fetch may

@@ -224,7 +224,7 @@ def problem_spec(
     algorithm: str,
     name: str,
 ) -> dict:
-    """The DESIGN §3 spec of a lattice ranking problem whose data are two npz files.
+    """The spec of a lattice ranking problem whose data are two npz files.
 
     Parameters
     ----------

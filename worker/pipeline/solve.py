@@ -1,7 +1,7 @@
 """The in-process pipeline: spec → compiled problem → algorithm → shrinking → projection.
 
 ``solve(spec, progress=None) -> Result`` is what the CLI, the Python API and the queue worker
-all call (DESIGN §2 data flow).
+all call (the flow of docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -61,7 +61,8 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
     Parameters
     ----------
     spec : dict or Spec
-        A problem spec (DESIGN §3); invalid specs raise :class:`~worker.errors.SpecError`.
+        A problem spec (README "Problem spec"); invalid specs raise
+        :class:`~worker.errors.SpecError`.
     progress : callable, optional
         Called with a :class:`~worker.algorithms.driver.Progress` between chunks.
     roots : sequence of Path, optional

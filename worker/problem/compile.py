@@ -212,19 +212,25 @@ def _bounds(spec: Spec, d: int, source) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _constraint_block(constraint, path: str, d: int, source, notes: list[str]):
-    """(unit-row CSR (m_k, d), rhs (m_k,)) for one constraint block."""
-    if isinstance(constraint, LinearConstraint):
-        return _linear_block(constraint, path, d, source, notes)
-    if isinstance(constraint, OrderingConstraint):
-        if constraint.pairs is not None:
-            pairs = np.array(constraint.pairs, dtype=np.int64).reshape(-1, 2)
-            _check_indices(pairs, f"{path}.pairs", d, pair=True)
-        else:
-            chain = np.array(constraint.chain, dtype=np.int64)
-            _check_indices(chain, f"{path}.chain", d, pair=False)
-            pairs = np.column_stack([chain[:-1], chain[1:]])
-        return _ordering_rows(pairs, d, path)
-    assert isinstance(constraint, MonotoneLatticeConstraint)
+    """(unit-row CSR (m_k, d), rhs (m_k,)) for one constraint block, by its type's entry in
+    :data:`CONSTRAINT_BLOCKS`."""
+    return CONSTRAINT_BLOCKS[constraint.type](constraint, path, d, source, notes)
+
+
+def _ordering_block(constraint: OrderingConstraint, path: str, d: int, source, notes):
+    """Rows of ``pairs`` or of the consecutive pairs of a ``chain``."""
+    if constraint.pairs is not None:
+        pairs = np.array(constraint.pairs, dtype=np.int64).reshape(-1, 2)
+        _check_indices(pairs, f"{path}.pairs", d, pair=True)
+    else:
+        chain = np.array(constraint.chain, dtype=np.int64)
+        _check_indices(chain, f"{path}.chain", d, pair=False)
+        pairs = np.column_stack([chain[:-1], chain[1:]])
+    return _ordering_rows(pairs, d, path)
+
+
+def _lattice_block(constraint: MonotoneLatticeConstraint, path: str, d: int, source, notes):
+    """Rows of the lattice's monotonicity edges."""
     return _ordering_rows(lattice_edges(constraint.shape, constraint.increasing, d, path),
                           d, path)
 
@@ -296,3 +302,15 @@ def lattice_edges(shape: list[int], increasing: list[int], d: int, path: str) ->
         high = np.take(vertices, np.arange(1, shape[axis]), axis=axis).ravel()
         edges.append(np.column_stack([low, high]))
     return np.concatenate(edges) if edges else np.zeros((0, 2), dtype=np.int64)
+
+
+#: Constraint types that compile to linear rows, by the spec's ``type``: each returns
+#: (unit-norm rows, CSR (m_k, d); rhs (m_k,)). Evaluation (g = A w - b), the LightTouch
+#: loop and the exact projection (isotonic when every row is an ordering, else the QP) work
+#: on the rows, so a new linear type needs only its spec model and an entry here. Rate
+#: constraints are not linear in w: :mod:`worker.problem.compile_rates` compiles them.
+CONSTRAINT_BLOCKS = {
+    "linear": _linear_block,
+    "ordering": _ordering_block,
+    "monotone_lattice": _lattice_block,
+}

@@ -1,4 +1,4 @@
-"""Rate constraints (DESIGN §3; Cotter, Jiang, Sridharan 2019, §1.2 and §6.2), compiled.
+"""Rate constraints (Cotter, Jiang, Sridharan 2019, §1.2 and §6.2), compiled.
 
 A prediction is positive when the score s = x.w is > 0. Every rate is a mean of indicators
 over a subset S of examples (a group, intersected with a label for the label-conditional

@@ -1,4 +1,4 @@
-"""Problem spec v1 (DESIGN §3) as pydantic models, and :func:`parse_spec`.
+"""Problem spec v1 (README "Problem spec") as pydantic models, and :func:`parse_spec`.
 
 Unknown fields are rejected everywhere. Checks that need the problem's dimension (index
 ranges, shapes) happen when the spec is compiled (:mod:`worker.problem.compile`), with the same
