@@ -27,8 +27,11 @@ from worker.errors import LightTouchError
 
 
 class ServiceError(LightTouchError):
-    """An error of the HTTP edge; ``str()`` is the problem's ``detail``."""
+    """An error of the HTTP edge; ``str()`` is the problem's ``detail``, ``status_code`` and
+    ``title`` its response's (the engine's errors get theirs in ``service/problems.py``)."""
 
+    status_code = 400
+    title = "LightTouch error"
     headers: dict[str, str] = {}
 
 

@@ -18,8 +18,8 @@ from pydantic import BaseModel
 from redis.exceptions import RedisError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from service.errors import HTTPError, InvalidRequest, NotReady
-from worker.errors import LightTouchError
+from service.errors import HTTPError, InvalidRequest, NotReady, ServiceError
+from worker.errors import DataError, LightTouchError, SolverError, SpecError
 from worker.spec.models import format_location
 
 MEDIA_TYPE = "application/problem+json"
@@ -52,13 +52,31 @@ def problem_type(error: LightTouchError) -> str:
     return TYPE_PREFIX + words.lower()
 
 
+#: The engine's errors as HTTP: (status, title), most specific class first.
+ENGINE_STATUS: tuple[tuple[type[LightTouchError], int, str], ...] = (
+    (SpecError, 422, "Invalid problem spec"),
+    (DataError, 422, "Unusable problem data"),
+    (SolverError, 500, "Solver failure"),
+    (LightTouchError, 400, "LightTouch error"),
+)
+
+
+def status_and_title(error: LightTouchError) -> tuple[int, str]:
+    """The HTTP status and title of an error: an edge error's own, else the engine table's."""
+    if isinstance(error, ServiceError):
+        return error.status_code, error.title
+    return next((status, title) for kind, status, title in ENGINE_STATUS
+                if isinstance(error, kind))
+
+
 def problem(request: Request, error: LightTouchError) -> JSONResponse:
     """The problem+json response for ``error`` (status, title, headers from its class)."""
+    status, title = status_and_title(error)
     issues = getattr(error, "issues", None)
-    body = Problem(type=problem_type(error), title=error.title, status=error.status_code,
+    body = Problem(type=problem_type(error), title=title, status=status,
                    detail=str(error), instance=request.url.path,
                    errors=[Issue(path=p, message=m) for p, m in issues] if issues else None)
-    return JSONResponse(body.model_dump(exclude_none=True), status_code=error.status_code,
+    return JSONResponse(body.model_dump(exclude_none=True), status_code=status,
                         headers=getattr(error, "headers", None), media_type=MEDIA_TYPE)
 
 

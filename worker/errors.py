@@ -1,7 +1,8 @@
 """The one exception hierarchy of LightTouch.
 
-Every error a caller can act on derives from :class:`LightTouchError`; the HTTP edge maps the
-base class to one RFC 9457 problem response, the CLI prints ``str(error)`` and exits non-zero.
+Every error a caller can act on derives from :class:`LightTouchError`; the HTTP edge maps
+each class to its status and an RFC 9457 problem response (``service/problems.py``), the CLI
+prints ``str(error)`` and exits non-zero. The engine knows nothing of HTTP.
 
 ::
 
@@ -20,15 +21,11 @@ from __future__ import annotations
 class LightTouchError(Exception):
     """Base class: something the caller can act on; ``str()`` says what to fix."""
 
-    status_code = 400
-    title = "LightTouch error"
 
 
 class SpecError(LightTouchError):
     """The spec is invalid. ``issues`` lists ``(path, message)`` pairs, path like ``a.b[2]``."""
 
-    status_code = 422
-    title = "Invalid problem spec"
 
     def __init__(self, issues: list[tuple[str, str]]):
         self.issues = list(issues)
@@ -44,8 +41,6 @@ class SpecError(LightTouchError):
 class DataError(LightTouchError):
     """A data reference (inline, ``data:`` or ``file://``) could not be read or does not fit."""
 
-    status_code = 422
-    title = "Unusable problem data"
 
     def __init__(self, path: str, message: str):
         self.path = path
@@ -55,5 +50,3 @@ class DataError(LightTouchError):
 class SolverError(LightTouchError):
     """A numeric step (shrinking LP, projection QP) failed on input that validated."""
 
-    status_code = 500
-    title = "Solver failure"

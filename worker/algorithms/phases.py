@@ -70,7 +70,8 @@ def run_phase(driver: Driver, cfg, start: int, stop: int, count: int,
 def run_to_tolerance(driver: Driver, cfg, count: int, candidates: Candidates, *,
                      tolerance: float, auto_gamma: bool = False, after_each=None):
     """``iterations: "auto"``: doubling stages until the estimated gap is within
-    ``tolerance`` (relative) or the deadline; keeps the last ``count`` candidates.
+    ``tolerance`` (relative) or the deadline, ``count`` candidates per stage (the pipeline
+    keeps the most recent ones for the shrinking LP).
 
     Returns (the final config, stats: ``stopped_by`` "tolerance" or "time_limit",
     ``stages``, ``estimated_gap``).
@@ -98,7 +99,6 @@ def run_to_tolerance(driver: Driver, cfg, count: int, candidates: Candidates, *,
         if gap <= tolerance:
             stopped_by = "tolerance"
             break
-    candidates.keep_last(count)
     return cfg, {"stopped_by": stopped_by, "stages": stages,
                  "estimated_gap": gap if math.isfinite(gap) else None}
 

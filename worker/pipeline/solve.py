@@ -98,6 +98,7 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
     communication rounds."""
     load_s = time.perf_counter() - started
     trajectory = run_algorithm(problem, options, progress)
+    trajectory.candidates.keep_last(options.candidates)        # the most recent, for the LP
     values = None if batch is None else \
         (lambda points: batch.values(points, trajectory.arrays))
     result = summarize(problem, trajectory, model.output.mixture, model.output.project,
