@@ -1,8 +1,12 @@
-"""The ``lighttouch`` command with the service's subcommands: ``serve``, ``worker``, ``submit``.
+"""The ``lighttouch`` command: one parser, one progress bar.
 
-``solve`` and ``validate`` come from :func:`worker.cli.build_parser`; the commands here need
-Redis or an API. Configuration is the ``LIGHTTOUCH_*`` environment (:class:`Settings`). Each
-command imports what it needs when it runs, so ``solve`` does not load the web stack.
+``solve``, ``validate`` and ``predict`` run in this process, no Redis
+(:mod:`worker.commands`); ``serve``, ``worker`` and ``submit`` need Redis or an API.
+Configuration is the ``LIGHTTOUCH_*`` environment (:class:`Settings`). Each command imports
+what it needs when it runs, so ``solve`` does not load the web stack.
+
+Exit codes: 0 success, 1 the spec, its data or the service refused (message on stderr),
+2 usage.
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from worker.cli import build_parser as build_engine_parser
 from worker.errors import LightTouchError
 
 _console = Console(stderr=True)
@@ -58,7 +61,9 @@ def _submit(args: argparse.Namespace) -> int:
             sys.stdout.write(json.dumps(answer) + "\n")
             return 0
         with _progress_bar(args.quiet) as report:
-            final = client.follow(http, answer["id"], report)
+            final = client.follow(http, answer["id"], lambda p: report(
+                p["iteration"], p["iterations"], p["objective"], p["max_violation"],
+                p["constraint_checks"]))
         if final["status"] != "succeeded":
             _console.print(f"job {final['id']} {final['status']}: {final.get('error') or ''}",
                            style="red", markup=False, highlight=False)
@@ -73,8 +78,8 @@ def _submit(args: argparse.Namespace) -> int:
 
 
 @contextmanager
-def _progress_bar(quiet: bool) -> Iterator[Callable[[dict], None]]:
-    """A live bar over progress events: iteration, objective, max violation, checks."""
+def _progress_bar(quiet: bool) -> Iterator[Callable[..., None]]:
+    """A live bar: ``report(iteration, iterations, objective, violation, checks)``."""
     columns = (TextColumn("[bold]solving"), BarColumn(),
                MofNCompleteColumn(),
                TextColumn("f={task.fields[objective]}"),
@@ -83,11 +88,11 @@ def _progress_bar(quiet: bool) -> Iterator[Callable[[dict], None]]:
     with Progress(*columns, console=_console, disable=quiet) as bar:
         task = bar.add_task("solving", total=None, objective="-", violation="-", checks=0)
 
-        def report(progress: dict) -> None:
-            bar.update(task, completed=progress["iteration"], total=progress["iterations"],
-                       objective=_number(progress["objective"], ".6g"),
-                       violation=_number(progress["max_violation"], ".2e"),
-                       checks=progress["constraint_checks"])
+        def report(iteration: int, iterations: int, objective: float | None,
+                   violation: float | None, checks: int) -> None:
+            bar.update(task, completed=iteration, total=iterations,
+                       objective=_number(objective, ".6g"),
+                       violation=_number(violation, ".2e"), checks=checks)
 
         yield report
 
@@ -96,16 +101,73 @@ def _number(value: float | None, spec: str) -> str:
     return "nan" if value is None else format(value, spec)
 
 
-def _subcommands(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
-    """The engine parser's subcommand group (until ``build_parser`` hands it out)."""
-    return next(action for action in parser._actions
-                if isinstance(action, argparse._SubParsersAction))
+def _solve(args: argparse.Namespace) -> int:
+    from worker.commands import solve_file
+
+    with _progress_bar(args.quiet) as report:
+        result = solve_file(args.spec, lambda p: report(
+            p.iteration, p.iterations, p.objective, p.max_violation, p.constraint_checks))
+    text = result.model_dump_json(indent=None if args.output else 2)
+    if args.output:
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
+        _console.print(f"{result.algorithm}: objective {result.expected.objective:.6g}, "
+                       f"max violation {result.expected.max_violation:.3g}, "
+                       f"{len(result.mixture)} member(s); result written to {args.output}")
+    else:
+        sys.stdout.write(text + "\n")
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from worker.commands import validate_file
+
+    sys.stdout.write(json.dumps(validate_file(args.spec), indent=2) + "\n")
+    return 0
+
+
+def _predict(args: argparse.Namespace) -> int:
+    from worker.commands import predict_file
+
+    text = json.dumps(predict_file(args.result, args.examples, args.mode, args.seed))
+    if args.output:
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    else:
+        sys.stdout.write(text + "\n")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The engine's parser plus ``serve``, ``worker`` and ``submit``."""
-    parser = build_engine_parser()
-    commands = _subcommands(parser)
+    """Every ``lighttouch`` subcommand."""
+    parser = argparse.ArgumentParser(prog="lighttouch", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    _engine_commands(commands)
+    _service_commands(commands)
+    return parser
+
+
+def _engine_commands(commands) -> None:
+    """``solve``, ``validate`` and ``predict``: in this process, no Redis."""
+    solve = commands.add_parser("solve", help="solve a spec in this process")
+    solve.add_argument("spec", help="problem spec JSON file ('-' for stdin)")
+    solve.add_argument("-o", "--output", help="write the Result JSON here (default: stdout)")
+    solve.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    solve.set_defaults(run=_solve)
+    validate = commands.add_parser("validate", help="check a spec and print its sizes")
+    validate.add_argument("spec", help="problem spec JSON file ('-' for stdin)")
+    validate.set_defaults(run=_validate)
+    predict = commands.add_parser("predict", help="score examples with a result's mixture")
+    predict.add_argument("result", help="Result JSON written by solve -o")
+    predict.add_argument("examples", help="feature matrix file (npy, npz, csv, svmlight, mtx)")
+    predict.add_argument("--mode", choices=("stochastic", "expected", "deterministic"),
+                         default="stochastic", help="per-example random member (default), "
+                         "weighted mean score, or the member of largest weight")
+    predict.add_argument("--seed", type=int, default=0, help="seed of the stochastic draws")
+    predict.add_argument("-o", "--output", help="write the scores JSON here (default: stdout)")
+    predict.set_defaults(run=_predict)
+
+
+def _service_commands(commands) -> None:
+    """``serve``, ``worker`` and ``submit``: Redis or a running API."""
     serve = commands.add_parser("serve", help="run the HTTP API")
     serve.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
@@ -124,7 +186,6 @@ def build_parser() -> argparse.ArgumentParser:
     submit.add_argument("-o", "--output", help="wait, then write the Result JSON here")
     submit.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     submit.set_defaults(run=_submit)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,7 +14,7 @@ TIMING = {"wall_s", "solve_s", "lp_s", "projection_s", "load_s", "data_load_s",
 
 
 def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "worker.cli", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "service.cli", *args], input=stdin,
                           capture_output=True, text=True, timeout=300, check=False)
 
 

@@ -32,8 +32,8 @@ ALLOWED = {
     "worker.mixture": {"worker.errors", "worker.result"},
     "worker.queue": {"worker.algorithms", "worker.errors", "worker.pipeline", "worker.result",
                      "worker.spec"},
-    "worker.cli": {"worker.algorithms", "worker.data", "worker.errors", "worker.mixture",
-                   "worker.pipeline", "worker.spec"},
+    "worker.commands": {"worker.algorithms", "worker.data", "worker.errors", "worker.mixture",
+                        "worker.pipeline", "worker.result", "worker.spec"},
     "worker": {"worker.pipeline", "worker.result", "worker.spec"},
 }
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from worker.cli import main
+from service.cli import main
 from worker.errors import SpecError
 from worker.mixture import Mixture
 

@@ -26,7 +26,7 @@ TIMING_STATS = {"wall_s", "load_s", "solve_s", "lp_s", "projection_s"}
 def solve_in_process(tmp_path, spec: dict) -> dict:
     """What ``lighttouch solve SPEC -o RESULT`` writes."""
     (tmp_path / "spec.json").write_text(json.dumps(spec))
-    subprocess.run([sys.executable, "-m", "worker.cli", "solve", "spec.json", "-o",
+    subprocess.run([sys.executable, "-m", "service.cli", "solve", "spec.json", "-o",
                     "result.json", "-q"], cwd=tmp_path, check=True)
     return json.loads((tmp_path / "result.json").read_text())
 

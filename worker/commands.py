@@ -1,0 +1,57 @@
+"""What ``lighttouch solve``, ``validate`` and ``predict`` do, in this process and without
+Redis: read the files, call the engine, return what to print. The command line itself (one
+parser, one progress bar) is ``service/cli.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from worker.algorithms.loop import ProgressCallback
+from worker.errors import SpecError
+from worker.pipeline.validate import summarize_spec
+from worker.result import Result
+
+
+def read_spec(path: str) -> Any:
+    """Decode a JSON file ('-': stdin); unreadable or non-JSON files are spec errors naming it."""
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise SpecError.at("", f"cannot read {path}: {error.strerror or error}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SpecError.at("", f"{path} is not JSON: {error.msg} at line {error.lineno} "
+                           f"column {error.colno}") from None
+
+
+def solve_file(spec_path: str, progress: ProgressCallback | None = None) -> Result:
+    """Solve the spec in ``spec_path``, reporting progress between chunks."""
+    from worker.pipeline.solve import solve
+
+    return solve(read_spec(spec_path), progress=progress)
+
+
+def validate_file(spec_path: str) -> dict:
+    """What the spec would run (sizes, algorithm, memory estimate), without solving."""
+    return summarize_spec(read_spec(spec_path))
+
+
+def predict_file(result_path: str, examples_path: str, mode: str, seed: int) -> dict:
+    """Scores of the examples under a Result's mixture (``mode`` as in
+    :meth:`worker.mixture.Mixture.score`), and which are positive."""
+    from worker.data.read import read_matrix
+    from worker.data.refs import DataRef
+    from worker.mixture import Mixture
+
+    mixture = Mixture.from_result(read_spec(result_path))
+    examples = Path(examples_path).resolve()
+    features = read_matrix(DataRef.model_validate({"uri": examples.as_uri()}), examples_path,
+                           roots=[examples.parent])
+    scores = mixture.score(features, mode, seed)
+    return {"mode": mode, "seed": seed, "scores": scores.tolist(),
+            "positive": (scores > 0).tolist()}
