@@ -20,15 +20,15 @@ from service.auth import KeyRing
 from service.metrics import HttpMetrics, metrics_registry
 from service.openapi import openapi_schema
 from service.routes import health, jobs
-from service.settings import Settings, load_settings
 from worker.queue.jobs import job_queue, reap_abandoned
+from worker.settings import ServiceSettings, load_settings
 
 log = logging.getLogger(__name__)
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     """A configured app; settings default to the ``LIGHTTOUCH_*`` environment."""
-    settings = settings or load_settings()
+    settings = settings or load_settings(service=True)
     app = FastAPI(title="LightTouch", version=version("lighttouch"), lifespan=_lifespan,
                   description="Heavily constrained stochastic optimization as a service.")
     app.state.settings = settings
@@ -46,7 +46,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    settings: Settings = app.state.settings
+    settings: ServiceSettings = app.state.settings
     if settings.open_mode:
         log.warning("LIGHTTOUCH_API_KEYS is empty: open dev mode, every caller is tenant 'dev'")
     pool = redis.asyncio.BlockingConnectionPool.from_url(

@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from worker.errors import LightTouchError
+from worker.settings import load_settings
 
 _console = Console(stderr=True)
 
@@ -30,9 +31,7 @@ _console = Console(stderr=True)
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from service.settings import load_settings
-
-    load_settings()   # fail here, naming the variable, rather than in every uvicorn process
+    load_settings(service=True)   # fail here, naming the variable, not in every uvicorn process
     uvicorn.run("service.app:create_app", factory=True, host=args.host, port=args.port,
                 workers=args.workers, timeout_graceful_shutdown=5, log_level="info")
     return 0
@@ -41,10 +40,8 @@ def _serve(args: argparse.Namespace) -> int:
 def _worker(args: argparse.Namespace) -> int:
     from redis import Redis
 
-    from service.settings import load_settings
     from worker.queue.jobs import run_worker
-
-    settings = load_settings()
+    settings = load_settings(service=True)
     run_worker(Redis.from_url(settings.redis_url), heartbeat_s=settings.heartbeat_s,
                burst=args.burst)
     return 0
@@ -103,6 +100,7 @@ def _number(value: float | None, spec: str) -> str:
 
 def _solve(args: argparse.Namespace) -> int:
     from worker.commands import solve_file
+    load_settings()
 
     with _progress_bar(args.quiet) as report:
         result = solve_file(args.spec, lambda p: report(
@@ -120,6 +118,7 @@ def _solve(args: argparse.Namespace) -> int:
 
 def _validate(args: argparse.Namespace) -> int:
     from worker.commands import validate_file
+    load_settings()
 
     sys.stdout.write(json.dumps(validate_file(args.spec), indent=2) + "\n")
     return 0
@@ -127,6 +126,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _predict(args: argparse.Namespace) -> int:
     from worker.commands import predict_file
+    load_settings()
 
     text = json.dumps(predict_file(args.result, args.examples, args.mode, args.seed))
     if args.output:

@@ -13,13 +13,13 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from rq import Queue
 
 from service.errors import BodyTooLarge
-from service.settings import Settings
 from worker.errors import SpecError
+from worker.settings import ServiceSettings
 
 _bearer = HTTPBearer(auto_error=False, description="an API key from LIGHTTOUCH_API_KEYS")
 
 
-def _settings(request: Request) -> Settings:
+def _settings(request: Request) -> ServiceSettings:
     return request.app.state.settings
 
 
@@ -48,7 +48,7 @@ class JsonBody:
     value: Any
 
 
-async def _json_body(request: Request, settings: Annotated[Settings, Depends(_settings)]
+async def _json_body(request: Request, settings: Annotated[ServiceSettings, Depends(_settings)]
                      ) -> JsonBody:
     """Read at most ``max_body_bytes`` (413 beyond) and decode JSON (422 if it is not)."""
     limit = settings.max_body_bytes
@@ -67,7 +67,7 @@ async def _json_body(request: Request, settings: Annotated[Settings, Depends(_se
         raise SpecError.at("", f"the request body is not UTF-8 JSON: {error}") from None
 
 
-SettingsDep = Annotated[Settings, Depends(_settings)]
+SettingsDep = Annotated[ServiceSettings, Depends(_settings)]
 RedisDep = Annotated[redis.Redis, Depends(_redis)]
 StreamRedisDep = Annotated[redis.asyncio.Redis, Depends(_stream_redis)]
 QueueDep = Annotated[Queue, Depends(_queue)]

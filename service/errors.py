@@ -12,7 +12,6 @@
         ├── BodyTooLarge               413 request body over LIGHTTOUCH_MAX_BODY_BYTES
         ├── TooManyJobs                429 tenant at LIGHTTOUCH_MAX_ACTIVE_JOBS
         ├── NotReady                   503 Redis unreachable or no live worker
-        ├── ConfigError                (at start) a LIGHTTOUCH_* variable is invalid
         ├── RemoteProblem              (client side) the service answered with a problem
         └── ServiceUnreachable         (client side) no connection to the service
 
@@ -125,9 +124,3 @@ class ServiceUnreachable(ServiceError):
     """The client could not reach the service (refused, reset, timed out)."""
 
     title = "Service unreachable"
-
-
-class ConfigError(ServiceError):
-    """A ``LIGHTTOUCH_*`` environment variable has an invalid value."""
-
-    title = "Invalid configuration"

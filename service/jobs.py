@@ -23,7 +23,6 @@ from rq.job import Job, JobStatus
 
 from service.errors import JobConflict, JobNotFound, TooManyJobs
 from service.models import JobPage, JobProgress, JobView, Submitted, job_links
-from service.settings import Settings
 from worker.queue.jobs import (
     ACTIVE,
     OUTCOME,
@@ -41,6 +40,7 @@ from worker.queue.jobs import (
     publish,
     run_job,
 )
+from worker.settings import ServiceSettings
 from worker.spec.models import Spec
 
 JOB_ID = re.compile(r"[0-9a-f]{32}")
@@ -64,7 +64,7 @@ def rq_state(status: str) -> JobState:
     return RQ_STATES.get(status, JobState.QUEUED)
 
 
-def submit(redis: Redis, queue: Queue, settings: Settings, tenant: str, spec: Spec,
+def submit(redis: Redis, queue: Queue, settings: ServiceSettings, tenant: str, spec: Spec,
            text: str, idempotency: str | None) -> tuple[Submitted, bool]:
     """Enqueue ``spec`` (``text`` as submitted); return the answer and whether it is a replay."""
     fingerprint = hashlib.sha256(text.encode()).hexdigest()
@@ -106,7 +106,7 @@ def _replay(stored: bytes | None, fingerprint: str) -> Submitted:
     return Submitted.model_validate(record["answer"])
 
 
-def _reserve_slot(redis: Redis, settings: Settings, tenant: str, job_id: str) -> None:
+def _reserve_slot(redis: Redis, settings: ServiceSettings, tenant: str, job_id: str) -> None:
     """Count ``job_id`` against the tenant's cap on active jobs, or raise :class:`TooManyJobs`."""
     active = key(ACTIVE, tenant)
     with redis.pipeline(transaction=False) as pipe:
@@ -136,7 +136,7 @@ def _prune_active(redis: Redis, active: str, reserved: str) -> int:
     return len(members) - len(stale) + 1
 
 
-def _enqueue(pipe: Any, queue: Queue, settings: Settings, tenant: str, spec: Spec, text: str,
+def _enqueue(pipe: Any, queue: Queue, settings: ServiceSettings, tenant: str, spec: Spec, text: str,
              job_id: str) -> None:
     """Queue the RQ job and its records on ``pipe`` (inside the submit transaction)."""
     time_limit = min(spec.solver.time_limit_s, settings.job_timeout_s)

@@ -6,12 +6,12 @@ import sys
 
 from service.app import create_app
 from service.openapi import COMMITTED, render
-from service.settings import Settings
+from worker.settings import ServiceSettings
 
 
 def main() -> int:
     """Write the committed OpenAPI document; print where."""
-    COMMITTED.write_text(render(create_app(Settings())), encoding="utf-8")
+    COMMITTED.write_text(render(create_app(ServiceSettings())), encoding="utf-8")
     sys.stdout.write(f"wrote {COMMITTED}\n")
     return 0
 

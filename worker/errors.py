@@ -7,6 +7,7 @@ prints ``str(error)`` and exits non-zero. The engine knows nothing of HTTP.
 ::
 
     LightTouchError                 a caller can act on this; str() says what to fix
+    ├── ConfigError                 a LIGHTTOUCH_* variable is invalid (at start)
     ├── SpecError                   the problem spec is invalid (names the JSON path)
     ├── DataError                   a data reference could not be read or does not fit
     └── SolverError                 a numeric step (LP, QP) failed on valid input
@@ -50,3 +51,6 @@ class DataError(LightTouchError):
 class SolverError(LightTouchError):
     """A numeric step (shrinking LP, projection QP) failed on input that validated."""
 
+
+class ConfigError(LightTouchError):
+    """A ``LIGHTTOUCH_*`` environment variable has an invalid value (names it)."""

@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
-import os
 from pathlib import Path
 from urllib.parse import quote_from_bytes
 
@@ -18,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
-from worker.data.read import data_roots_from_env, read_matrix, read_vector
+from worker.data.read import read_matrix, read_vector
 from worker.data.refs import CooMatrix, DataRef, MatrixValue, VectorValue
 from worker.data.sources import local
 from worker.errors import DataError
@@ -350,13 +349,6 @@ def test_sha256_verified(tmp_path):
     good = hashlib.sha256(payload).hexdigest()
     np.testing.assert_array_equal(vector({"uri": data_uri(payload), "sha256": good}),
                                   np.arange(3.0))
-
-
-def test_data_roots_from_env(monkeypatch, tmp_path):
-    monkeypatch.setenv("LIGHTTOUCH_DATA_ROOTS", f"{tmp_path}::{tmp_path / 'b'}")
-    assert data_roots_from_env() == [tmp_path.resolve(), (tmp_path / "b").resolve()]
-    monkeypatch.delenv("LIGHTTOUCH_DATA_ROOTS")
-    assert data_roots_from_env() == [Path(os.getcwd())]
 
 
 # -- what the data must be -----------------------------------------------------------------

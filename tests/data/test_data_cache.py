@@ -13,8 +13,8 @@ from tests.data.test_data import MATRIX, PATH, as_dense, data_uri, npy_bytes
 from worker.data.cache import ParsedCache
 from worker.data.formats import Parsed
 from worker.data.read import LoadStats, read_matrix
-from worker.data.settings import DataSettings
 from worker.errors import DataError
+from worker.settings import DataSettings
 
 
 def settings_for(tmp_path: Path, **changes) -> DataSettings:

@@ -19,9 +19,9 @@ from sklearn.datasets import dump_svmlight_file
 
 from tests.data.test_data import MATRIX, PATH, as_dense, isolated_data_cache
 from worker.data.read import LoadStats, read_examples, read_matrix
-from worker.data.settings import DataSettings
 from worker.data.sources.address_policy import internal_reason, is_allowed
 from worker.errors import DataError
+from worker.settings import DataSettings
 
 pytestmark = pytest.mark.usefixtures(isolated_data_cache.__name__)
 

@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 
 from tests.data.test_data import isolated_data_cache
 from tests.data.test_data_http import Server, settings_for
-from worker.data.settings import DataSettings
 from worker.distributed.census import add_counts, census_of, column_counts, finish, settle
 from worker.distributed.chunks import read_chunk
 from worker.distributed.partitions import plan_partitions
 from worker.distributed.ranges import TAIL_BYTES
 from worker.errors import DataError, SpecError
 from worker.problem.compile import compile_problem
+from worker.settings import DataSettings
 from worker.spec.models import parse_spec
 
 pytestmark = pytest.mark.usefixtures(isolated_data_cache.__name__)

@@ -28,7 +28,7 @@ import scipy.sparse as sp
 
 from worker.data.formats import Parsed
 from worker.data.refs import DataRef
-from worker.data.settings import DataSettings
+from worker.settings import DataSettings
 
 #: Bumped whenever the entry layout or the parsers' output changes.
 CACHE_FORMAT = 1

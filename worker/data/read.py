@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,10 +29,10 @@ import scipy.sparse as sp
 from worker.data.cache import ParsedCache
 from worker.data.formats import REGISTRY, Parsed, Reader, Values
 from worker.data.refs import CooMatrix, DataRef, MatrixValue, VectorValue
-from worker.data.settings import DataSettings
 from worker.data.sources import open_source
 from worker.data.sources.wording import brief
 from worker.errors import DataError
+from worker.settings import DataSettings
 
 #: A matrix read from a reference is dense when at least this share of entries is non-zero.
 DENSE_MIN_DENSITY = 0.5
@@ -62,12 +61,6 @@ class LoadStats:
                 "data_load_s": self.seconds, "data_cache_hits": self.cache_hits}
 
 
-def data_roots_from_env() -> list[Path]:
-    """Directories ``file://`` URIs may read: ``LIGHTTOUCH_DATA_ROOTS`` split on ``:``, else cwd."""
-    entries = os.environ.get("LIGHTTOUCH_DATA_ROOTS", "").split(":")
-    return [Path(entry).resolve() for entry in entries if entry] or [Path.cwd()]
-
-
 def read_matrix(value: MatrixValue, path: str, *, roots: Sequence[Path],
                 settings: DataSettings | None = None,
                 stats: LoadStats | None = None) -> Matrix:
@@ -80,7 +73,7 @@ def read_matrix(value: MatrixValue, path: str, *, roots: Sequence[Path],
     path : str
         JSON path of the value in the spec, e.g. ``objective.data.features``.
     roots : sequence of Path
-        Directories ``file://`` URIs may read (see :func:`data_roots_from_env`).
+        Directories ``file://`` URIs may read (see :func:`worker.settings.data_roots`).
     settings : DataSettings, optional
         Limits, allow list, cache and S3 settings; read from the environment when omitted.
     stats : LoadStats, optional

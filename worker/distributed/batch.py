@@ -52,14 +52,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from worker.distributed.census import add_counts, census_of, column_counts, finish, settle
 from worker.distributed.chunks import read_chunk
 from worker.distributed.executors import DaskExecutor, Executor, LocalExecutor
 from worker.distributed.options import SvrgOptions
-from worker.distributed.partitions import DEFAULT_PARTITION_BYTES, PartitionPlan
+from worker.distributed.partitions import PartitionPlan
 from worker.distributed.tasks import (
     add,
     combine,
@@ -78,6 +76,7 @@ from worker.kernels.layout import ProblemArrays
 from worker.kernels.objective import objective_value
 from worker.kernels.svrg import Rows, batch_key
 from worker.problem.compiled import CompiledProblem
+from worker.settings import DaskSettings
 
 #: ``workers: auto`` keeps the batch phase in-process below this many feature nonzeros:
 #: a full gradient over 612k rows takes 42 ms serially and 140-225 ms on a LocalCluster,
@@ -89,19 +88,6 @@ SMALL_DATA_BYTES = 2**31
 
 #: Salt of the key selecting the serial phase's examples (distinct from the batch's rows).
 SERIAL_SALT = 0x5EED5E41A1
-
-
-class DaskSettings(BaseSettings):
-    """``LIGHTTOUCH_DASK_SCHEDULER`` (address of an existing scheduler, e.g.
-    ``tcp://dask-scheduler:8786``; empty: a LocalCluster), ``LIGHTTOUCH_DASK_TIMEOUT_S``
-    (the longest one round, including connecting, may take; default 600) and
-    ``LIGHTTOUCH_PARTITION_BYTES`` (bytes of an svmlight or csv partition; default 64 MiB)."""
-
-    model_config = SettingsConfigDict(env_prefix="LIGHTTOUCH_", extra="ignore")
-
-    dask_scheduler: str | None = None
-    dask_timeout_s: float = Field(600.0, gt=0, allow_inf_nan=False)
-    partition_bytes: int = Field(DEFAULT_PARTITION_BYTES, ge=1)
 
 
 @dataclass(frozen=True)

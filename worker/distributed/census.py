@@ -19,12 +19,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from worker.data.labels import LABELS, label_kind, label_problem, raise_problem, signed_labels
-from worker.data.settings import DataSettings
 from worker.distributed.chunks import Chunk
 from worker.distributed.partitions import FEATURES, PartitionPlan
 from worker.distributed.ranges import open_ranges, read_range
 from worker.errors import DataError, SpecError
 from worker.kernels.svrg import Rows
+from worker.settings import DataSettings
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ from worker.data.formats.svmlight import read_svmlight_lines
 from worker.data.formats.tabular import read_csv_lines
 from worker.data.read import read_examples, read_matrix
 from worker.data.refs import DataRef
-from worker.data.settings import DataSettings
 from worker.distributed.partitions import (
     DATA,
     FEATURES,
@@ -28,6 +27,7 @@ from worker.distributed.partitions import (
 )
 from worker.distributed.ranges import open_ranges, read_line, read_range
 from worker.errors import DataError
+from worker.settings import DataSettings
 
 T = TypeVar("T")
 

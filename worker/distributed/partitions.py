@@ -39,14 +39,13 @@ from worker.data.formats.numpy_files import NpyLayout, npy_layout
 from worker.data.formats.tabular import csv_names
 from worker.data.labels import LABELS
 from worker.data.refs import DataRef
-from worker.data.settings import DataSettings
 from worker.distributed.ranges import open_ranges, read_line, read_range
 from worker.errors import DataError
 from worker.problem.compiled import LOSS_CODES
+from worker.settings import DataSettings
 from worker.spec.models import EmpiricalRisk, RateConstraint, Spec
 
 #: Bytes of an svmlight or csv partition when ``LIGHTTOUCH_PARTITION_BYTES`` is not set.
-DEFAULT_PARTITION_BYTES = 2**26
 
 #: Where the examples are in a spec.
 DATA = "objective.data"

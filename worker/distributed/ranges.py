@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from worker.data.refs import DataRef
-from worker.data.settings import DataSettings
 from worker.data.sources import open_source
+from worker.settings import DataSettings
 
 #: First read when looking for the end of a line; every further read doubles.
 TAIL_BYTES = 4096

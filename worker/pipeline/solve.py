@@ -21,14 +21,14 @@ from worker.algorithms.registry import run_algorithm
 from worker.candidates.best_single import best_single
 from worker.candidates.scores import ObjectiveValues, evaluate_point, score_candidates
 from worker.candidates.shrink import best_mixture, expected_violation
-from worker.data.read import data_roots_from_env
-from worker.distributed.batch import DaskSettings, PartitionedBatch, open_partitioned
+from worker.distributed.batch import PartitionedBatch, open_partitioned
 from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions
 from worker.problem.compile import DataSource, compile_problem
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project
 from worker.result import Expected, Member, Point, Projected, Result, Sizes
+from worker.settings import DaskSettings, data_roots
 from worker.spec.models import Solver, Spec, parse_spec
 
 #: The budget of ``iterations: "auto"`` for the algorithms without a stopping rule (Epro,
@@ -70,7 +70,7 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
     """
     started = time.perf_counter()
     model = parse_spec(spec)
-    source = DataSource(roots if roots is not None else data_roots_from_env())
+    source = DataSource(roots if roots is not None else data_roots())
     svrg = model.solver.svrg
     plan = plan_partitions(model, source.roots, svrg.partition_rows,
                            DaskSettings().partition_bytes)

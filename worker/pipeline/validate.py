@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from worker.algorithms.registry import choose_algorithm
-from worker.data.read import data_roots_from_env
 from worker.problem.compile import compile_problem
 from worker.problem.compiled import CompiledProblem
+from worker.settings import data_roots
 from worker.spec.models import parse_spec
 
 _KERNEL_ARRAYS_PER_COORDINATE = 9   # w, running sum, stamps, two step buffers and their marks
@@ -32,7 +32,7 @@ def summarize_spec(raw: Any, roots: Sequence[Path] | None = None) -> dict[str, A
     field when the spec cannot be solved as given.
     """
     spec = parse_spec(raw)
-    problem = compile_problem(spec, roots if roots is not None else data_roots_from_env())
+    problem = compile_problem(spec, roots if roots is not None else data_roots())
     return {
         "valid": True,
         "sizes": {"d": problem.d, "m": problem.m_total, "n": problem.n},

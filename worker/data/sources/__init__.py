@@ -27,13 +27,13 @@ from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from worker.data.refs import uri_scheme
-from worker.data.settings import DataSettings
 from worker.data.sources.http import HttpSource
 from worker.data.sources.inline import InlineSource
 from worker.data.sources.local import LocalFile
 from worker.data.sources.s3 import S3Source
 from worker.data.sources.wording import brief
 from worker.errors import DataError
+from worker.settings import DataSettings
 
 
 class Source(Protocol):

@@ -31,11 +31,11 @@ import aiohttp
 from fsspec.asyn import sync
 from fsspec.implementations.http import HTTPFileSystem
 
-from worker.data.settings import DataSettings
 from worker.data.sources.address_policy import CheckingResolver, RefusedAddress, check_url
 from worker.data.sources.download import CappedFile
 from worker.data.sources.wording import brief, too_large
 from worker.errors import DataError
+from worker.settings import DataSettings
 
 #: Redirects followed for one request.
 MAX_REDIRECTS = 5

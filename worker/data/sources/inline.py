@@ -11,9 +11,9 @@ from typing import BinaryIO
 from urllib.parse import unquote_to_bytes
 
 from worker.data.refs import parse_data_uri
-from worker.data.settings import DataSettings
 from worker.data.sources.wording import too_large
 from worker.errors import DataError
+from worker.settings import DataSettings
 
 
 class InlineSource:

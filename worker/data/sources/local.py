@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import BinaryIO
 from urllib.parse import unquote, urlsplit
 
-from worker.data.settings import DataSettings
 from worker.data.sources.wording import brief, too_large
 from worker.errors import DataError
+from worker.settings import DataSettings
 
 
 class LocalFile:

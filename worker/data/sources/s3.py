@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
-from worker.data.settings import DataSettings
 from worker.data.sources.download import CappedFile
 from worker.data.sources.wording import brief, too_large
 from worker.errors import DataError
+from worker.settings import DataSettings
 
 
 class S3Source:
