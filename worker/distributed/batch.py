@@ -29,10 +29,10 @@ Where the rows come from:
   does not handle): partitions are slices of the driver's rows, shipped inside their tasks
   to Dask; the serial phase samples the driver's rows.
 
-Partitions are tasks, never scattered data, so a worker that dies is recovered by Dask
-recomputing what it held (up to ``allowed-failures`` times), and a round that cannot finish
-in ``LIGHTTOUCH_DASK_TIMEOUT_S`` fails the job with a :class:`~worker.errors.SolverError`
-instead of waiting forever.
+Partitions and the shared anchor are tasks, never scattered data, so a worker that dies is
+recovered by Dask recomputing what it held (up to ``allowed-failures`` times), and a round
+that cannot finish in ``LIGHTTOUCH_DASK_TIMEOUT_S`` fails the job with a
+:class:`~worker.errors.SolverError` instead of waiting forever.
 
 Where the rounds run (``solver.svrg.workers``): 0 → in this process; a number → Dask with
 that many workers on a ``LocalCluster``, or the cluster at ``LIGHTTOUCH_DASK_SCHEDULER``;

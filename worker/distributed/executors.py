@@ -47,10 +47,10 @@ class DaskExecutor:
         return self.client.submit(function, *args, pure=False)
 
     def share(self, value: Any, what: str) -> Any:
-        """The value sent once to every worker."""
-        with self._failures(what):
-            return self.client.scatter(value, broadcast=True, hash=False,
-                                       timeout=self.timeout_s)
+        """A future holding the value, as a task (not scattered data): the scheduler keeps
+        the task, so when the worker holding the value dies Dask recomputes it instead of
+        failing every task that needs it."""
+        return self.client.submit(_value, value, pure=False)
 
     def gather(self, handles: list[Any], what: str) -> list[Any]:
         """The futures' results, within ``LIGHTTOUCH_DASK_TIMEOUT_S``."""
@@ -80,3 +80,8 @@ class DaskExecutor:
 
 
 Executor = LocalExecutor | DaskExecutor
+
+
+def _value(value: Any) -> Any:
+    """The task that holds a shared value."""
+    return value
