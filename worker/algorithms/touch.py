@@ -70,17 +70,23 @@ def _step_rule(problem: CompiledProblem, options: SolverOptions) -> int:
     return STEP_DOG if options.eta_w is None and problem.objective.l2 == 0 else STEP_SCHEDULE
 
 
+def _config(problem: CompiledProblem, arrays, options: SolverOptions, mode: int, *,
+            lazy: bool):
+    """The run configuration of a one-phase algorithm from the options."""
+    return run_config(arrays, mode=mode, gamma=_initial_gamma(options),
+                      eta_w=step_scale(options), eta_p=options.eta_p,
+                      step_rule=_step_rule(problem, options),
+                      strong_convexity=problem.objective.l2, minibatch=options.minibatch,
+                      lazy=lazy)
+
+
 def _initial_gamma(options: SolverOptions) -> float:
     return 1.0 if options.gamma is None else options.gamma
 
 
 def run_fulltouch(problem, options, progress, deadline) -> Trajectory:
     arrays = problem_arrays(problem, problem.m)
-    cfg = run_config(arrays, mode=MODE_FULL, gamma=_initial_gamma(options),
-                     eta_w=step_scale(options), eta_p=options.eta_p,
-                     step_rule=_step_rule(problem, options),
-                     strong_convexity=problem.objective.l2, minibatch=options.minibatch,
-                     lazy=False)
+    cfg = _config(problem, arrays, options, MODE_FULL, lazy=False)
     state = new_state(arrays, _start_point(problem), options.seed)
     driver = _driver(problem, arrays, state, options, progress, deadline)
     candidates = Candidates()
@@ -92,11 +98,7 @@ def run_lighttouch(problem, options, progress, deadline) -> Trajectory:
     lazy = lazy_update(problem.m, options.p_update)
     groups = group_count(problem.m, options.aggregate, lazy)
     arrays = problem_arrays(problem, groups)
-    cfg = run_config(arrays, mode=MODE_LIGHT, gamma=_initial_gamma(options),
-                     eta_w=step_scale(options), eta_p=options.eta_p,
-                     step_rule=_step_rule(problem, options),
-                     strong_convexity=problem.objective.l2, minibatch=options.minibatch,
-                     lazy=lazy)
+    cfg = _config(problem, arrays, options, MODE_LIGHT, lazy=lazy)
     state = new_state(arrays, _start_point(problem), options.seed)
     init_distribution(arrays, cfg, state, state.w, 1)
     driver = _driver(problem, arrays, state, options, progress, deadline)
@@ -144,11 +146,7 @@ def run_midtouch(problem, options, progress, deadline) -> Trajectory:
 
 def run_projected_sgd(problem, options, progress, deadline) -> Trajectory:
     arrays = problem_arrays(problem, 0)
-    cfg = run_config(arrays, mode=MODE_PLAIN, gamma=_initial_gamma(options),
-                     eta_w=step_scale(options), eta_p=options.eta_p,
-                     step_rule=_step_rule(problem, options),
-                     strong_convexity=problem.objective.l2, minibatch=options.minibatch,
-                     lazy=False)
+    cfg = _config(problem, arrays, options, MODE_PLAIN, lazy=False)
     start = project(_start_point(problem), problem.constraints, problem.lower, problem.upper)
     state = new_state(arrays, start.solution, options.seed)
     driver = _driver(problem, arrays, state, options, progress, deadline)
