@@ -27,6 +27,6 @@ ENV PATH=/opt/lighttouch/bin:$PATH \
 USER lighttouch
 WORKDIR /home/lighttouch
 # Compile every kernel once, as the user that will load them; workers then start warm.
-RUN python -c "from worker.queue.jobs import warm_up; warm_up()"
+RUN python -c "from worker.queue.workers import warm_up; warm_up()"
 EXPOSE 8000
 CMD ["lighttouch", "serve", "--host", "0.0.0.0", "--port", "8000"]

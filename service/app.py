@@ -20,7 +20,8 @@ from service.auth import KeyRing
 from service.metrics import HttpMetrics, metrics_registry
 from service.openapi import openapi_schema
 from service.routes import health, jobs
-from worker.queue.jobs import job_queue, reap_abandoned
+from worker.queue.keys import job_queue
+from worker.queue.workers import reap_abandoned
 from worker.settings import ServiceSettings, load_settings
 
 log = logging.getLogger(__name__)

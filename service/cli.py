@@ -40,7 +40,7 @@ def _serve(args: argparse.Namespace) -> int:
 def _worker(args: argparse.Namespace) -> int:
     from redis import Redis
 
-    from worker.queue.jobs import run_worker
+    from worker.queue.workers import run_worker
     settings = load_settings(service=True)
     run_worker(Redis.from_url(settings.redis_url), heartbeat_s=settings.heartbeat_s,
                burst=args.burst)

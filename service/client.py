@@ -12,7 +12,7 @@ import httpx
 from httpx_sse import ServerSentEvent, connect_sse
 
 from service.errors import RemoteProblem, ServiceUnreachable
-from worker.queue.jobs import TERMINAL
+from worker.queue.state import TERMINAL
 
 #: Consecutive failed reconnections before ``follow`` gives up, and the longest pause.
 MAX_RECONNECTS = 10

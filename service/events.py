@@ -22,7 +22,8 @@ from rq.job import Job
 from starlette.responses import Response, StreamingResponse
 
 from service.jobs import rq_state
-from worker.queue.jobs import EVENTS, OUTCOME, TERMINAL, JobState, key
+from worker.queue.keys import EVENTS, OUTCOME, key
+from worker.queue.state import TERMINAL, JobState
 
 MEDIA_TYPE = "text/event-stream"
 #: Client reconnection delay advertised with the first event of every stream (ms).

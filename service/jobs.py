@@ -1,6 +1,6 @@
 """Job operations behind the routes: submit, look up for a tenant, cancel, list, fetch results.
 
-Keys the API owns besides those of :mod:`worker.queue.jobs`: ``lighttouch:jobs:{tenant}`` (sorted
+Keys the API owns besides those of :mod:`worker.queue`: ``lighttouch:jobs:{tenant}`` (sorted
 set of the tenant's job ids by submit time, for listing) and
 ``lighttouch:idempotency:{tenant}:{sha256(key)}`` (the first answer to an ``Idempotency-Key``).
 """
@@ -23,23 +23,10 @@ from rq.job import Job, JobStatus
 
 from service.errors import JobConflict, JobNotFound, TooManyJobs
 from service.models import JobPage, JobProgress, JobView, Submitted, job_links
-from worker.queue.jobs import (
-    ACTIVE,
-    OUTCOME,
-    PROGRESS,
-    RESULT,
-    SERIALIZER,
-    SPEC,
-    TERMINAL,
-    VECTORS,
-    JobState,
-    finish,
-    hard_timeout,
-    job_failed,
-    key,
-    publish,
-    run_job,
-)
+from worker.queue.events import finish, publish
+from worker.queue.keys import ACTIVE, OUTCOME, PROGRESS, RESULT, SERIALIZER, SPEC, VECTORS, key
+from worker.queue.state import TERMINAL, JobState
+from worker.queue.task import hard_timeout, job_failed, run_job
 from worker.settings import ServiceSettings
 from worker.spec.models import Spec
 

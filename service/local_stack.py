@@ -26,7 +26,7 @@ import httpx
 from redis import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from worker.queue.jobs import live_workers, warm_up
+from worker.queue.workers import live_workers, warm_up
 
 REPO = Path(__file__).resolve().parents[1]
 #: A small job (4-dimensional quadratic, one chain): smoke tests and load runs.

@@ -1,6 +1,6 @@
 """Prometheus metrics: HTTP latency measured here, queue and job figures read from Redis.
 
-Job figures are cluster-wide (every worker writes them to Redis, see :mod:`worker.queue.jobs`), so
+Job figures are cluster-wide (every worker writes them to Redis, see :mod:`worker.queue.events`), so
 any API replica reports the same numbers.
 """
 
@@ -16,15 +16,10 @@ from redis import Redis
 from rq.registry import StartedJobRegistry
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from worker.queue.jobs import (
-    DURATION_BUCKETS_S,
-    METRICS_KEY,
-    QUEUE_NAME,
-    SERIALIZER,
-    TERMINAL,
-    job_queue,
-    live_workers,
-)
+from worker.queue.events import DURATION_BUCKETS_S
+from worker.queue.keys import METRICS_KEY, QUEUE_NAME, SERIALIZER, job_queue
+from worker.queue.state import TERMINAL
+from worker.queue.workers import live_workers
 
 HTTP_BUCKETS_S = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0)
 

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
-from worker.queue.jobs import JobState
+from worker.queue.state import JobState
 
 
 class ApiModel(BaseModel):

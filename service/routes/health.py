@@ -10,7 +10,7 @@ from service.deps import RedisDep, SettingsDep
 from service.errors import NotReady
 from service.models import Health
 from service.problems import problem_responses
-from worker.queue.jobs import live_workers
+from worker.queue.workers import live_workers
 
 router = APIRouter(tags=["health"])
 

@@ -13,7 +13,7 @@ from httpx_sse import connect_sse
 
 from service.local_stack import RedisServer, Stack, children, small_spec, wait_for
 from tests.service.conftest import LONG_SPEC, submit, wait_progress, wait_status
-from worker.queue.jobs import MISSED_HEARTBEATS
+from worker.queue.workers import MISSED_HEARTBEATS
 
 HEARTBEAT_S = 1
 #: The documented bound for a dead worker, plus slack for a loaded test machine.

@@ -1,3 +1,32 @@
-"""The job queue's engine side: the RQ task that runs a solve, the Redis keys, job states and
-progress events the HTTP edge reads.
+"""The job queue, shared by the HTTP edge and the workers: Redis keys (:mod:`.keys`), job
+states (:mod:`.state`), events and outcomes (:mod:`.events`), the RQ task that runs
+:func:`~worker.pipeline.solve.solve` in a work horse (:mod:`.task`) and the workers
+(:mod:`.workers`).
+
+A job is an RQ job on the ``lighttouch`` queue whose function is :func:`.task.run_job`; a worker
+forks one work horse per job (so stopping a job, even inside a numba loop, is killing a
+process). Besides RQ's own ``rq:job:{id}`` hash (status, timestamps, ``meta.tenant``), a job
+owns these keys, all expiring ``result_ttl`` seconds after it ends:
+
+=============================  ===========================================================
+key                            holds
+=============================  ===========================================================
+``lighttouch:spec:{id}``       the spec JSON as submitted (kept out of RQ's job hash)
+``lighttouch:events:{id}``     Stream of events ``progress``, ``status``, ``result``, capped
+``lighttouch:progress:{id}``   the latest progress event (JSON)
+``lighttouch:outcome:{id}``    how the job ended (JSON), written once by :func:`.events.finish`
+``lighttouch:result:{id}``     the Result JSON, serialized once by the work horse
+``lighttouch:vectors:{id}``    hash of ``.npy`` bytes: ``mean``, ``projected``, ``mixture``
+``lighttouch:active:{t}``      set of tenant ``t``'s jobs not yet ended (the API's cap)
+=============================  ===========================================================
+
+Every way a job ends goes through :func:`.events.finish`: the work horse on success, RQ's failure
+callback (exceptions, time limit, and abandoned jobs found by :func:`.workers.reap_abandoned`), the
+worker parent when the horse dies (:func:`.task.horse_killed`) and the API on cancel. A dead
+worker is noticed through heartbeats: the worker parent renews the job's entry in RQ's
+started-job registry every ``heartbeat_s`` seconds for ``MISSED_HEARTBEATS * heartbeat_s``;
+the API reaps expired entries every ``heartbeat_s``, so a job whose worker died ends
+``failed`` within ``(MISSED_HEARTBEATS + 1) * heartbeat_s``. Such a job is not retried: a
+solve that killed its worker (out of memory, typically) would kill the next one too, and a
+rerun would repeat its progress events on the same stream.
 """

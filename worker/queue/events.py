@@ -1,0 +1,73 @@
+"""A job's event stream and its one outcome: every way a job ends goes through :func:`finish`,
+and nothing is appended after its terminal event."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import numpy as np
+from redis import Redis
+from redis.client import Pipeline
+from rq.job import Job
+
+from worker.queue.keys import ACTIVE, EVENTS, METRICS_KEY, OUTCOME, PROGRESS, SPEC, key
+from worker.queue.state import JobState
+
+#: Events kept per job stream (``XADD MAXLEN ~``): over an hour of progress at 4 per second.
+STREAM_MAXLEN = 16_384
+#: Upper bounds (seconds) of the job-duration histogram buckets kept in Redis.
+DURATION_BUCKETS_S = (1.0, 5.0, 10.0, 30.0, 60.0, 300.0, 600.0, 1800.0, 3600.0, float("inf"))
+
+
+def publish(pipe: Pipeline, job_id: str, event: str, data: dict[str, Any], ttl: int) -> None:
+    """Append one event to the job's stream (queued on ``pipe``) and extend the stream's life."""
+    stream = key(EVENTS, job_id)
+    pipe.xadd(stream, {"event": event, "data": json_text(data)}, maxlen=STREAM_MAXLEN,
+              approximate=True)
+    pipe.expire(stream, ttl)
+
+
+def json_text(data: dict[str, Any]) -> str:
+    """Strict JSON of an event payload: non-finite numbers (a diverging run) become null."""
+    return json.dumps(_finite(data), allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if np.isfinite(value) else None
+    if isinstance(value, dict):
+        return {name: _finite(item) for name, item in value.items()}
+    return value
+
+
+def finish(connection: Redis, job: Job, state: JobState, *, error: str | None = None,
+           event: tuple[str, dict[str, Any]] | None = None) -> bool:
+    """Record how ``job`` ended and publish its terminal event; False if it had already ended.
+
+    The default event is ``status`` with ``{"status": state, "error": error}``.
+    """
+    ttl = job.result_ttl
+    ended = time.time()
+    outcome = {"status": str(state), "error": error, "ended_at": ended}
+    if not connection.set(key(OUTCOME, job.id), json.dumps(outcome), nx=True, ex=ttl):
+        return False
+    name, data = event or ("status", {"status": str(state), "error": error})
+    with connection.pipeline(transaction=False) as pipe:
+        publish(pipe, job.id, name, data, ttl)
+        pipe.expire(key(SPEC, job.id), ttl)
+        pipe.expire(key(PROGRESS, job.id), ttl)
+        pipe.srem(key(ACTIVE, job.meta.get("tenant", "")), job.id)
+        pipe.hincrby(METRICS_KEY, f"ended:{state}", 1)
+        if job.started_at is not None:
+            _record_duration(pipe, ended - job.started_at.timestamp())
+        pipe.execute()
+    return True
+
+
+def _record_duration(pipe: Pipeline, seconds: float) -> None:
+    """Count one job duration in the Redis-held histogram (non-cumulative buckets)."""
+    bucket = next(bound for bound in DURATION_BUCKETS_S if seconds <= bound)
+    pipe.hincrby(METRICS_KEY, f"duration_bucket:{bucket}", 1)
+    pipe.hincrbyfloat(METRICS_KEY, "duration_sum", seconds)

@@ -1,0 +1,131 @@
+"""The RQ task: solve a job's spec in a work horse, stream progress, store the result; and
+what RQ calls when a job fails or its horse dies."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import os
+import signal
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from redis import Redis
+from rq.exceptions import AbandonedJobError
+from rq.job import Job, get_current_job
+from rq.timeouts import JobTimeoutException
+
+from worker.algorithms.loop import Progress
+from worker.errors import LightTouchError
+from worker.pipeline.solve import solve
+from worker.queue.events import finish, json_text, publish
+from worker.queue.keys import OUTCOME, PROGRESS, RESULT, SPEC, VECTORS, key
+from worker.queue.state import JobState
+from worker.result import Result
+from worker.spec.models import parse_spec
+
+#: Seconds a work horse may run past the solver's time limit (data loading, shrinking LP,
+#: projection) before RQ kills it.
+FINISH_ALLOWANCE_S = 60
+
+
+def hard_timeout(time_limit_s: float) -> int:
+    """Seconds after which RQ kills a job whose solver was given ``time_limit_s``."""
+    return int(np.ceil(time_limit_s)) + FINISH_ALLOWANCE_S
+
+
+def run_job(time_limit_s: float) -> None:
+    """The RQ job: solve the job's spec in this work horse, streaming progress, storing the result.
+
+    ``time_limit_s`` replaces the spec's own limit when smaller (the service's job timeout).
+    """
+    job = get_current_job()
+    connection = job.connection
+    with connection.pipeline(transaction=False) as pipe:
+        pipe.exists(key(OUTCOME, job.id))
+        pipe.get(key(SPEC, job.id))
+        ended, spec_json = pipe.execute()
+    if ended:   # cancelled while it waited
+        return
+    running_ttl = job.timeout + job.result_ttl
+    with connection.pipeline(transaction=False) as pipe:
+        publish(pipe, job.id, "status", {"status": str(JobState.RUNNING)}, running_ttl)
+        pipe.execute()
+    spec = parse_spec(json.loads(spec_json))
+    if time_limit_s < spec.solver.time_limit_s:
+        spec = spec.model_copy(update={
+            "solver": spec.solver.model_copy(update={"time_limit_s": time_limit_s})})
+    result = solve(spec, progress=_progress_publisher(connection, job.id, running_ttl))
+    _store_result(connection, job, result)
+
+
+def _progress_publisher(connection: Redis, job_id: str, ttl: int) -> Callable[[Progress], None]:
+    """The progress callback: each report becomes a ``progress`` event and the latest progress."""
+    def publish_progress(progress: Progress) -> None:
+        data = dataclasses.asdict(progress)
+        with connection.pipeline(transaction=False) as pipe:
+            publish(pipe, job_id, "progress", data, ttl)
+            pipe.set(key(PROGRESS, job_id), json_text(data), ex=ttl)
+            pipe.execute()
+    return publish_progress
+
+
+def _store_result(connection: Redis, job: Job, result: Result) -> None:
+    """Store the Result JSON and its vectors as ``.npy``, then end the job ``succeeded``."""
+    vectors = {"mean": npy_bytes(result.mean.solution)}
+    if result.projected is not None:
+        vectors["projected"] = npy_bytes(result.projected.solution)
+    solutions = [member.solution for member in result.mixture if member.solution is not None]
+    if solutions:
+        vectors["mixture"] = npy_bytes(solutions)
+    ttl = job.result_ttl
+    with connection.pipeline(transaction=False) as pipe:
+        pipe.set(key(RESULT, job.id), result.model_dump_json(), ex=ttl)
+        pipe.hset(key(VECTORS, job.id), mapping=vectors)
+        pipe.expire(key(VECTORS, job.id), ttl)
+        pipe.execute()
+    summary = {"status": str(JobState.SUCCEEDED), "algorithm": result.algorithm,
+               "sizes": result.sizes.model_dump(), "expected": result.expected.model_dump()}
+    finish(connection, job, JobState.SUCCEEDED, event=("result", summary))
+
+
+def npy_bytes(values: list[float] | list[list[float]]) -> bytes:
+    """``values`` as the bytes of a float64 ``.npy`` file."""
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(values, dtype=np.float64), allow_pickle=False)
+    return buffer.getvalue()
+
+
+def job_failed(job: Job, connection: Redis, exc_type: type[BaseException],
+               exc_value: BaseException, traceback: Any) -> None:
+    """RQ failure callback (work horse or reaper): end the job ``failed`` with a message."""
+    finish(connection, job, JobState.FAILED, error=failure_message(job, exc_type, exc_value))
+
+
+def failure_message(job: Job, exc_type: type[BaseException], exc_value: BaseException) -> str:
+    """What a person should read about why ``job`` failed."""
+    if issubclass(exc_type, LightTouchError):
+        return str(exc_value)
+    if issubclass(exc_type, JobTimeoutException):
+        return (f"the job ran longer than its limit of {job.timeout} s (solver time limit plus "
+                f"{FINISH_ALLOWANCE_S} s for loading data, shrinking and projection) and was "
+                "stopped; lower solver.iterations or solver.time_limit_s")
+    if issubclass(exc_type, AbandonedJobError):
+        return ("the worker running this job stopped sending heartbeats (its machine or "
+                "container was killed or lost); the job was not retried, submit it again")
+    return (f"internal error ({exc_type.__name__}: {exc_value}); please report it with "
+            f"job id {job.id}")
+
+
+def horse_killed(job: Job, pid: int, status: int, rusage: Any) -> None:
+    """RQ work-horse-killed handler (worker parent): end the job ``failed``, saying how it died."""
+    if os.WIFSIGNALED(status):
+        how = f"killed by {signal.Signals(os.WTERMSIG(status)).name}"
+    else:
+        how = f"ended with exit status {os.waitstatus_to_exitcode(status)}"
+    peak_mib = rusage.ru_maxrss / 1024 if rusage is not None else float("nan")
+    finish(job.connection, job, JobState.FAILED, error=(
+        f"the process solving this job was {how} (peak memory {peak_mib:.0f} MiB); if it ran "
+        "out of memory, shrink the problem or give the worker more memory"))

@@ -1,0 +1,75 @@
+"""The queue workers: the fork-per-job RQ worker, its warm-up, liveness and the reaper of
+jobs whose worker died."""
+
+from __future__ import annotations
+
+import time
+
+from redis import Redis
+from rq import Worker
+from rq.job import Job
+from rq.registry import StartedJobRegistry
+from rq.timeouts import TimerDeathPenalty
+
+from worker.pipeline.solve import solve
+from worker.queue.keys import QUEUE_NAME, REAPER_LOCK_KEY, SERIALIZER, job_queue
+from worker.queue.task import horse_killed
+from worker.spec.models import ALGORITHMS
+
+#: Renewals a worker may miss before its job counts as abandoned.
+MISSED_HEARTBEATS = 3
+
+
+def reap_abandoned(connection: Redis, period_s: int) -> None:
+    """Fail jobs whose worker stopped heartbeating; at most once per ``period_s`` across callers."""
+    if connection.set(REAPER_LOCK_KEY, 1, nx=True, ex=period_s):
+        StartedJobRegistry(QUEUE_NAME, connection, serializer=SERIALIZER,
+                           death_penalty_class=TimerDeathPenalty).cleanup()
+
+
+def live_workers(connection: Redis, heartbeat_s: int) -> int:
+    """Workers on the queue whose last heartbeat is recent (within the missed-heartbeat bound)."""
+    cutoff = time.time() - MISSED_HEARTBEATS * heartbeat_s
+    return sum(1 for worker in Worker.all(queue=job_queue(connection))
+               if worker.last_heartbeat is not None and worker.last_heartbeat.timestamp() >= cutoff)
+
+
+class LightTouchWorker(Worker):
+    """RQ's fork-per-job worker, heartbeating every ``job_monitoring_interval`` seconds."""
+
+    @property
+    def dequeue_timeout(self) -> int:
+        """Wake from an idle wait once per heartbeat to renew this worker's registration."""
+        return self.job_monitoring_interval
+
+    def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
+        """A running job counts as abandoned after ``MISSED_HEARTBEATS`` missed renewals."""
+        return self.job_monitoring_interval * MISSED_HEARTBEATS
+
+
+_WARM_UP_PROBLEM = {
+    "dimension": 3, "bounds": {"lower": -1.0, "upper": 1.0},
+    "objective": {"type": "empirical_risk", "loss": "hinge", "l2": 0.1,
+                  "data": {"features": [[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]], "labels": [1.0, -1.0]}},
+    "constraints": [{"type": "ordering", "chain": [0, 1, 2]}],
+}
+
+
+def warm_up() -> None:
+    """Load (or compile) every algorithm's numba kernels here, so forked horses inherit them.
+
+    A tiny strongly convex problem (which every algorithm accepts) is solved once per
+    algorithm; none of them starts a thread pool on so small a problem.
+    """
+    for algorithm in ALGORITHMS:
+        if algorithm != "auto":
+            solve(dict(_WARM_UP_PROBLEM, solver={"algorithm": algorithm, "iterations": 2000}))
+
+
+def run_worker(connection: Redis, *, heartbeat_s: int, burst: bool = False) -> bool:
+    """Warm up, then work on the queue until stopped (or until it is empty, with ``burst``)."""
+    warm_up()
+    worker = LightTouchWorker([job_queue(connection)], connection=connection,
+                              serializer=SERIALIZER, job_monitoring_interval=heartbeat_s,
+                              work_horse_killed_handler=horse_killed)
+    return worker.work(burst=burst, logging_level="INFO")
