@@ -65,6 +65,27 @@ class _Accounts:
     examples: int = 0
     seconds: float = 0.0
 
+    def add(self, gradient, batch, first: bool) -> None:
+        """Count one batch phase (the first also pays the batch's set-up)."""
+        self.rounds += 1 + (batch.setup_rounds if first else 0)
+        self.bytes_moved += gradient.bytes_moved + (batch.setup_bytes if first else 0)
+        self.examples += gradient.examples
+        self.seconds += gradient.seconds
+
+
+def _serial_phase(loop: ChunkedLoop, advance, marks: set[int], end: int,
+                  candidates: Candidates, state, average) -> bool:
+    """Run serial steps to iteration ``end``, snapshotting the average and the iterate at
+    every mark on the way and at ``end``; False if the deadline stopped it."""
+    for mark in sorted({m for m in marks if loop.iteration < m < end} | {end}):
+        finished = loop.run(advance, mark)
+        checks = int(state.counters[CHECKS])
+        candidates.add(average(), loop.iteration, "average", checks, loop.seconds)
+        candidates.add(state.w, loop.iteration, "iterate", checks, loop.seconds)
+        if not finished:
+            return False
+    return True
+
 
 def _config(arrays, problem: CompiledProblem, options: SolverOptions, groups: int, lazy: bool):
     k_f, k_g, k_p = options.minibatch or DEFAULT_MINIBATCH
@@ -138,23 +159,13 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
             gradient = batch.gradient(anchor, index, planned.batch_size,
                                       planned.serial_steps * cfg.k_f)
             arrays = batch.serial_arrays(arrays, gradient)
-            accounts.rounds += 1 + (batch.setup_rounds if index == 0 else 0)
-            accounts.bytes_moved += gradient.bytes_moved + (batch.setup_bytes if index == 0
-                                                           else 0)
-            accounts.examples += gradient.examples
-            accounts.seconds += gradient.seconds
+            accounts.add(gradient, batch, first=index == 0)
             restart_average(state, state.w)
             run = SerialRun(cfg, code, step_scale(options), slots, sparse, anchor, gradient.mean,
                             batch.inverse_frequency, gradient.examples)
             end = loop.iteration + planned.serial_steps
-            for mark in sorted({m for m in marks if loop.iteration < m < end} | {end}):
-                finished = loop.run(lambda count, run=run, arrays=arrays: serial_steps(
-                    arrays, run, state, count), mark)
-                checks = int(state.counters[CHECKS])
-                candidates.add(average(), loop.iteration, "average", checks, loop.seconds)
-                candidates.add(state.w, loop.iteration, "iterate", checks, loop.seconds)
-                if not finished:
-                    break
+            finished = _serial_phase(loop, lambda count, run=run, arrays=arrays: serial_steps(
+                arrays, run, state, count), marks, end, candidates, state, average)
             anchor = average()
             if not finished:
                 break

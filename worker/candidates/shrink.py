@@ -49,6 +49,18 @@ def _solve(c, a_ub, b_ub, a_eq, bounds, which: str) -> np.ndarray:
     return res.x
 
 
+def _candidates(objectives: np.ndarray, violations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Checked (f (T,), v (T, m)): finite, T >= 1, one row of violations per objective."""
+    f = _check("objectives", objectives, 1).astype(np.float64)
+    v = _check("violations", violations, 2)
+    if f.shape[0] == 0:
+        raise ValueError("objectives must hold at least one candidate, got T = 0")
+    if v.shape[0] != f.shape[0]:
+        raise ValueError(f"violations must have T = {f.shape[0]} rows (one per objective), "
+                         f"got shape {v.shape}")
+    return f, v
+
+
 def best_mixture(objectives: np.ndarray, violations: np.ndarray) -> np.ndarray:
     """Lowest-objective distribution among those with the least expected max violation.
 
@@ -85,14 +97,8 @@ def best_mixture(objectives: np.ndarray, violations: np.ndarray) -> np.ndarray:
     >>> w.round(6).tolist(), round(expected_violation(w, np.array([[1.0], [-1.0]])), 6)
     ([0.5, 0.5], 0.0)
     """
-    f = _check("objectives", objectives, 1).astype(np.float64)
-    v = _check("violations", violations, 2)
+    f, v = _candidates(objectives, violations)
     t = f.shape[0]
-    if t == 0:
-        raise ValueError("objectives must hold at least one candidate, got T = 0")
-    if v.shape[0] != t:
-        raise ValueError(f"violations must have T = {t} rows (one per objective), "
-                         f"got shape {v.shape}")
     keep = np.flatnonzero(v.max(axis=0) > 0) if v.shape[1] else np.empty(0, np.intp)
     weights = np.zeros(t)
     if keep.size == 0 or t == 1:
