@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from tests.data.test_data import MATRIX, PATH, as_dense, data_uri, npy_bytes
+from tests.data.helpers import MATRIX, PATH, as_dense, data_uri, npy_bytes
 from worker.data.cache import ParsedCache
 from worker.data.formats import Parsed
 from worker.data.read import LoadStats, read_matrix

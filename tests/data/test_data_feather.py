@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.data.test_data import MATRIX, PATH, VECTOR, as_dense, data_uri, isolated_data_cache
+from tests.data.helpers import MATRIX, PATH, VECTOR, as_dense, data_uri, isolated_data_cache
 from tests.data.test_data_http import Server, settings_for
 from tests.specs import random_spec
 from worker import solve

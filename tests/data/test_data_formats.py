@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
-from tests.data.test_data import MATRIX, PATH, VECTOR, as_dense, data_uri, isolated_data_cache
+from tests.data.helpers import MATRIX, PATH, VECTOR, as_dense, data_uri, isolated_data_cache
 from worker.data.read import read_examples, read_matrix, read_vector
 from worker.datasets.adult import DATA
 from worker.errors import DataError

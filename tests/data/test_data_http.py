@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import dump_svmlight_file
 
-from tests.data.test_data import MATRIX, PATH, as_dense, isolated_data_cache
+from tests.data.helpers import MATRIX, PATH, as_dense, isolated_data_cache
 from worker.data.read import LoadStats, read_examples, read_matrix
 from worker.data.sources.address_policy import internal_reason, is_allowed
 from worker.errors import DataError

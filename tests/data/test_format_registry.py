@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.data.test_data import validation_error
+from tests.data.helpers import validation_error
 from worker.data.formats import REGISTRY
 from worker.data.refs import EXTENSIONS, FORMATS, MEDIA_TYPES, OPTION_FORMATS, DataRef
 from worker.errors import SpecError

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.data.test_data import isolated_data_cache
+from tests.data.helpers import isolated_data_cache
 from tests.data.test_data_http import Server, settings_for
 from worker.distributed.census import add_counts, census_of, column_counts, finish, settle
 from worker.distributed.chunks import read_chunk
