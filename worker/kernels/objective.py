@@ -15,31 +15,30 @@ from worker.losses import hinge, logistic, squared, squared_hinge
 
 
 @njit(cache=True, inline="always")
-def loss_value(kind, score, label):
-    """loss(s, y) for a loss code of :data:`worker.losses.LOSSES`; raises on others."""
+def _loss(kind, score, label, slope):
+    """The registered loss of code ``kind`` at (s, y): its slope if ``slope``, else its value;
+    raises on an unknown code (one line per loss of :data:`worker.losses.LOSSES`)."""
     if kind == hinge.CODE:
-        return hinge.value(score, label)
+        return hinge.slope(score, label) if slope else hinge.value(score, label)
     if kind == logistic.CODE:
-        return logistic.value(score, label)
+        return logistic.slope(score, label) if slope else logistic.value(score, label)
     if kind == squared.CODE:
-        return squared.value(score, label)
+        return squared.slope(score, label) if slope else squared.value(score, label)
     if kind == squared_hinge.CODE:
-        return squared_hinge.value(score, label)
+        return squared_hinge.slope(score, label) if slope else squared_hinge.value(score, label)
     raise ValueError("unknown loss code")
 
 
 @njit(cache=True, inline="always")
+def loss_value(kind, score, label):
+    """loss(s, y) for a loss code of :data:`worker.losses.LOSSES`."""
+    return _loss(kind, score, label, False)
+
+
+@njit(cache=True, inline="always")
 def loss_slope(kind, score, label):
-    """A subgradient d loss / d s at s for a loss code; raises on others."""
-    if kind == hinge.CODE:
-        return hinge.slope(score, label)
-    if kind == logistic.CODE:
-        return logistic.slope(score, label)
-    if kind == squared.CODE:
-        return squared.slope(score, label)
-    if kind == squared_hinge.CODE:
-        return squared_hinge.slope(score, label)
-    raise ValueError("unknown loss code")
+    """A subgradient d loss / d s at s for a loss code (hinge: -y where y s < 1, else 0)."""
+    return _loss(kind, score, label, True)
 
 
 @njit(cache=True, inline="always")

@@ -1,8 +1,8 @@
 """The losses of ``objective.loss``: one module per loss, one record each in :data:`LOSSES`.
 
 Adding a loss: a module here with its compiled ``value`` and ``slope`` and a :class:`Loss`
-record (a new ``code``), one line in :data:`LOSSES`, and its two lines in the kernels'
-dispatch (:func:`worker.kernels.objective.loss_value` and ``loss_slope``). The spec, the
+record (a new ``code``), one line in :data:`LOSSES`, and its line in the kernels' dispatch
+(``_loss`` behind :func:`worker.kernels.objective.loss_value` and ``loss_slope``). The spec, the
 label checks and the tests' reference take it from here. Code 3 is the quadratic objective
 (:data:`QUADRATIC`), which is not a loss of a score.
 """
