@@ -21,9 +21,8 @@ from redis.asyncio import Redis
 from rq.job import Job
 from starlette.responses import Response, StreamingResponse
 
-from service.jobs import rq_state
 from worker.queue.keys import EVENTS, OUTCOME, key
-from worker.queue.state import TERMINAL, JobState
+from worker.queue.state import TERMINAL, JobState, rq_state
 
 MEDIA_TYPE = "text/event-stream"
 #: Client reconnection delay advertised with the first event of every stream (ms).
