@@ -1,4 +1,4 @@
-"""Reading a tenant's jobs: one job, pages of the newest, stored results, RQ's statuses."""
+"""Reading a tenant's jobs: one job, pages of the newest, stored results."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from worker.errors import JobNotFound
 from worker.queue.events import append_unless_ended, finish
 from worker.queue.keys import JOBS, SERIALIZER, key
 from worker.queue.records import job_page, job_record, load_job, stored_result, stored_vectors
-from worker.queue.state import JobState, rq_state
+from worker.queue.state import JobState
 
 PROGRESS = {"iteration": 10, "iterations": 100, "objective": 0.5, "max_violation": 0.0,
             "constraint_checks": 30, "elapsed_s": 0.1}
@@ -67,12 +67,3 @@ def test_results_that_were_never_stored_or_expired_are_not_found(connection):
     with pytest.raises(JobNotFound):
         stored_vectors(connection, job_id)
 
-
-@pytest.mark.parametrize(("status", "state"), [
-    (JobStatus.QUEUED, JobState.QUEUED), (JobStatus.DEFERRED, JobState.QUEUED),
-    (JobStatus.STARTED, JobState.RUNNING), (JobStatus.FINISHED, JobState.SUCCEEDED),
-    (JobStatus.FAILED, JobState.FAILED), (JobStatus.STOPPED, JobState.CANCELLED),
-    (JobStatus.CANCELED, JobState.CANCELLED), ("something new", JobState.QUEUED),
-])
-def test_rq_statuses_map_onto_the_api_states(status, state):
-    assert rq_state(status) == state

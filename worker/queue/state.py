@@ -1,7 +1,9 @@
-"""A job's states as the API reports them, and how RQ's job statuses map onto them."""
+"""A job's states as the API reports them, how RQ's job statuses map onto them, and which
+event of a job's stream is its last."""
 
 from __future__ import annotations
 
+import json
 from enum import StrEnum
 
 from rq.job import JobStatus
@@ -32,3 +34,9 @@ def rq_state(status: str) -> JobState:
     """The API status of an RQ job status (``started`` → ``running``, ...); unknown ones are
     ``queued``."""
     return RQ_STATES.get(status, JobState.QUEUED)
+
+
+def is_terminal_event(event: str, data: str) -> bool:
+    """Whether a job's event (name, JSON data) is its last: a ``result``, or a ``status``
+    whose status is final."""
+    return event == "result" or (event == "status" and json.loads(data)["status"] in TERMINAL)
