@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.queue.helpers import stream, submitted
+from tests.queue.jobs import stream, submitted
 from worker.errors import JobConflict, JobNotFound
 from worker.queue.cancel import cancel_job
 from worker.queue.events import finish

@@ -6,7 +6,7 @@ import json
 import math
 from datetime import UTC, datetime, timedelta
 
-from tests.queue.helpers import stream, submitted
+from tests.queue.jobs import stream, submitted
 from worker.queue.events import append_unless_ended, finish, json_text
 from worker.queue.keys import ACTIVE, EVENTS, METRICS_KEY, OUTCOME, PROGRESS, SPEC, key
 from worker.queue.records import load_job

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rq.job import Job, JobStatus
 
-from tests.queue.helpers import submitted
+from tests.queue.jobs import submitted
 from worker.errors import JobNotFound
 from worker.queue.events import append_unless_ended, finish
 from worker.queue.keys import JOBS, SERIALIZER, key

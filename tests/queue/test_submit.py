@@ -8,7 +8,7 @@ import pytest
 from rq.job import Job
 
 from service.local_stack import small_spec
-from tests.queue.helpers import ADMISSION, stream, submitted
+from tests.queue.jobs import ADMISSION, stream, submitted
 from worker.errors import JobConflict, TooManyJobs
 from worker.queue.events import finish
 from worker.queue.keys import ACTIVE, JOBS, SERIALIZER, SPEC, job_queue, key

@@ -13,7 +13,7 @@ from rq import SimpleWorker
 from rq.exceptions import AbandonedJobError
 from rq.timeouts import JobTimeoutException
 
-from tests.queue.helpers import stream, submitted
+from tests.queue.jobs import stream, submitted
 from worker.errors import SpecError
 from worker.queue.events import finish
 from worker.queue.keys import RESULT, SERIALIZER, job_queue, key

@@ -9,7 +9,7 @@ from rq.executions import Execution
 from rq.job import JobStatus
 from rq.utils import utcformat
 
-from tests.queue.helpers import stream, submitted
+from tests.queue.jobs import stream, submitted
 from worker.queue.keys import REAPER_LOCK_KEY, SERIALIZER, job_queue
 from worker.queue.records import job_record, load_job
 from worker.queue.state import JobState
