@@ -20,7 +20,6 @@ from service.auth import KeyRing
 from service.metrics import HttpMetrics, metrics_registry
 from service.openapi import openapi_schema
 from service.routes import health, jobs
-from worker.queue.keys import job_queue
 from worker.queue.workers import reap_abandoned
 from worker.settings import ServiceSettings, load_settings
 
@@ -35,7 +34,6 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.keyring = KeyRing(settings.api_keys)
     app.state.redis = redis.Redis.from_url(settings.redis_url, health_check_interval=30)
-    app.state.queue = job_queue(app.state.redis)
     app.state.metrics, latency = metrics_registry(app.state.redis, settings.heartbeat_s)
     problems.install(app)
     app.add_middleware(HttpMetrics, latency=latency)
@@ -66,7 +64,8 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 async def _reap_forever(connection: redis.Redis, period_s: int) -> None:
-    """Fail jobs of dead workers every ``period_s`` (see :func:`worker.jobs.reap_abandoned`)."""
+    """Fail jobs of dead workers every ``period_s``
+    (:func:`worker.queue.workers.reap_abandoned`)."""
     while True:
         try:
             await run_in_threadpool(reap_abandoned, connection, period_s)

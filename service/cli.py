@@ -2,8 +2,9 @@
 
 ``solve``, ``validate`` and ``predict`` run in this process, no Redis
 (:mod:`worker.commands`); ``serve``, ``worker`` and ``submit`` need Redis or an API.
-Configuration is the ``LIGHTTOUCH_*`` environment (:class:`Settings`). Each command imports
-what it needs when it runs, so ``solve`` does not load the web stack.
+Configuration is the ``LIGHTTOUCH_*`` environment (:mod:`worker.settings`), checked before
+each command does anything. Each command imports what it needs when it runs, so ``solve``
+does not load the web stack.
 
 Exit codes: 0 success, 1 the spec, its data or the service refused (message on stderr),
 2 usage.
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from worker.errors import LightTouchError
-from worker.settings import load_settings
+from worker.settings import client_settings, load_settings
 
 _console = Console(stderr=True)
 
@@ -38,10 +38,10 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _worker(args: argparse.Namespace) -> int:
+    settings = load_settings(service=True)
     from redis import Redis
 
     from worker.queue.workers import run_worker
-    settings = load_settings(service=True)
     run_worker(Redis.from_url(settings.redis_url), heartbeat_s=settings.heartbeat_s,
                burst=args.burst)
     return 0
@@ -50,8 +50,9 @@ def _worker(args: argparse.Namespace) -> int:
 def _submit(args: argparse.Namespace) -> int:
     from service import client
 
+    url, api_key = _service_address(args)
     spec = sys.stdin.buffer.read() if args.spec == "-" else Path(args.spec).read_bytes()
-    with client.connect(args.url, args.api_key) as http, client.reporting_unreachable(args.url):
+    with client.connect(url, api_key) as http, client.reporting_unreachable(url):
         answer = client.submit(http, spec)
         _console.print(f"job {answer['id']} queued", highlight=False)
         if not (args.follow or args.output):
@@ -72,6 +73,15 @@ def _submit(args: argparse.Namespace) -> int:
     else:
         sys.stdout.buffer.write(result + b"\n")
     return 0
+
+
+def _service_address(args: argparse.Namespace) -> tuple[str, str | None]:
+    """The API's URL and key: the flags, else ``LIGHTTOUCH_URL`` and ``LIGHTTOUCH_API_KEY``."""
+    defaults = client_settings()
+    url = args.url if args.url is not None else defaults.url
+    if args.api_key is not None or defaults.api_key is None:
+        return url, args.api_key
+    return url, defaults.api_key.get_secret_value()
 
 
 @contextmanager
@@ -178,9 +188,9 @@ def _service_commands(commands) -> None:
     worker.set_defaults(run=_worker)
     submit = commands.add_parser("submit", help="submit a spec to a running service")
     submit.add_argument("spec", help="problem spec JSON file ('-' for stdin)")
-    submit.add_argument("--url", default=os.environ.get("LIGHTTOUCH_URL", "http://localhost:8000"),
+    submit.add_argument("--url",
                         help="the API's base URL (default $LIGHTTOUCH_URL or localhost:8000)")
-    submit.add_argument("--api-key", default=os.environ.get("LIGHTTOUCH_API_KEY"),
+    submit.add_argument("--api-key",
                         help="API key (default $LIGHTTOUCH_API_KEY)")
     submit.add_argument("--follow", action="store_true", help="show progress until the job ends")
     submit.add_argument("-o", "--output", help="wait, then write the Result JSON here")

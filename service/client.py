@@ -12,7 +12,7 @@ import httpx
 from httpx_sse import ServerSentEvent, connect_sse
 
 from service.errors import RemoteProblem, ServiceUnreachable
-from worker.queue.state import TERMINAL
+from worker.queue.state import is_terminal_event
 
 #: Consecutive failed reconnections before ``follow`` gives up, and the longest pause.
 MAX_RECONNECTS = 10
@@ -51,12 +51,6 @@ def submit(client: httpx.Client, spec: bytes) -> dict[str, Any]:
                              headers={"Content-Type": "application/json"})).json()
 
 
-def is_final(event: ServerSentEvent) -> bool:
-    """The event that ends a job's stream."""
-    return event.event == "result" or (
-        event.event == "status" and json.loads(event.data)["status"] in TERMINAL)
-
-
 def events(client: httpx.Client, job_id: str, last_event_id: str | None = None
            ) -> Iterator[ServerSentEvent]:
     """A job's events until its final one, reconnecting with ``Last-Event-ID`` when dropped."""
@@ -73,7 +67,7 @@ def events(client: httpx.Client, job_id: str, last_event_id: str | None = None
                     failures = 0
                     last_event_id = event.id or last_event_id
                     yield event
-                    if is_final(event):
+                    if is_terminal_event(event.event, event.data):
                         return
         except httpx.TransportError:
             if failures == MAX_RECONNECTS:

@@ -10,7 +10,6 @@ import redis
 import redis.asyncio
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from rq import Queue
 
 from service.errors import BodyTooLarge
 from worker.errors import SpecError
@@ -29,10 +28,6 @@ def _redis(request: Request) -> redis.Redis:
 
 def _stream_redis(request: Request) -> redis.asyncio.Redis:
     return request.app.state.stream_redis
-
-
-def _queue(request: Request) -> Queue:
-    return request.app.state.queue
 
 
 def _tenant(request: Request,
@@ -70,6 +65,5 @@ async def _json_body(request: Request, settings: Annotated[ServiceSettings, Depe
 SettingsDep = Annotated[ServiceSettings, Depends(_settings)]
 RedisDep = Annotated[redis.Redis, Depends(_redis)]
 StreamRedisDep = Annotated[redis.asyncio.Redis, Depends(_stream_redis)]
-QueueDep = Annotated[Queue, Depends(_queue)]
 Tenant = Annotated[str, Depends(_tenant)]
 Body = Annotated[JsonBody, Depends(_json_body)]

@@ -2,15 +2,12 @@
 
 ::
 
-    LightTouchError                    (worker.errors; SpecError, DataError, SolverError)
+    LightTouchError                    (worker.errors: the engine's and the queue's errors)
     └── ServiceError
         ├── HTTPError                  a plain HTTP error from routing (404 no route, 405, ...)
         ├── InvalidRequest             422 a query, path or header parameter is invalid
         ├── Unauthorized               401 missing or unknown API key
-        ├── JobNotFound                404 no such job for this tenant
-        ├── JobConflict                409 the job's state does not allow this yet / any more
         ├── BodyTooLarge               413 request body over LIGHTTOUCH_MAX_BODY_BYTES
-        ├── TooManyJobs                429 tenant at LIGHTTOUCH_MAX_ACTIVE_JOBS
         ├── NotReady                   503 Redis unreachable or no live worker
         ├── RemoteProblem              (client side) the service answered with a problem
         └── ServiceUnreachable         (client side) no connection to the service
@@ -27,7 +24,8 @@ from worker.errors import LightTouchError
 
 class ServiceError(LightTouchError):
     """An error of the HTTP edge; ``str()`` is the problem's ``detail``, ``status_code`` and
-    ``title`` its response's (the engine's errors get theirs in ``service/problems.py``)."""
+    ``title`` its response's (the engine's and the queue's errors get theirs in
+    ``service/problems.py``)."""
 
     status_code = 400
     title = "LightTouch error"
@@ -62,24 +60,6 @@ class Unauthorized(ServiceError):
     headers = {"WWW-Authenticate": 'Bearer realm="lighttouch"'}
 
 
-class JobNotFound(ServiceError):
-    """No job with this id belongs to the caller's tenant (or it has expired)."""
-
-    status_code = 404
-    title = "Job not found"
-
-    def __init__(self, job_id: str):
-        super().__init__(f"no job {job_id!r} for this API key (jobs expire after "
-                         "LIGHTTOUCH_RESULT_TTL_S once finished)")
-
-
-class JobConflict(ServiceError):
-    """The job's state does not allow the request (e.g. a result while it still runs)."""
-
-    status_code = 409
-    title = "Job state conflict"
-
-
 class BodyTooLarge(ServiceError):
     """The request body is larger than the configured cap."""
 
@@ -89,18 +69,6 @@ class BodyTooLarge(ServiceError):
     def __init__(self, limit: int):
         super().__init__(f"the body exceeds {limit:,} bytes (LIGHTTOUCH_MAX_BODY_BYTES); put "
                          "large data in files and reference them by URI")
-
-
-class TooManyJobs(ServiceError):
-    """The tenant already has the maximum number of queued and running jobs."""
-
-    status_code = 429
-    title = "Too many active jobs"
-
-    def __init__(self, limit: int, retry_after_s: int):
-        super().__init__(f"this tenant already has {limit} queued or running jobs "
-                         "(LIGHTTOUCH_MAX_ACTIVE_JOBS); wait for one to finish or cancel one")
-        self.headers = {"Retry-After": str(retry_after_s)}
 
 
 class NotReady(ServiceError):

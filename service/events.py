@@ -21,9 +21,8 @@ from redis.asyncio import Redis
 from rq.job import Job
 from starlette.responses import Response, StreamingResponse
 
-from service.jobs import rq_state
 from worker.queue.keys import EVENTS, OUTCOME, key
-from worker.queue.state import TERMINAL, JobState
+from worker.queue.state import TERMINAL, JobState, is_terminal_event, rq_state
 
 MEDIA_TYPE = "text/event-stream"
 #: Client reconnection delay advertised with the first event of every stream (ms).
@@ -34,10 +33,8 @@ Entry = tuple[bytes, dict[bytes, bytes]]
 
 
 def is_terminal(fields: dict[bytes, bytes]) -> bool:
-    """A ``result`` event, or a ``status`` event whose status is final."""
-    event = fields[b"event"]
-    return event == b"result" or (
-        event == b"status" and json.loads(fields[b"data"])["status"] in TERMINAL)
+    """Whether a stream entry is the job's last event (:func:`is_terminal_event`)."""
+    return is_terminal_event(fields[b"event"].decode(), fields[b"data"].decode())
 
 
 def format_event(entry_id: bytes | None, event: str, data: str) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import os
 import shutil
 import signal
 import socket
@@ -27,6 +26,7 @@ from redis import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from worker.queue.workers import live_workers, warm_up
+from worker.settings import child_environment
 
 REPO = Path(__file__).resolve().parents[1]
 #: A small job (4-dimensional quadratic, one chain): smoke tests and load runs.
@@ -143,9 +143,10 @@ class Stack:
     def env(self) -> dict[str, str]:
         """The environment of every process of this stack."""
         api_keys = ",".join(f"{tenant}:{key}" for tenant, key in KEYS.items())
-        return {**os.environ, "LIGHTTOUCH_REDIS_URL": self.redis_url,
-                "LIGHTTOUCH_API_KEYS": api_keys, "LIGHTTOUCH_HEARTBEAT_S": "1",
-                "NUMBA_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1", **self.settings}
+        return child_environment({
+            "LIGHTTOUCH_REDIS_URL": self.redis_url, "LIGHTTOUCH_API_KEYS": api_keys,
+            "LIGHTTOUCH_HEARTBEAT_S": "1", "NUMBA_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1",
+            **self.settings})
 
     def redis(self) -> Redis:
         """A client of the stack's database."""

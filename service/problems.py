@@ -19,7 +19,15 @@ from redis.exceptions import RedisError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from service.errors import HTTPError, InvalidRequest, NotReady, ServiceError
-from worker.errors import DataError, LightTouchError, SolverError, SpecError
+from worker.errors import (
+    DataError,
+    JobConflict,
+    JobNotFound,
+    LightTouchError,
+    SolverError,
+    SpecError,
+    TooManyJobs,
+)
 from worker.spec.models import format_location
 
 MEDIA_TYPE = "application/problem+json"
@@ -52,11 +60,14 @@ def problem_type(error: LightTouchError) -> str:
     return TYPE_PREFIX + words.lower()
 
 
-#: The engine's errors as HTTP: (status, title), most specific class first.
+#: The engine's and the queue's errors as HTTP: (status, title), most specific class first.
 ENGINE_STATUS: tuple[tuple[type[LightTouchError], int, str], ...] = (
     (SpecError, 422, "Invalid problem spec"),
     (DataError, 422, "Unusable problem data"),
     (SolverError, 500, "Solver failure"),
+    (JobNotFound, 404, "Job not found"),
+    (JobConflict, 409, "Job state conflict"),
+    (TooManyJobs, 429, "Too many active jobs"),
     (LightTouchError, 400, "LightTouch error"),
 )
 
@@ -69,6 +80,13 @@ def status_and_title(error: LightTouchError) -> tuple[int, str]:
                 if isinstance(error, kind))
 
 
+def response_headers(error: LightTouchError) -> dict[str, str]:
+    """Headers the error implies: an edge error's own, ``Retry-After`` for a full tenant."""
+    if isinstance(error, TooManyJobs):
+        return {"Retry-After": str(error.retry_after_s)}
+    return getattr(error, "headers", {})
+
+
 def problem(request: Request, error: LightTouchError) -> JSONResponse:
     """The problem+json response for ``error`` (status, title, headers from its class)."""
     status, title = status_and_title(error)
@@ -77,7 +95,7 @@ def problem(request: Request, error: LightTouchError) -> JSONResponse:
                    detail=str(error), instance=request.url.path,
                    errors=[Issue(path=p, message=m) for p, m in issues] if issues else None)
     return JSONResponse(body.model_dump(exclude_none=True), status_code=status,
-                        headers=getattr(error, "headers", None), media_type=MEDIA_TYPE)
+                        headers=response_headers(error), media_type=MEDIA_TYPE)
 
 
 async def _lighttouch_error(request: Request, error: LightTouchError) -> JSONResponse:

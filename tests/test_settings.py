@@ -1,5 +1,5 @@
 """The one settings module: bad values stop every process at start naming the variable;
-API keys parse to tenants; data roots."""
+API keys parse to tenants; data roots; the client's defaults; child environments."""
 
 from __future__ import annotations
 
@@ -13,7 +13,13 @@ import pytest
 from service.auth import DEV_TENANT, KeyRing
 from service.errors import Unauthorized
 from worker.errors import ConfigError
-from worker.settings import ServiceSettings, data_roots, load_settings
+from worker.settings import (
+    ServiceSettings,
+    child_environment,
+    client_settings,
+    data_roots,
+    load_settings,
+)
 
 
 @pytest.mark.parametrize(("variable", "value"), [
@@ -45,6 +51,39 @@ def test_the_engine_commands_check_the_engine_settings(monkeypatch, tmp_path, va
                           capture_output=True, text=True, env={**os.environ, variable: value},
                           timeout=120)
     assert done.returncode == 1 and variable in done.stderr
+
+
+def lighttouch(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "service.cli", *args], capture_output=True,
+                          text=True, env={**os.environ, **env}, timeout=120)
+
+
+@pytest.mark.parametrize("command", [("serve", "--port", "9"), ("worker", "--burst")])
+def test_serve_and_worker_stop_at_start_naming_the_variable(command):
+    done = lighttouch(*command, env={"LIGHTTOUCH_HEARTBEAT_S": "0",
+                                     "LIGHTTOUCH_REDIS_URL": "redis://127.0.0.1:9/0"})
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "LIGHTTOUCH_HEARTBEAT_S: Input should be greater than or equal to 1" in done.stderr
+
+
+def test_submit_reads_its_service_from_the_environment(monkeypatch):
+    monkeypatch.delenv("LIGHTTOUCH_URL", raising=False)
+    monkeypatch.delenv("LIGHTTOUCH_API_KEY", raising=False)
+    assert client_settings().url == "http://localhost:8000"
+    assert client_settings().api_key is None
+    monkeypatch.setenv("LIGHTTOUCH_URL", "http://api.internal:8080")
+    monkeypatch.setenv("LIGHTTOUCH_API_KEY", "key-alpha-0001")
+    defaults = client_settings()
+    assert defaults.url == "http://api.internal:8080"
+    assert defaults.api_key.get_secret_value() == "key-alpha-0001"
+    assert "key-alpha-0001" not in repr(defaults)
+
+
+def test_a_child_process_gets_this_environment_with_the_changes(monkeypatch):
+    monkeypatch.setenv("LIGHTTOUCH_HEARTBEAT_S", "3")
+    child = child_environment({"LIGHTTOUCH_REDIS_URL": "redis://127.0.0.1:7/1"})
+    assert child["LIGHTTOUCH_REDIS_URL"] == "redis://127.0.0.1:7/1"
+    assert child["LIGHTTOUCH_HEARTBEAT_S"] == "3" and child["PATH"] == os.environ["PATH"]
 
 
 def test_service_variables_do_not_stop_the_engine(monkeypatch):

@@ -10,7 +10,10 @@ prints ``str(error)`` and exits non-zero. The engine knows nothing of HTTP.
     ├── ConfigError                 a LIGHTTOUCH_* variable is invalid (at start)
     ├── SpecError                   the problem spec is invalid (names the JSON path)
     ├── DataError                   a data reference could not be read or does not fit
-    └── SolverError                 a numeric step (LP, QP) failed on valid input
+    ├── SolverError                 a numeric step (LP, QP) failed on valid input
+    ├── JobNotFound                 no queued job with this id for this tenant (or it expired)
+    ├── JobConflict                 the job's state does not allow this (yet, or any more)
+    └── TooManyJobs                 the tenant is at its cap of queued and running jobs
 
 Inside the numeric core, outcomes are statuses, not exceptions; exceptions are for mistakes
 the caller can fix.
@@ -23,10 +26,8 @@ class LightTouchError(Exception):
     """Base class: something the caller can act on; ``str()`` says what to fix."""
 
 
-
 class SpecError(LightTouchError):
     """The spec is invalid. ``issues`` lists ``(path, message)`` pairs, path like ``a.b[2]``."""
-
 
     def __init__(self, issues: list[tuple[str, str]]):
         self.issues = list(issues)
@@ -42,7 +43,6 @@ class SpecError(LightTouchError):
 class DataError(LightTouchError):
     """A data reference (inline, ``data:`` or ``file://``) could not be read or does not fit."""
 
-
     def __init__(self, path: str, message: str):
         self.path = path
         super().__init__(f"{path}: {message}" if path else message)
@@ -54,3 +54,26 @@ class SolverError(LightTouchError):
 
 class ConfigError(LightTouchError):
     """A ``LIGHTTOUCH_*`` environment variable has an invalid value (names it)."""
+
+
+class JobNotFound(LightTouchError):
+    """No job with this id belongs to the caller's tenant (or it has expired)."""
+
+    def __init__(self, job_id: str):
+        super().__init__(f"no job {job_id!r} for this API key (jobs expire after "
+                         "LIGHTTOUCH_RESULT_TTL_S once finished)")
+
+
+class JobConflict(LightTouchError):
+    """The job's state does not allow the request (e.g. a result while it still runs)."""
+
+
+class TooManyJobs(LightTouchError):
+    """The tenant already has ``limit`` queued and running jobs; a slot may free up in about
+    ``retry_after_s`` seconds."""
+
+    def __init__(self, limit: int, retry_after_s: int):
+        super().__init__(f"this tenant already has {limit} queued or running jobs "
+                         "(LIGHTTOUCH_MAX_ACTIVE_JOBS); wait for one to finish or cancel one")
+        self.limit = limit
+        self.retry_after_s = retry_after_s

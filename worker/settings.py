@@ -2,22 +2,28 @@
 
 No other module reads the environment. :func:`load_settings` validates them at the start of
 each process (``lighttouch solve/validate/predict``: the engine's; ``serve`` and ``worker``:
-all), so a bad value stops the process naming the variable before any work:
+all; ``submit``: :func:`client_settings`), so a bad value stops the process naming the
+variable before any work:
 
 * :class:`DataSettings`: what a data reference may reach or spend (decided here, never by
   the spec): hosts http(s) may reach although private, bytes and seconds of one fetch, the
   parsed-data cache, the S3 endpoint and credentials;
 * :class:`EngineSettings`: the directories ``file://`` URIs may read;
 * :class:`DaskSettings`: the cluster of SVRG OL's batch phase;
-* :class:`ServiceSettings`: Redis, API keys and the HTTP edge's limits.
+* :class:`ServiceSettings`: Redis, API keys and the HTTP edge's limits;
+* :class:`ClientSettings`: the service ``lighttouch submit`` talks to.
+
+Child processes (the local stack's API and workers) get this process's environment with
+changes from :func:`child_environment`.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
@@ -173,9 +179,33 @@ class ServiceSettings(BaseSettings):
         return not self.api_keys
 
 
+class ClientSettings(BaseSettings):
+    """``lighttouch submit``'s defaults for ``--url`` and ``--api-key``: ``LIGHTTOUCH_URL``
+    (the API's base URL; default ``http://localhost:8000``) and ``LIGHTTOUCH_API_KEY``."""
+
+    model_config = SettingsConfigDict(env_prefix="LIGHTTOUCH_", extra="ignore")
+
+    url: str = "http://localhost:8000"
+    api_key: SecretStr | None = None
+
+
 def data_roots() -> list[Path]:
     """Directories ``file://`` URIs may read (:class:`EngineSettings`)."""
     return EngineSettings().roots()
+
+
+SettingsKind = TypeVar("SettingsKind", bound=BaseSettings)
+
+
+def _read(kind: type[SettingsKind]) -> SettingsKind:
+    """``kind`` read from the environment; :class:`~worker.errors.ConfigError` naming each
+    invalid variable."""
+    try:
+        return kind()
+    except ValidationError as error:
+        raise ConfigError("; ".join(
+            f"LIGHTTOUCH_{'_'.join(map(str, item['loc'][:1])).upper()}: {item['msg']}"
+            for item in error.errors(include_url=False))) from None
 
 
 def load_settings(service: bool = False) -> ServiceSettings | None:
@@ -184,11 +214,16 @@ def load_settings(service: bool = False) -> ServiceSettings | None:
 
     Returns the :class:`ServiceSettings` when ``service``, else None.
     """
-    try:
-        for kind in (DataSettings, EngineSettings, DaskSettings):
-            kind()
-        return ServiceSettings() if service else None
-    except ValidationError as error:
-        raise ConfigError("; ".join(
-            f"LIGHTTOUCH_{'_'.join(map(str, item['loc'][:1])).upper()}: {item['msg']}"
-            for item in error.errors(include_url=False))) from None
+    for kind in (DataSettings, EngineSettings, DaskSettings):
+        _read(kind)
+    return _read(ServiceSettings) if service else None
+
+
+def client_settings() -> ClientSettings:
+    """The validated :class:`ClientSettings` (:class:`~worker.errors.ConfigError` if not)."""
+    return _read(ClientSettings)
+
+
+def child_environment(changes: Mapping[str, str]) -> dict[str, str]:
+    """The environment of a child process: this process's, with ``changes``."""
+    return {**os.environ, **changes}

@@ -8,11 +8,12 @@ from fastapi import APIRouter, Header, Path, Query, Response
 from starlette.concurrency import run_in_threadpool
 
 from service import events, jobs
-from service.deps import Body, QueueDep, RedisDep, SettingsDep, StreamRedisDep, Tenant
-from service.jobs import MAX_LISTED_JOBS
+from service.deps import Body, RedisDep, SettingsDep, StreamRedisDep, Tenant
 from service.models import JobPage, JobView, SpecSummary, Submitted
 from service.problems import problem_responses
 from worker.pipeline.validate import summarize_spec
+from worker.queue.records import load_job
+from worker.queue.submit import MAX_LISTED_JOBS
 from worker.result import Result
 from worker.spec.models import parse_spec
 
@@ -25,14 +26,13 @@ JobId = Annotated[str, Path(max_length=64, description="the id returned by POST 
 
 @router.post("/jobs", status_code=202, response_model=Submitted, openapi_extra=SPEC_BODY,
              responses=problem_responses(409, 413, 429))
-def submit_job(body: Body, tenant: Tenant, redis: RedisDep, queue: QueueDep,
-               settings: SettingsDep, response: Response,
+def submit_job(body: Body, tenant: Tenant, redis: RedisDep, settings: SettingsDep,
+               response: Response,
                idempotency_key: Annotated[str | None, Header(max_length=256)] = None
                ) -> Submitted:
     """Validate a spec and queue it; a repeated ``Idempotency-Key`` replays the first answer."""
     spec = parse_spec(body.value)
-    answer, replayed = jobs.submit(redis, queue, settings, tenant, spec, body.text,
-                                   idempotency_key)
+    answer, replayed = jobs.submit(redis, settings, tenant, spec, body.text, idempotency_key)
     response.headers["Location"] = answer.links.self
     if replayed:
         response.headers["Idempotent-Replayed"] = "true"
@@ -89,7 +89,7 @@ async def job_events(job_id: JobId, tenant: Tenant, redis: RedisDep,
                      last_event_id: Annotated[str | None, Header(pattern=r"^\d+-\d+$")] = None
                      ) -> Response:
     """Follow a job's events; reconnect with ``Last-Event-ID`` to resume exactly once."""
-    await run_in_threadpool(jobs.load, redis, tenant, job_id)
+    await run_in_threadpool(load_job, redis, tenant, job_id)
     return await events.event_response(stream_redis, job_id, last_event_id,
                                        settings.sse_keepalive_s)
 

@@ -10,9 +10,6 @@ import pytest
 
 from service.local_stack import RedisServer, Stack, small_spec, wait_for
 
-#: A small problem that solves in a fraction of a second.
-
-
 #: A job that runs until it is cancelled or killed (a long numba loop).
 LONG_SPEC = small_spec(iterations=10**9, time_limit_s=600)
 

@@ -34,6 +34,17 @@ def test_submit_follows_the_job_and_writes_the_result_as_the_api_returns_it(serv
     assert "solving" in done.stderr
 
 
+def test_submit_takes_the_service_and_key_from_the_environment(service: Stack, tmp_path):
+    (tmp_path / "spec.json").write_text(json.dumps(small_spec()))
+    done = subprocess.run(
+        [sys.executable, "-m", "service.cli", "submit", "spec.json"], cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO), "LIGHTTOUCH_URL": service.url,
+             "LIGHTTOUCH_API_KEY": KEYS["alpha"]}, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["status"] == "queued" and answer["links"]["self"] == f"/v1/jobs/{answer['id']}"
+
+
 def test_submit_reports_a_refused_key_and_an_unreachable_service(service: Stack, tmp_path):
     (tmp_path / "spec.json").write_text(json.dumps(small_spec()))
     refused = lighttouch("submit", "spec.json", "--url", service.url, "--api-key", "nope-nope",

@@ -1,12 +1,14 @@
 """The job queue, shared by the HTTP edge and the workers: Redis keys (:mod:`.keys`), job
 states (:mod:`.state`), events and outcomes (:mod:`.events`), the RQ task that runs
-:func:`~worker.pipeline.solve.solve` in a work horse (:mod:`.task`) and the workers
-(:mod:`.workers`).
+:func:`~worker.pipeline.solve.solve` in a work horse (:mod:`.task`), the workers
+(:mod:`.workers`), and a tenant's side: admitting a job (:mod:`.submit`), reading jobs and
+results (:mod:`.records`) and cancelling (:mod:`.cancel`).
 
 A job is an RQ job on the ``lighttouch`` queue whose function is :func:`.task.run_job`; a worker
 forks one work horse per job (so stopping a job, even inside a numba loop, is killing a
-process). Besides RQ's own ``rq:job:{id}`` hash (status, timestamps, ``meta.tenant``), a job
-owns these keys, all expiring ``result_ttl`` seconds after it ends:
+process). Besides RQ's own ``rq:job:{id}`` hash (status, timestamps, ``meta.tenant``), the
+queue keeps these keys (:mod:`.keys` names them all): a job's expire ``result_ttl`` seconds
+after it ends; a tenant's (``{t}``) drop a job when it ends or expires:
 
 =============================  ===========================================================
 key                            holds
@@ -17,7 +19,10 @@ key                            holds
 ``lighttouch:outcome:{id}``    how the job ended (JSON), written once by :func:`.events.finish`
 ``lighttouch:result:{id}``     the Result JSON, serialized once by the work horse
 ``lighttouch:vectors:{id}``    hash of ``.npy`` bytes: ``mean``, ``projected``, ``mixture``
-``lighttouch:active:{t}``      set of tenant ``t``'s jobs not yet ended (the API's cap)
+``lighttouch:active:{t}``      set of tenant ``t``'s jobs not yet ended (its cap)
+``lighttouch:jobs:{t}``        sorted set of tenant ``t``'s newest job ids by submit time
+``lighttouch:idempotency:…``   ``{t}:{sha256(key)}``: the first job submitted under an
+                               ``Idempotency-Key`` (kept ``result_ttl`` seconds)
 =============================  ===========================================================
 
 Every way a job ends goes through :func:`.events.finish`: the work horse on success, RQ's failure

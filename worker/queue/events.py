@@ -1,5 +1,10 @@
 """A job's event stream and its one outcome: every way a job ends goes through :func:`finish`,
-and nothing is appended after its terminal event."""
+and nothing is appended after its terminal event.
+
+:func:`finish` claims the outcome key first (``SET NX``), then appends the terminal event;
+:func:`append_unless_ended` appends in one server-side step that checks the outcome key, so
+an event that would follow the terminal one (a progress report racing a cancel) is dropped.
+"""
 
 from __future__ import annotations
 
@@ -27,6 +32,27 @@ def publish(pipe: Pipeline, job_id: str, event: str, data: dict[str, Any], ttl: 
     pipe.xadd(stream, {"event": event, "data": json_text(data)}, maxlen=STREAM_MAXLEN,
               approximate=True)
     pipe.expire(stream, ttl)
+
+
+_APPEND_UNLESS_ENDED = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], '*', 'event', ARGV[2], 'data', ARGV[3])
+redis.call('EXPIRE', KEYS[2], ARGV[4])
+if ARGV[5] == '1' then redis.call('SET', KEYS[3], ARGV[3], 'EX', ARGV[4]) end
+return 1
+"""
+
+
+def append_unless_ended(connection: Redis, job_id: str, event: str, data: dict[str, Any],
+                        ttl: int, *, latest_progress: bool = False) -> bool:
+    """Append one event to the stream of a job that has not ended; False if it has.
+
+    With ``latest_progress``, ``data`` also becomes the job's latest progress. Both keys
+    expire ``ttl`` seconds later.
+    """
+    keys = [key(OUTCOME, job_id), key(EVENTS, job_id), key(PROGRESS, job_id)]
+    args = [STREAM_MAXLEN, event, json_text(data), ttl, int(latest_progress)]
+    return bool(connection.register_script(_APPEND_UNLESS_ENDED)(keys=keys, args=args))
 
 
 def json_text(data: dict[str, Any]) -> str:

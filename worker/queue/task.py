@@ -20,8 +20,8 @@ from rq.timeouts import JobTimeoutException
 from worker.algorithms.loop import Progress
 from worker.errors import LightTouchError
 from worker.pipeline.solve import solve
-from worker.queue.events import finish, json_text, publish
-from worker.queue.keys import OUTCOME, PROGRESS, RESULT, SPEC, VECTORS, key
+from worker.queue.events import append_unless_ended, finish
+from worker.queue.keys import RESULT, SPEC, VECTORS, key
 from worker.queue.state import JobState
 from worker.result import Result
 from worker.spec.models import parse_spec
@@ -43,17 +43,11 @@ def run_job(time_limit_s: float) -> None:
     """
     job = get_current_job()
     connection = job.connection
-    with connection.pipeline(transaction=False) as pipe:
-        pipe.exists(key(OUTCOME, job.id))
-        pipe.get(key(SPEC, job.id))
-        ended, spec_json = pipe.execute()
-    if ended:   # cancelled while it waited
-        return
     running_ttl = job.timeout + job.result_ttl
-    with connection.pipeline(transaction=False) as pipe:
-        publish(pipe, job.id, "status", {"status": str(JobState.RUNNING)}, running_ttl)
-        pipe.execute()
-    spec = parse_spec(json.loads(spec_json))
+    if not append_unless_ended(connection, job.id, "status", {"status": str(JobState.RUNNING)},
+                               running_ttl):
+        return   # cancelled while it waited
+    spec = parse_spec(json.loads(connection.get(key(SPEC, job.id))))
     if time_limit_s < spec.solver.time_limit_s:
         spec = spec.model_copy(update={
             "solver": spec.solver.model_copy(update={"time_limit_s": time_limit_s})})
@@ -64,11 +58,8 @@ def run_job(time_limit_s: float) -> None:
 def _progress_publisher(connection: Redis, job_id: str, ttl: int) -> Callable[[Progress], None]:
     """The progress callback: each report becomes a ``progress`` event and the latest progress."""
     def publish_progress(progress: Progress) -> None:
-        data = dataclasses.asdict(progress)
-        with connection.pipeline(transaction=False) as pipe:
-            publish(pipe, job_id, "progress", data, ttl)
-            pipe.set(key(PROGRESS, job_id), json_text(data), ex=ttl)
-            pipe.execute()
+        append_unless_ended(connection, job_id, "progress", dataclasses.asdict(progress), ttl,
+                            latest_progress=True)
     return publish_progress
 
 
