@@ -18,10 +18,10 @@ import scipy.sparse as sp
 from worker.data.labels import LABELS, checked_labels, label_kind
 from worker.data.read import LoadStats, read_examples, read_matrix, read_vector
 from worker.errors import SpecError
+from worker.losses import PAIRWISE_BASE, PAIRWISE_HINGE
 from worker.problem.compile_rates import compile_rates
 from worker.problem.compiled import (
     LOSS_CODES,
-    LOSS_HINGE,
     QUADRATIC,
     CompiledProblem,
     ConstraintSet,
@@ -110,7 +110,7 @@ def _objective(spec: Spec, source) -> tuple[Objective, int | None]:
         return Objective(QUADRATIC, sp.csr_matrix((0, d)), np.zeros(0), q, c, obj.l2,
                          obj.l1), d
     assert isinstance(obj, EmpiricalRisk)
-    if obj.loss == "pairwise_hinge":
+    if obj.loss == PAIRWISE_HINGE:
         return _pairwise_objective(obj, source)
     features, labels = source.examples(obj.data.features, obj.data.labels, "objective.data")
     features = _as_csr(features)
@@ -134,7 +134,7 @@ def _rowless(spec: Spec, width: int) -> tuple[Objective, int]:
 
 
 def _pairwise_objective(obj: EmpiricalRisk, source) -> tuple[Objective, int]:
-    """pairwise_hinge is hinge loss with label 1 on the rows x+ - x-."""
+    """pairwise_hinge is its base loss (hinge) with label 1 on the rows x+ - x-."""
     positive = _as_csr(source.matrix(obj.data.positive, "objective.data.positive"))
     negative = _as_csr(source.matrix(obj.data.negative, "objective.data.negative"))
     if positive.shape != negative.shape:
@@ -145,7 +145,7 @@ def _pairwise_objective(obj: EmpiricalRisk, source) -> tuple[Objective, int]:
     difference = _as_csr(positive - negative)
     difference.eliminate_zeros()
     ones = np.ones(difference.shape[0])
-    return Objective(LOSS_HINGE, difference, ones, sp.csr_matrix((0, 0)), np.zeros(0),
+    return Objective(PAIRWISE_BASE.code, difference, ones, sp.csr_matrix((0, 0)), np.zeros(0),
                      obj.l2, obj.l1), difference.shape[1]
 
 

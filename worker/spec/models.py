@@ -13,10 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from worker.data.refs import MAX_SIZE, MatrixValue, VectorValue
 from worker.errors import SpecError
-from worker.losses import LOSSES
-
-#: ``objective.loss``: every registered loss, and ``pairwise_hinge`` (the hinge on x+ - x-).
-LOSS_NAMES = (*LOSSES, "pairwise_hinge")
+from worker.losses import LOSS_NAMES, PAIRWISE_HINGE
 
 ALGORITHMS = ("auto", "lighttouch", "fulltouch", "midtouch", "projected_sgd", "epro_sgd",
               "epro_orda", "svrg_ol", "lagrangian", "proxy_lagrangian")
@@ -61,7 +58,7 @@ class EmpiricalRisk(StrictModel):
     @model_validator(mode="after")
     def _data_fits_loss(self) -> EmpiricalRisk:
         data = self.data
-        if self.loss == "pairwise_hinge":
+        if self.loss == PAIRWISE_HINGE:
             missing = [k for k in ("positive", "negative") if getattr(data, k) is None]
             extra = [k for k in ("features", "labels") if getattr(data, k) is not None]
             if missing or extra:
