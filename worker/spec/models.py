@@ -7,7 +7,7 @@ ranges, shapes) happen when the spec is compiled (:mod:`worker.problem.compile`)
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -279,7 +279,13 @@ def parse_spec(raw: Any) -> Spec:
         raise SpecError(issues) from None
 
 
-_TAGS = {"linear", "ordering", "monotone_lattice", "rate", "empirical_risk", "quadratic"}
+def _tags(union: Any) -> set[str]:
+    """The ``type`` values of the members of a discriminated union (``Annotated[A | B, ...]``)."""
+    members = get_args(get_args(union)[0])
+    return {get_args(member.model_fields["type"].annotation)[0] for member in members}
+
+
+_TAGS = _tags(Constraint) | _tags(Objective)
 _TYPE_NAMES = {"float", "int", "str", "bool", "list", "dict", "CooMatrix", "DataRef", "RateTerm",
                "Minibatch", "Bounds"}
 
