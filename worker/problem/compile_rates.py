@@ -1,4 +1,4 @@
-"""Spec rate constraints → :class:`~worker.rates.RateSet`, with errors naming the JSON path.
+"""Spec rate constraints → :class:`~worker.problem.rates.RateSet`, with errors naming the JSON path.
 
 Rates are counted on the objective's examples (``objective.data.groups`` names the groups)
 or on a constraint's own ``data``. Refused with a :class:`~worker.errors.SpecError`:
