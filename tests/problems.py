@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from worker.problem.compile import lattice_edges
 from worker.problem.compiled import LOSS_CODES, QUADRATIC, CompiledProblem, ConstraintSet, Objective
+from worker.problem.lattice_rows import lattice_edges
 
 
 def ordering_rows(pairs: np.ndarray, d: int) -> sp.csr_matrix:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from worker.losses.record import CLASSES, Loss
+from worker.losses.label_rules import CLASSES
+from worker.losses.record import Loss
 
 #: The integer the kernels switch on.
 CODE = 0

@@ -7,9 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: Label kinds: class labels +1/-1 (1/0 accepted, 0 meaning -1), or any real target.
-CLASSES = "classes"
-TARGETS = "targets"
+from worker.losses.label_rules import LabelRule
 
 
 @dataclass(frozen=True)
@@ -24,8 +22,10 @@ class Loss:
         The integer the kernels switch on (:func:`worker.kernels.objective.loss_value`).
     formula : str
         The loss in words, for documentation and errors.
-    labels : str
-        :data:`CLASSES` or :data:`TARGETS`: which labels the loss takes.
+    labels : LabelRule
+        Which labels the loss takes and how the kernels receive them:
+        :data:`~worker.losses.label_rules.CLASSES` or
+        :data:`~worker.losses.label_rules.TARGETS`.
     value, slope : numba dispatchers
         ``l(s, y)`` and a subgradient ``dl/ds``, on scalars, compiled.
     reference_value, reference_slope : callable
@@ -35,7 +35,7 @@ class Loss:
     name: str
     code: int
     formula: str
-    labels: str
+    labels: LabelRule
     value: Callable
     slope: Callable
     reference_value: Callable[[np.ndarray, np.ndarray], np.ndarray]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from worker.losses.record import TARGETS, Loss
+from worker.losses.label_rules import TARGETS
+from worker.losses.record import Loss
 
 #: The integer the kernels switch on.
 CODE = 2

@@ -1,5 +1,7 @@
 """Spec → :class:`~worker.problem.CompiledProblem`: read the data, check it against the
-dimension, and lower every constraint block to unit-norm rows of one CSR matrix.
+dimension, and compile every constraint block by its type's record in
+:data:`~worker.problem.constraint_types.CONSTRAINT_TYPES` (linear types into unit-norm rows of
+one CSR matrix, rates into one rate set).
 
 Errors are :class:`~worker.errors.SpecError` / :class:`~worker.errors.DataError` whose text
 starts with the JSON path, e.g. ``constraints[2].pairs[5]: index 9000 is out of range for
@@ -18,26 +20,12 @@ import scipy.sparse as sp
 from worker.data.labels import LABELS, checked_labels, label_kind
 from worker.data.read import LoadStats, read_examples, read_matrix, read_vector
 from worker.errors import SpecError
-from worker.problem.compile_rates import compile_rates
-from worker.problem.compiled import (
-    LOSS_CODES,
-    LOSS_HINGE,
-    QUADRATIC,
-    CompiledProblem,
-    ConstraintSet,
-    Objective,
-)
-from worker.spec.models import (
-    EmpiricalRisk,
-    LinearConstraint,
-    MonotoneLatticeConstraint,
-    OrderingConstraint,
-    Quadratic,
-    RateConstraint,
-    Spec,
-)
-
-_SQRT_HALF = math.sqrt(0.5)
+from worker.losses import PAIRWISE_BASE, PAIRWISE_HINGE
+from worker.problem.compiled import LOSS_CODES, QUADRATIC, CompiledProblem, ConstraintSet, Objective
+from worker.problem.constraint_types import CONSTRAINT_TYPES, RATES, ROWS
+from worker.problem.csr import as_csr
+from worker.problem.rates import RateSet
+from worker.spec.models import EmpiricalRisk, Quadratic, Spec
 
 
 class DataSource:
@@ -77,29 +65,34 @@ def compile_problem(spec: Spec, source: Sequence[Path] | DataSource,
     objective = _fit_objective(objective, d)
     lower, upper = _bounds(spec, d, source)
     notes: list[str] = []
-    blocks = [_constraint_block(c, f"constraints[{k}]", d, source, notes)
-              for k, c in enumerate(spec.constraints) if not isinstance(c, RateConstraint)]
+    return CompiledProblem(objective=objective,
+                           constraints=_constraint_rows(spec, d, source, notes),
+                           lower=lower, upper=upper, notes=notes,
+                           rates=_rates(spec, objective, source, d))
+
+
+def _constraint_rows(spec: Spec, d: int, source, notes: list[str]) -> ConstraintSet:
+    """Every block of a :data:`ROWS` type compiled by its record, stacked in spec order."""
+    blocks = [record.compile(constraint, f"constraints[{k}]", d, source, notes)
+              for k, constraint in enumerate(spec.constraints)
+              if (record := CONSTRAINT_TYPES[constraint.type]).form == ROWS]
     matrix = sp.vstack([b[0] for b in blocks], format="csr") if blocks else sp.csr_matrix((0, d))
     rhs = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0)
     matrix.sort_indices()
-    return CompiledProblem(objective=objective,
-                           constraints=ConstraintSet(matrix=sp.csr_matrix(matrix), rhs=rhs),
-                           lower=lower, upper=upper, notes=notes,
-                           rates=compile_rates(spec, objective, source, d))
+    return ConstraintSet(matrix=sp.csr_matrix(matrix), rhs=rhs)
 
 
-def _as_csr(matrix) -> sp.csr_matrix:
-    csr = sp.csr_matrix(matrix, dtype=np.float64)
-    csr.sum_duplicates()
-    csr.sort_indices()
-    return csr
+def _rates(spec: Spec, objective: Objective, source, d: int) -> RateSet | None:
+    """The problem's one rate set, from the one :data:`RATES` type's record."""
+    (record,) = [record for record in CONSTRAINT_TYPES.values() if record.form == RATES]
+    return record.compile(spec, objective, source, d)
 
 
 def _objective(spec: Spec, source) -> tuple[Objective, int | None]:
     """The objective with data read; its own width (d) when the data fix it."""
     obj = spec.objective
     if isinstance(obj, Quadratic):
-        q = _as_csr(source.matrix(obj.Q, "objective.Q"))
+        q = as_csr(source.matrix(obj.Q, "objective.Q"))
         if q.shape[0] != q.shape[1]:
             raise SpecError.at("objective.Q", f"Q must be square, got shape {q.shape}")
         d = q.shape[0]
@@ -110,10 +103,10 @@ def _objective(spec: Spec, source) -> tuple[Objective, int | None]:
         return Objective(QUADRATIC, sp.csr_matrix((0, d)), np.zeros(0), q, c, obj.l2,
                          obj.l1), d
     assert isinstance(obj, EmpiricalRisk)
-    if obj.loss == "pairwise_hinge":
+    if obj.loss == PAIRWISE_HINGE:
         return _pairwise_objective(obj, source)
     features, labels = source.examples(obj.data.features, obj.data.labels, "objective.data")
-    features = _as_csr(features)
+    features = as_csr(features)
     if labels.shape[0] != features.shape[0]:
         raise SpecError.at("objective.data.labels", f"{labels.shape[0]} labels for "
                            f"{features.shape[0]} feature rows; give one label per row")
@@ -134,18 +127,18 @@ def _rowless(spec: Spec, width: int) -> tuple[Objective, int]:
 
 
 def _pairwise_objective(obj: EmpiricalRisk, source) -> tuple[Objective, int]:
-    """pairwise_hinge is hinge loss with label 1 on the rows x+ - x-."""
-    positive = _as_csr(source.matrix(obj.data.positive, "objective.data.positive"))
-    negative = _as_csr(source.matrix(obj.data.negative, "objective.data.negative"))
+    """pairwise_hinge is its base loss (hinge) with label 1 on the rows x+ - x-."""
+    positive = as_csr(source.matrix(obj.data.positive, "objective.data.positive"))
+    negative = as_csr(source.matrix(obj.data.negative, "objective.data.negative"))
     if positive.shape != negative.shape:
         raise SpecError.at("objective.data.negative", f"shape {negative.shape} differs from "
                            f"data.positive's {positive.shape}; pairs need equal shapes")
     if positive.shape[0] == 0:
         raise SpecError.at("objective.data.positive", "no pairs; give at least one row")
-    difference = _as_csr(positive - negative)
+    difference = as_csr(positive - negative)
     difference.eliminate_zeros()
     ones = np.ones(difference.shape[0])
-    return Objective(LOSS_HINGE, difference, ones, sp.csr_matrix((0, 0)), np.zeros(0),
+    return Objective(PAIRWISE_BASE.code, difference, ones, sp.csr_matrix((0, 0)), np.zeros(0),
                      obj.l2, obj.l1), difference.shape[1]
 
 
@@ -209,108 +202,3 @@ def _bounds(spec: Spec, d: int, source) -> tuple[np.ndarray, np.ndarray]:
                            f"lower {lower[j]} > upper {upper[j]} at coordinate {j}; "
                            "W would be empty")
     return lower, upper
-
-
-def _constraint_block(constraint, path: str, d: int, source, notes: list[str]):
-    """(unit-row CSR (m_k, d), rhs (m_k,)) for one constraint block, by its type's entry in
-    :data:`CONSTRAINT_BLOCKS`."""
-    return CONSTRAINT_BLOCKS[constraint.type](constraint, path, d, source, notes)
-
-
-def _ordering_block(constraint: OrderingConstraint, path: str, d: int, source, notes):
-    """Rows of ``pairs`` or of the consecutive pairs of a ``chain``."""
-    if constraint.pairs is not None:
-        pairs = np.array(constraint.pairs, dtype=np.int64).reshape(-1, 2)
-        _check_indices(pairs, f"{path}.pairs", d, pair=True)
-    else:
-        chain = np.array(constraint.chain, dtype=np.int64)
-        _check_indices(chain, f"{path}.chain", d, pair=False)
-        pairs = np.column_stack([chain[:-1], chain[1:]])
-    return _ordering_rows(pairs, d, path)
-
-
-def _lattice_block(constraint: MonotoneLatticeConstraint, path: str, d: int, source, notes):
-    """Rows of the lattice's monotonicity edges."""
-    return _ordering_rows(lattice_edges(constraint.shape, constraint.increasing, d, path),
-                          d, path)
-
-
-def _linear_block(constraint: LinearConstraint, path: str, d: int, source, notes):
-    a = _as_csr(source.matrix(constraint.A, f"{path}.A"))
-    b = source.vector(constraint.b, f"{path}.b")
-    if a.shape[1] != d:
-        raise SpecError.at(f"{path}.A", f"A has {a.shape[1]} columns; dimension is {d}")
-    if b.shape[0] != a.shape[0]:
-        raise SpecError.at(f"{path}.b", f"length {b.shape[0]} does not match A's "
-                           f"{a.shape[0]} rows")
-    norms = np.sqrt(np.asarray(a.multiply(a).sum(axis=1)).ravel())
-    zero = norms == 0
-    impossible = np.flatnonzero(zero & (b < 0))
-    if impossible.size:
-        r = int(impossible[0])
-        raise SpecError.at(f"{path}.A", f"row {r} is all zeros but b[{r}] = {b[r]} < 0: "
-                           "0 <= b can never hold; remove the row or fix b")
-    if zero.any():
-        notes.append(f"{path}: dropped {int(zero.sum())} all-zero rows of A (b >= 0, "
-                     "always satisfied)")
-    keep = np.flatnonzero(~zero)
-    scale = sp.diags(1.0 / norms[keep])
-    return _as_csr(scale @ a[keep]), b[keep] / norms[keep]
-
-
-def _check_indices(indices: np.ndarray, path: str, d: int, pair: bool) -> None:
-    flat = indices.ravel()
-    bad = np.flatnonzero((flat < 0) | (flat >= d))
-    if bad.size:
-        k = int(bad[0])
-        where = f"{path}[{k // 2}][{k % 2}]" if pair else f"{path}[{k}]"
-        raise SpecError.at(where, f"index {flat[k]} is out of range for dimension {d} "
-                           f"(valid: 0..{d - 1})")
-    if pair:
-        same = np.flatnonzero(indices[:, 0] == indices[:, 1])
-        if same.size:
-            raise SpecError.at(f"{path}[{int(same[0])}]", "a pair needs two different indices")
-    elif len(np.unique(flat)) != flat.size:
-        raise SpecError.at(path, "a chain visits an index twice; orderings would be cyclic")
-
-
-def _ordering_rows(pairs: np.ndarray, d: int, path: str):
-    """Rows (e_i - e_j)/sqrt(2), rhs 0, for pairs (i, j) meaning w_i <= w_j."""
-    m = pairs.shape[0]
-    rows = np.repeat(np.arange(m), 2)
-    data = np.tile([_SQRT_HALF, -_SQRT_HALF], m)
-    matrix = sp.csr_matrix((data, (rows, pairs.ravel())), shape=(m, d))
-    return _as_csr(matrix), np.zeros(m)
-
-
-def lattice_edges(shape: list[int], increasing: list[int], d: int, path: str) -> np.ndarray:
-    """Pairs (v, v + stride_k) of lattice vertices (C order) along each increasing axis k.
-
-    Returns
-    -------
-    ndarray, shape (m, 2)
-        For shape [2]*12 with all axes increasing, m = 12 * 2**11 = 24,576 (paper §6).
-    """
-    size = math.prod(shape)
-    if size != d:
-        raise SpecError.at(f"{path}.shape", f"the lattice has {size} vertices but the "
-                           f"dimension is {d}; shape's product must equal the dimension")
-    vertices = np.arange(size, dtype=np.int64).reshape(shape)
-    edges = []
-    for axis in sorted(increasing):
-        low = np.take(vertices, np.arange(shape[axis] - 1), axis=axis).ravel()
-        high = np.take(vertices, np.arange(1, shape[axis]), axis=axis).ravel()
-        edges.append(np.column_stack([low, high]))
-    return np.concatenate(edges) if edges else np.zeros((0, 2), dtype=np.int64)
-
-
-#: Constraint types that compile to linear rows, by the spec's ``type``: each returns
-#: (unit-norm rows, CSR (m_k, d); rhs (m_k,)). Evaluation (g = A w - b), the LightTouch
-#: loop and the exact projection (isotonic when every row is an ordering, else the QP) work
-#: on the rows, so a new linear type needs only its spec model and an entry here. Rate
-#: constraints are not linear in w: :mod:`worker.problem.compile_rates` compiles them.
-CONSTRAINT_BLOCKS = {
-    "linear": _linear_block,
-    "ordering": _ordering_block,
-    "monotone_lattice": _lattice_block,
-}

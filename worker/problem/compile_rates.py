@@ -1,4 +1,4 @@
-"""Spec rate constraints → :class:`~worker.rates.RateSet`, with errors naming the JSON path.
+"""Spec rate constraints → :class:`~worker.problem.rates.RateSet`, with errors naming the JSON path.
 
 Rates are counted on the objective's examples (``objective.data.groups`` names the groups)
 or on a constraint's own ``data``. Refused with a :class:`~worker.errors.SpecError`:
@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 from worker.data.labels import checked_labels
 from worker.errors import SpecError
-from worker.losses import BY_CODE, CLASSES, TARGETS
+from worker.losses import BY_CODE, CLASSES, PAIRWISE_HINGE, TARGETS
 from worker.problem.compiled import QUADRATIC, Objective
 from worker.problem.rates import METRICS, RateSet, build_rate_set, rate_rows
 from worker.spec.models import EmpiricalRisk, RateConstraint, RateTerm, Spec
@@ -107,13 +107,13 @@ def _objective_examples(spec: Spec, objective: Objective, source, path: str,
                         offset: int) -> _Examples:
     obj = spec.objective
     if objective.kind == QUADRATIC or not isinstance(obj, EmpiricalRisk) \
-            or obj.loss == "pairwise_hinge":
+            or obj.loss == PAIRWISE_HINGE:
         kind = "a quadratic objective" if objective.kind == QUADRATIC else \
             "a pairwise_hinge objective (its rows are pairs)"
         raise SpecError.at(path, f"rate constraints count predictions on the objective's "
                            f"examples, and {kind} has no scored examples; give this "
                            "constraint its own 'data' (features, labels, groups)")
-    labels = None if BY_CODE[objective.kind].labels == TARGETS else objective.labels
+    labels = None if BY_CODE[objective.kind].labels is TARGETS else objective.labels
     groups = _groups(obj.data.groups, objective.n, "objective.data.groups", source)
     return _Examples(objective.features, labels, groups, offset, "objective.data.groups")
 

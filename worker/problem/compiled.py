@@ -36,11 +36,13 @@ class Objective:
     ----------
     kind : int
         A loss code of :data:`LOSS_CODES` (:mod:`worker.losses`) or ``QUADRATIC``.
-        ``pairwise_hinge`` is compiled to ``LOSS_HINGE`` on rows ``x+ - x-`` with labels 1.
+        ``pairwise_hinge`` is compiled to its base loss (hinge) on rows ``x+ - x-`` with
+        labels 1 (:data:`worker.losses.PAIRWISE_BASE`).
     features : scipy.sparse.csr_matrix, shape (n, d)
         Example rows (empty, shape (0, d), for ``QUADRATIC``).
     labels : ndarray, shape (n,)
-        +-1 for hinge/logistic, real targets for squared.
+        As the loss's label rule gives them to the kernels: +-1 for class labels, real
+        targets for squared.
     quadratic : scipy.sparse.csr_matrix, shape (d, d)
         Symmetric PSD Q (empty for losses).
     linear : ndarray, shape (d,)

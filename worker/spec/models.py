@@ -7,16 +7,13 @@ ranges, shapes) happen when the spec is compiled (:mod:`worker.problem.compile`)
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from worker.data.refs import MAX_SIZE, MatrixValue, VectorValue
 from worker.errors import SpecError
-from worker.losses import LOSSES
-
-#: ``objective.loss``: every registered loss, and ``pairwise_hinge`` (the hinge on x+ - x-).
-LOSS_NAMES = (*LOSSES, "pairwise_hinge")
+from worker.losses import LOSS_NAMES, PAIRWISE_HINGE
 
 ALGORITHMS = ("auto", "lighttouch", "fulltouch", "midtouch", "projected_sgd", "epro_sgd",
               "epro_orda", "svrg_ol", "lagrangian", "proxy_lagrangian")
@@ -61,7 +58,7 @@ class EmpiricalRisk(StrictModel):
     @model_validator(mode="after")
     def _data_fits_loss(self) -> EmpiricalRisk:
         data = self.data
-        if self.loss == "pairwise_hinge":
+        if self.loss == PAIRWISE_HINGE:
             missing = [k for k in ("positive", "negative") if getattr(data, k) is None]
             extra = [k for k in ("features", "labels") if getattr(data, k) is not None]
             if missing or extra:
@@ -282,7 +279,13 @@ def parse_spec(raw: Any) -> Spec:
         raise SpecError(issues) from None
 
 
-_TAGS = {"linear", "ordering", "monotone_lattice", "rate", "empirical_risk", "quadratic"}
+def _tags(union: Any) -> set[str]:
+    """The ``type`` values of the members of a discriminated union (``Annotated[A | B, ...]``)."""
+    members = get_args(get_args(union)[0])
+    return {get_args(member.model_fields["type"].annotation)[0] for member in members}
+
+
+_TAGS = _tags(Constraint) | _tags(Objective)
 _TYPE_NAMES = {"float", "int", "str", "bool", "list", "dict", "CooMatrix", "DataRef", "RateTerm",
                "Minibatch", "Bounds"}
 

@@ -27,18 +27,19 @@ import pyarrow.parquet as pq
 
 from worker.data.formats.parsed import Parsed
 from worker.errors import DataError
-from worker.losses import CLASSES, LOSSES
+from worker.losses import LOSSES
 
 if TYPE_CHECKING:
     from worker.data.refs import DataRef
 
 _FAILED_COLUMN = re.compile(r"In CSV column #(\d+)")
 
-#: Labels as the error message words them, for every loss of :mod:`worker.losses`.
-LABEL_RULE = ("labels must be numbers: +1/-1 (or 1/0, 0 meaning -1) for "
-              + ", ".join(name for name, loss in LOSSES.items() if loss.labels == CLASSES)
-              + "; any real number for "
-              + ", ".join(name for name, loss in LOSSES.items() if loss.labels != CLASSES))
+#: Labels as the error message words them: each label rule of :mod:`worker.losses` and the
+#: losses that follow it.
+LABEL_RULE = "labels must be numbers: " + "; ".join(
+    f"{rule.sentence} for " + ", ".join(name for name, loss in LOSSES.items()
+                                        if loss.labels is rule)
+    for rule in dict.fromkeys(loss.labels for loss in LOSSES.values()))
 
 
 def read_csv(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:

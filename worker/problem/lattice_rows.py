@@ -1,0 +1,44 @@
+"""``{"type": "monotone_lattice", "shape": ..., "increasing": ...}`` → the order rows of the
+lattice's monotonicity edges (:func:`worker.problem.ordering_rows.order_rows`)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+
+from worker.errors import SpecError
+from worker.problem.ordering_rows import order_rows
+from worker.spec.models import MonotoneLatticeConstraint
+
+
+def lattice_rows(constraint: MonotoneLatticeConstraint, path: str, d: int, source,
+                 notes: list[str]) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Rows w_v <= w_(v + stride_k) for every edge along each increasing axis k.
+
+    Parameters and returns as :func:`worker.problem.linear_rows.linear_rows` (``source`` and
+    ``notes`` are not used: the block is inline).
+    """
+    return order_rows(lattice_edges(constraint.shape, constraint.increasing, d, path), d)
+
+
+def lattice_edges(shape: list[int], increasing: list[int], d: int, path: str) -> np.ndarray:
+    """Pairs (v, v + stride_k) of lattice vertices (C order) along each increasing axis k.
+
+    Returns
+    -------
+    ndarray, shape (m, 2)
+        For shape [2]*12 with all axes increasing, m = 12 * 2**11 = 24,576 (paper §6).
+    """
+    size = math.prod(shape)
+    if size != d:
+        raise SpecError.at(f"{path}.shape", f"the lattice has {size} vertices but the "
+                           f"dimension is {d}; shape's product must equal the dimension")
+    vertices = np.arange(size, dtype=np.int64).reshape(shape)
+    edges = []
+    for axis in sorted(increasing):
+        low = np.take(vertices, np.arange(shape[axis] - 1), axis=axis).ravel()
+        high = np.take(vertices, np.arange(1, shape[axis]), axis=axis).ravel()
+        edges.append(np.column_stack([low, high]))
+    return np.concatenate(edges) if edges else np.zeros((0, 2), dtype=np.int64)
