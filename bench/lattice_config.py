@@ -58,23 +58,15 @@ class Settings:
 
 @dataclass(frozen=True)
 class RunPlan:
-    """One solver configuration to benchmark.
+    """One solver configuration to benchmark."""
 
-    Attributes
-    ----------
-    name : str
-        Key in the JSON and plot legend.
-    description : str
-        What the configuration is, in words.
-    options : SolverOptions
-        Exactly what ``run_algorithm`` receives.
-    budget : str
-        How the run is stopped ("iterations" or "time").
-    """
-
+    #: Key in the JSON and plot legend.
     name: str
+    #: What the configuration is, in words.
     description: str
+    #: Exactly what ``run_algorithm`` receives.
     options: SolverOptions
+    #: How the run is stopped ("iterations" or "time").
     budget: str
 
 

@@ -16,20 +16,7 @@ from tests import reference
 from tests.problems import random_problem
 from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.games import initial_state, rate_arrays
-from worker.kernels.games import (
-    LAGRANGIAN,
-    PROXY_EXTERNAL,
-    PROXY_SWAP,
-    SURROGATE_HINGE,
-    SURROGATE_RAMP,
-    GameConfig,
-    external_regret_update,
-    game_steps,
-    normalize_log_columns,
-    project_multipliers,
-    stationary_distribution,
-    swap_regret_update,
-)
+from worker.kernels import games as games_kernels
 from worker.problem.compiled import CompiledProblem
 from worker.problem.rates import build_rate_set
 
@@ -58,9 +45,9 @@ TFCO_EXTERNAL_STATES = [[0.4, 0.2, 0.2, 0.2],
 def test_swap_regret_player_reproduces_tfco_and_is_stationary():
     log_m = np.log(np.array(TFCO_SWAP_STATES[0]))
     lam = np.full(4, 0.25)
-    stationary_distribution(log_m, lam)
+    games_kernels.stationary_distribution(log_m, lam)
     for expected in TFCO_SWAP_STATES[1:]:
-        swap_regret_update(log_m, lam, CONSTANT_CONSTRAINTS, 1.0, FLOOR)
+        games_kernels.swap_regret_update(log_m, lam, CONSTANT_CONSTRAINTS, 1.0, FLOOR)
         np.testing.assert_allclose(np.exp(log_m), expected, rtol=0, atol=1e-6)
         np.testing.assert_allclose(np.exp(log_m) @ lam, lam, rtol=0, atol=1e-9)
         assert lam.sum() == pytest.approx(1.0, abs=1e-12)
@@ -70,7 +57,7 @@ def test_external_regret_player_reproduces_tfco():
     log_lam = np.log(np.array(TFCO_EXTERNAL_STATES[0]))
     lam = np.exp(log_lam)
     for expected in TFCO_EXTERNAL_STATES[1:]:
-        external_regret_update(log_lam, lam, CONSTANT_CONSTRAINTS, 1.0, FLOOR)
+        games_kernels.external_regret_update(log_lam, lam, CONSTANT_CONSTRAINTS, 1.0, FLOOR)
         np.testing.assert_allclose(lam, expected, rtol=0, atol=1e-6)
 
 
@@ -78,11 +65,11 @@ def test_external_regret_player_reproduces_tfco():
 @given(arrays(np.float64, (5, 5), elements=st.floats(-30, 5)))
 def test_stationary_distribution_of_any_floored_matrix(logits):
     log_m = logits.copy()
-    normalize_log_columns(log_m, math.log(1e-3 / 5))
+    games_kernels.normalize_log_columns(log_m, math.log(1e-3 / 5))
     matrix = np.exp(log_m)
     np.testing.assert_allclose(matrix.sum(axis=0), 1.0, atol=1e-12)
     lam = np.full(5, 0.2)
-    stationary_distribution(log_m, lam)
+    games_kernels.stationary_distribution(log_m, lam)
     assert np.all(lam >= 0) and lam.sum() == pytest.approx(1.0, abs=1e-12)
     np.testing.assert_allclose(matrix @ lam, lam, rtol=0, atol=1e-9)
 
@@ -91,7 +78,7 @@ def test_stationary_distribution_of_any_floored_matrix(logits):
 @given(arrays(np.float64, 7, elements=st.floats(-5, 5)), st.floats(0.01, 10))
 def test_multiplier_projection_is_the_euclidean_projection(values, radius):
     lam = np.concatenate([[1.0], values])
-    project_multipliers(lam, radius)
+    games_kernels.project_multipliers(lam, radius)
     assert lam[0] == 1.0 and np.all(lam[1:] >= 0) and lam[1:].sum() <= radius + 1e-9
     # optimality: no feasible direction decreases ||lam - values||, checked against a grid
     # of the KKT form lam = max(values - tau, 0) with tau >= 0 (tau > 0 only at the radius)
@@ -122,7 +109,7 @@ def reference_game(problem, cfg, steps, seed, formulation):
     bounded by the hinge, or by the ramp (the hinge clipped at 1, flat above)."""
     rng = reference.Xoroshiro(seed)
     o, rates = problem.objective, problem.rates
-    form = rates.relaxed if formulation == LAGRANGIAN else rates.proxy
+    form = rates.relaxed if formulation == games_kernels.LAGRANGIAN else rates.proxy
     x, xr = o.features.toarray(), rates.features.toarray()
     a, b = problem.constraints.matrix.toarray(), problem.constraints.rhs
     plus, minus = form.plus.toarray(), form.minus.toarray()
@@ -141,37 +128,46 @@ def reference_game(problem, cfg, steps, seed, formulation):
             s = xr[i] @ w
             up, down = max(0.0, 1 + s), max(0.0, 1 - s)
             rising_up, rising_down = up > 0, down > 0
-            if cfg.surrogate == SURROGATE_RAMP:
+            if cfg.surrogate == games_kernels.SURROGATE_RAMP:
                 rising_up, rising_down = rising_up and up < 1, rising_down and down < 1
                 up, down = min(up, 1.0), min(down, 1.0)
-            if formulation == LAGRANGIAN:
+            if formulation == games_kernels.LAGRANGIAN:
                 values[problem.m:] += share * (plus[:, i] * up + minus[:, i] * down)
             else:
                 values[problem.m:] += share * (plus[:, i] * (s > 0) + minus[:, i] * (s <= 0))
             slope = plus[:, i] * rising_up - minus[:, i] * rising_down
             direction += share * (lam[1 + problem.m:] @ slope) * xr[i]
         w = np.clip(w - cfg.eta_w / np.sqrt(t) * direction, problem.lower, problem.upper)
-        if formulation == LAGRANGIAN:
+        if formulation == games_kernels.LAGRANGIAN:
             lam[1:] += cfg.eta_lambda * values
-            project_multipliers(lam, cfg.radius)
-        elif formulation == PROXY_SWAP:
-            swap_regret_update(log_m, lam, values, cfg.eta_lambda, cfg.log_floor)
+            games_kernels.project_multipliers(lam, cfg.radius)
+        elif formulation == games_kernels.PROXY_SWAP:
+            games_kernels.swap_regret_update(log_m, lam, values, cfg.eta_lambda, cfg.log_floor)
         else:
-            external_regret_update(log_lam, lam, values, cfg.eta_lambda, cfg.log_floor)
+            games_kernels.external_regret_update(
+                log_lam, lam, values, cfg.eta_lambda, cfg.log_floor
+            )
     return w, lam
 
 
-@pytest.mark.parametrize("surrogate", [SURROGATE_HINGE, SURROGATE_RAMP], ids=["hinge", "ramp"])
-@pytest.mark.parametrize("formulation", [LAGRANGIAN, PROXY_SWAP, PROXY_EXTERNAL])
+@pytest.mark.parametrize(
+    "surrogate",
+    [games_kernels.SURROGATE_HINGE, games_kernels.SURROGATE_RAMP],
+    ids=["hinge", "ramp"],
+)
+@pytest.mark.parametrize(
+    "formulation",
+    [games_kernels.LAGRANGIAN, games_kernels.PROXY_SWAP, games_kernels.PROXY_EXTERNAL],
+)
 def test_game_steps_match_reference(formulation, surrogate):
     problem = small_rate_problem()
     arrays = problem_arrays(problem, problem.m)
-    rates = rate_arrays(problem.rates, problem.d, relaxed=formulation == LAGRANGIAN)
-    cfg = GameConfig(formulation=formulation, eta_w=0.3, eta_lambda=0.5, radius=5.0,
+    rates = rate_arrays(problem.rates, problem.d, relaxed=formulation == games_kernels.LAGRANGIAN)
+    cfg = games_kernels.GameConfig(formulation=formulation, eta_w=0.3, eta_lambda=0.5, radius=5.0,
                      log_floor=math.log(1e-3 / (problem.m_total + 1)), k_f=3, k_r=4,
                      surrogate=surrogate)
     state = initial_state(np.zeros(problem.d), problem.m_total, formulation, 9)
-    game_steps(arrays, rates, cfg, state, 60)
+    games_kernels.game_steps(arrays, rates, cfg, state, 60)
     w, lam = reference_game(problem, cfg, 60, 9, formulation)
     np.testing.assert_allclose(state.w, w, rtol=0, atol=1e-10)
     np.testing.assert_allclose(state.lam, lam, rtol=0, atol=1e-10)

@@ -8,18 +8,9 @@ import pytest
 from tests import reference
 from tests.problems import random_problem
 from worker.algorithms.arrays import new_state, problem_arrays, run_config
+from worker.kernels import layout
 from worker.kernels.distribution import init_distribution, log_weight
 from worker.kernels.iteration import run_iterations, running_average
-from worker.kernels.layout import (
-    CHECKS,
-    ITERATION,
-    MODE_FULL,
-    MODE_LIGHT,
-    RADIUS,
-    STEP_ADAGRAD,
-    STEP_DOG,
-    STEP_SCHEDULE,
-)
 from worker.kernels.objective import objective_value
 
 LOSSES = ["hinge", "logistic", "squared", "quadratic"]
@@ -27,13 +18,13 @@ CONSTRAINTS = ["linear", "ordering", "lattice"]
 
 
 def compiled_run(problem, *, mode, iterations, groups, minibatch, lazy, seed=3, l2_rate=True,
-                 step_rule=STEP_SCHEDULE):
+                 step_rule=layout.STEP_SCHEDULE):
     arrays = problem_arrays(problem, groups)
     cfg = run_config(arrays, mode=mode, gamma=2.0, eta_w=0.5, eta_p=0.25,
                      strong_convexity=problem.objective.l2, minibatch=minibatch, lazy=lazy,
                      step_rule=step_rule)
     state = new_state(arrays, np.clip(np.zeros(problem.d), problem.lower, problem.upper), seed)
-    if mode == MODE_LIGHT:
+    if mode == layout.MODE_LIGHT:
         init_distribution(arrays, cfg, state, state.w, 1)
     iterates = [state.w.copy()]
     for _ in range(iterations):
@@ -48,30 +39,34 @@ def compiled_run(problem, *, mode, iterations, groups, minibatch, lazy, seed=3, 
 def test_lighttouch_dense_matches_reference(loss, constraint, minibatch):
     problem = random_problem(loss, constraint, d=8, l2=0.1 if loss == "logistic" else 0.0)
     groups = problem.m if constraint != "lattice" else 4
-    _, _, state, iterates = compiled_run(problem, mode=MODE_LIGHT, iterations=150,
+    _, _, state, iterates = compiled_run(problem, mode=layout.MODE_LIGHT, iterations=150,
                                          groups=groups, minibatch=minibatch, lazy=False)
     expected = reference.run(problem, mode="light", iterations=150, gamma=2.0, eta_w=0.5,
                              eta_p=0.25, minibatch=minibatch, groups=groups, seed=3)
     np.testing.assert_allclose(iterates, expected["iterates"], rtol=0, atol=1e-10)
-    assert state.counters[CHECKS] == expected["checks"]
+    assert state.counters[layout.CHECKS] == expected["checks"]
 
 
 @pytest.mark.parametrize("loss", LOSSES)
 @pytest.mark.parametrize("constraint", CONSTRAINTS)
 def test_fulltouch_matches_reference(loss, constraint):
     problem = random_problem(loss, constraint, d=8, l2=0.05 if loss == "squared" else 0.0)
-    _, _, state, iterates = compiled_run(problem, mode=MODE_FULL, iterations=120,
+    _, _, state, iterates = compiled_run(problem, mode=layout.MODE_FULL, iterations=120,
                                          groups=problem.m, minibatch=(2, 1, 1), lazy=False)
     expected = reference.run(problem, mode="full", iterations=120, gamma=2.0, eta_w=0.5,
                              eta_p=0.25, minibatch=(2, 1, 1), groups=problem.m, seed=3)
     np.testing.assert_allclose(iterates, expected["iterates"], rtol=0, atol=1e-10)
-    assert state.counters[CHECKS] == expected["checks"] == 120 * problem.m
+    assert state.counters[layout.CHECKS] == expected["checks"] == 120 * problem.m
 
 
 @pytest.mark.parametrize("loss", LOSSES)
-@pytest.mark.parametrize(("mode", "name"), [(MODE_FULL, "full"), (MODE_LIGHT, "light")])
+@pytest.mark.parametrize(
+    ("mode", "name"), [(layout.MODE_FULL, "full"), (layout.MODE_LIGHT, "light")]
+)
 @pytest.mark.parametrize("minibatch", [(2, 3, 2), None], ids=["fixed", "auto"])
-@pytest.mark.parametrize(("rule", "rule_name"), [(STEP_DOG, "dog"), (STEP_ADAGRAD, "adagrad")])
+@pytest.mark.parametrize(
+    ("rule", "rule_name"), [(layout.STEP_DOG, "dog"), (layout.STEP_ADAGRAD, "adagrad")]
+)
 def test_warmup_steps_match_reference(loss, mode, name, minibatch, rule, rule_name):
     problem = random_problem(loss, "lattice", d=8, l2=0.1 if loss == "logistic" else 0.0)
     _, _, state, iterates = compiled_run(problem, mode=mode, iterations=150, groups=4,
@@ -81,7 +76,7 @@ def test_warmup_steps_match_reference(loss, mode, name, minibatch, rule, rule_na
                              step_rule=rule_name)
     np.testing.assert_allclose(iterates, expected["iterates"], rtol=0, atol=1e-10)
     distance = np.linalg.norm(iterates - iterates[0], axis=1).max()
-    assert state.scalars[RADIUS] == pytest.approx(max(distance, 1e-6), rel=1e-9)
+    assert state.scalars[layout.RADIUS] == pytest.approx(max(distance, 1e-6), rel=1e-9)
 
 
 @pytest.mark.parametrize("constraint", CONSTRAINTS)
@@ -89,14 +84,14 @@ def test_lazy_distribution_equals_dense_update(constraint):
     """The lazy p is exactly the dense p-update replayed on the same samples."""
     problem = random_problem("hinge", constraint, d=16, seed=5, bound=2.0)
     arrays = problem_arrays(problem, problem.m)
-    cfg = run_config(arrays, mode=MODE_LIGHT, gamma=2.0, eta_w=1.0, eta_p=0.5,
+    cfg = run_config(arrays, mode=layout.MODE_LIGHT, gamma=2.0, eta_w=1.0, eta_p=0.5,
                      strong_convexity=0.0, minibatch=(2, 2, 3), lazy=True)
     state = new_state(arrays, np.zeros(problem.d), 11)
     init_distribution(arrays, cfg, state, state.w, 1)
     u = np.zeros(problem.m)
     mu = state.mu.copy()
     for _ in range(300):
-        t = int(state.counters[ITERATION])
+        t = int(state.counters[layout.ITERATION])
         lazy_u = np.array([log_weight(cfg, state, j, t) for j in range(problem.m)])
         np.testing.assert_allclose(np.exp(lazy_u - lazy_u.max()), np.exp(u - u.max()),
                                    rtol=1e-9, atol=1e-12)
@@ -111,7 +106,7 @@ def test_lazy_distribution_equals_dense_update(constraint):
 
 def test_running_average_is_mean_of_iterates():
     problem = random_problem("hinge", "ordering", d=8)
-    _, _, state, iterates = compiled_run(problem, mode=MODE_LIGHT, iterations=200,
+    _, _, state, iterates = compiled_run(problem, mode=layout.MODE_LIGHT, iterations=200,
                                          groups=problem.m, minibatch=None, lazy=True)
     average = np.empty(problem.d)
     running_average(state, average)

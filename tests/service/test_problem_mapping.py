@@ -6,27 +6,18 @@ import pytest
 
 from service.errors import NotReady, Unauthorized
 from service.problems import response_headers, status_and_title
-from worker.errors import (
-    ConfigError,
-    DataError,
-    JobConflict,
-    JobNotFound,
-    LightTouchError,
-    SolverError,
-    SpecError,
-    TooManyJobs,
-)
+from worker import errors
 
 
 @pytest.mark.parametrize(("error", "expected"), [
-    (SpecError.at("dimension", "must be positive"), (422, "Invalid problem spec")),
-    (DataError("objective.data.features", "unreadable"), (422, "Unusable problem data")),
-    (SolverError("the LP failed"), (500, "Solver failure")),
-    (JobNotFound("0" * 32), (404, "Job not found")),
-    (JobConflict("job 1 already ended: succeeded"), (409, "Job state conflict")),
-    (TooManyJobs(3, 5), (429, "Too many active jobs")),
-    (ConfigError("LIGHTTOUCH_HEARTBEAT_S: too small"), (400, "LightTouch error")),
-    (LightTouchError("something to fix"), (400, "LightTouch error")),
+    (errors.SpecError.at("dimension", "must be positive"), (422, "Invalid problem spec")),
+    (errors.DataError("objective.data.features", "unreadable"), (422, "Unusable problem data")),
+    (errors.SolverError("the LP failed"), (500, "Solver failure")),
+    (errors.JobNotFound("0" * 32), (404, "Job not found")),
+    (errors.JobConflict("job 1 already ended: succeeded"), (409, "Job state conflict")),
+    (errors.TooManyJobs(3, 5), (429, "Too many active jobs")),
+    (errors.ConfigError("LIGHTTOUCH_HEARTBEAT_S: too small"), (400, "LightTouch error")),
+    (errors.LightTouchError("something to fix"), (400, "LightTouch error")),
 ])
 def test_engine_errors_map_to_their_status(error, expected):
     assert not hasattr(type(error), "status_code") and not hasattr(type(error), "title")
@@ -34,8 +25,8 @@ def test_engine_errors_map_to_their_status(error, expected):
 
 
 def test_a_full_tenant_is_told_when_to_retry():
-    assert response_headers(TooManyJobs(3, 5)) == {"Retry-After": "5"}
-    assert response_headers(JobNotFound("0" * 32)) == {}
+    assert response_headers(errors.TooManyJobs(3, 5)) == {"Retry-After": "5"}
+    assert response_headers(errors.JobNotFound("0" * 32)) == {}
 
 
 def test_edge_errors_keep_their_own_status_and_headers():

@@ -4,9 +4,8 @@ changes results)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 
 import numpy as np
 
@@ -64,23 +63,22 @@ class Driver:
 
     arrays: ProblemArrays
     state: KernelState
-    deadline: float
-    progress: ProgressCallback | None = None
-    total_iterations: int = 0
+    deadline: InitVar[float]
+    progress: InitVar[ProgressCallback | None] = None
+    total_iterations: InitVar[int] = 0
     problem: CompiledProblem | None = None
     gamma_history: list[tuple[int, float]] = field(default_factory=list)
-    timed_out: bool = False
     #: ``eta_w: "auto"``: the measured step scale and its measurements (``step_rule``).
     step_stats: dict[str, float] | None = None
 
-    def __post_init__(self) -> None:
-        self.loop = ChunkedLoop(self.deadline, self.total_iterations, self._describe,
-                                self.progress)
+    def __post_init__(self, deadline: float, progress: ProgressCallback | None,
+                      total_iterations: int) -> None:
+        self.loop = ChunkedLoop(deadline, total_iterations, self._describe, progress)
 
     @property
-    def started(self) -> float:
-        """perf_counter() when the run began."""
-        return self.loop.started
+    def timed_out(self) -> bool:
+        """Whether the deadline stopped the run."""
+        return self.loop.timed_out
 
     @property
     def iteration(self) -> int:
@@ -108,14 +106,13 @@ class Driver:
 
         self.loop.iteration = self.iteration
         finished = self.loop.run(advance, until)
-        self.timed_out = self.loop.timed_out
         self.loop.report(force=True)
         return finished
 
     def snapshot(self, candidates: Candidates, with_iterate: bool) -> None:
         """Add the running average (and the current iterate) to ``candidates``."""
         checks = int(self.state.counters[CHECKS])
-        seconds = time.perf_counter() - self.started
+        seconds = self.loop.seconds
         candidates.add(self.average(), self.iteration, "average", checks, seconds)
         if with_iterate:
             candidates.add(self.state.w, self.iteration, "iterate", checks, seconds)

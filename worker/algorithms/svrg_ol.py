@@ -72,6 +72,11 @@ class _Accounts:
         self.examples += gradient.examples
         self.seconds += gradient.seconds
 
+    def as_stats(self) -> dict[str, int | float]:
+        """The Result ``stats`` entries of the batch phases."""
+        return {"communication_rounds": self.rounds, "bytes_moved": self.bytes_moved,
+                "batch_examples": self.examples, "batch_s": self.seconds}
+
 
 def _serial_phase(loop: ChunkedLoop, advance, marks: set[int], end: int,
                   candidates: Candidates, state, average) -> bool:
@@ -118,13 +123,8 @@ def _retuned(arrays, problem: CompiledProblem, cfg, state, average: np.ndarray):
     return cfg
 
 
-def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
-                progress: ProgressCallback | None, deadline: float) -> Trajectory:
-    """Algorithm 1 with LightTouch constraints; candidates for the shrinking LP."""
-    if problem.objective.kind == QUADRATIC:
-        raise SpecError.at("solver.algorithm", "svrg_ol needs an empirical-risk objective "
-                           "(examples to sample); choose lighttouch for a quadratic")
-    svrg = options.svrg
+def _start(problem: CompiledProblem, options: SolverOptions):
+    """The constraint groups, run configuration and kernel state at w = clip(0)."""
     lazy = lazy_update(problem.m, options.p_update)
     groups = group_count(problem.m, options.aggregate, lazy)
     arrays = problem_arrays(problem, groups)
@@ -133,6 +133,17 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
                       options.seed)
     if groups:
         init_distribution(arrays, cfg, state, state.w, 1)
+    return arrays, cfg, state, groups
+
+
+def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
+                progress: ProgressCallback | None, deadline: float) -> Trajectory:
+    """Algorithm 1 with LightTouch constraints; candidates for the shrinking LP."""
+    if problem.objective.kind == QUADRATIC:
+        raise SpecError.at("solver.algorithm", "svrg_ol needs an empirical-risk objective "
+                           "(examples to sample); choose lighttouch for a quadratic")
+    svrg = options.svrg
+    arrays, cfg, state, groups = _start(problem, options)
     code = LEARNER_CODES[svrg.learner]
     slots = new_slots(code, problem.d)
     sparse = problem.objective.l2 == 0 and problem.objective.l1 == 0
@@ -142,11 +153,13 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
         running_average(state, out)
         return out
 
+    def describe() -> tuple[float, float, int]:
+        point = average()
+        return (float(objective_value(arrays, point)), float(max_violation(arrays, point)),
+                int(state.counters[CHECKS]))
+
     accounts = _Accounts()
-    loop = ChunkedLoop(deadline, options.iterations, progress=_reporter(progress, accounts),
-                       describe=lambda: (float(objective_value(arrays, average())),
-                                         float(max_violation(arrays, average())),
-                                         int(state.counters[CHECKS])))
+    loop = ChunkedLoop(deadline, options.iterations, describe, _reporter(progress, accounts))
     candidates = Candidates()
     marks = set(snapshot_iterations(0, options.iterations, max(1, options.candidates // 2)))
     rounds = schedule(svrg, options.iterations)
@@ -176,8 +189,6 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
     stats = {"iterations": loop.iteration, "constraint_checks": int(state.counters[CHECKS]),
              "gradient_samples": int(state.counters[GRADIENT_SAMPLES]),
              "stopped_by_time_limit": loop.timed_out, "gamma": float(cfg.gamma),
-             "communication_rounds": accounts.rounds, "bytes_moved": accounts.bytes_moved,
-             "batch_examples": accounts.examples, "batch_s": accounts.seconds,
-             "batch_workers": workers, "rounds_planned": len(rounds),
+             **accounts.as_stats(), "batch_workers": workers, "rounds_planned": len(rounds),
              "learner": svrg.learner, "schedule": svrg.schedule, "groups": groups}
     return Trajectory("svrg_ol", candidates, arrays, stats)

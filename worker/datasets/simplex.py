@@ -38,7 +38,7 @@ def lattice_vertices(dims: int) -> np.ndarray:
     Parameters
     ----------
     dims : int
-        Number of features D.
+        Number of features D; the result has 2**D rows, so keep D small (8 MiB at D = 16).
 
     Returns
     -------
