@@ -4,11 +4,12 @@ Each stream entry becomes one SSE event whose ``id`` is the entry id, so a clien
 reconnects with ``Last-Event-ID`` gets every later event exactly once: the backlog after
 that id is replayed with ``XRANGE``, then new entries are followed with blocking ``XREAD``
 on a connection pool of ``LIGHTTOUCH_SSE_MAX_STREAMS`` connections. A ``result`` event, or a
-``status`` event with a final status, ends the stream. While waiting, a comment line is sent
-every ``LIGHTTOUCH_SSE_KEEPALIVE_S``; if the job has ended without a terminal event in its
-stream (its stream expired, or the job was ended outside the usual paths), a ``status`` event
-without id is sent from the job's outcome and the stream ends. A client that reconnects
-after the terminal event gets ``204 No Content``, which tells an EventSource to stop.
+``status`` event with a final status, ends the stream. While waiting, a comment line (with no
+blank line after it) is sent every ``LIGHTTOUCH_SSE_KEEPALIVE_S``; if the job has ended
+without a terminal event in its stream (its stream expired, or the job was ended outside the
+usual paths), a ``status`` event without id is sent from the job's outcome and the stream
+ends. A client that reconnects after the terminal event gets ``204 No Content``, which tells
+an EventSource to stop.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ MEDIA_TYPE = "text/event-stream"
 #: Client reconnection delay advertised with the first event of every stream (ms).
 RETRY_MS = 1000
 _BATCH = 500
+#: A comment line without the blank line that would end an event: clients that dispatch on
+#: every blank line (httpx-sse does) would otherwise repeat the last event id.
+KEEPALIVE = ": keep-alive\n"
 
 Entry = tuple[bytes, dict[bytes, bytes]]
 
@@ -87,7 +91,7 @@ async def _follow(redis: Redis, job_id: str, backlog: list[Entry], cursor: str,
             if (ending := await _ending(redis, job_id)) is not None:
                 yield format_event(None, "status", json.dumps(ending))
                 return
-            yield ": keep-alive\n\n"
+            yield KEEPALIVE
 
 
 async def _ending(redis: Redis, job_id: str) -> dict[str, Any] | None:

@@ -66,6 +66,8 @@ def test_a_waiting_stream_sends_keep_alives_and_ends_when_the_job_is_cancelled(
 
     assert lines[:3] == ["retry: 1000", f"id: {event_ids(idle_service, job_id)[0]}",
                          "event: status"]
+    after_keepalives = [lines[k + 1] for k, line in enumerate(lines) if line == ": keep-alive"]
+    assert "" not in after_keepalives        # no blank line: nothing is dispatched again
     assert lines[-3:] == ["event: status", 'data: {"status": "cancelled", "error": null}', ""]
 
 
