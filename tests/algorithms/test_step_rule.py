@@ -114,6 +114,14 @@ def test_auto_iterations_stop_at_the_time_limit():
     assert stats["stopped_by"] == "time_limit" and stats["solve_s"] < 10.0
 
 
+def test_a_time_limit_before_three_stages_reports_no_gap_estimate():
+    spec = ranking_spec([3, 4, 2], [0, 2], seed=8)
+    spec["solver"].update(iterations="auto", tolerance=1e-12, time_limit_s=0.01)
+    stats = solve(spec).stats
+    assert stats["stopped_by"] == "time_limit" and stats["stages"] < 3
+    assert "estimated_gap" not in stats
+
+
 def test_a_fixed_budget_says_it_ran_its_iterations():
     spec = ranking_spec([3, 4, 2], [0, 2], seed=9)
     assert solve(spec).stats["stopped_by"] == "iterations"
@@ -124,5 +132,5 @@ def test_a_fixed_budget_says_it_ran_its_iterations():
     ([1.0, 0.9, 0.89], 0.1 / 0.89 / (math.sqrt(2) - 1)),
     ([1.0, 1.0, 1.01], 0.0),                     # no improvement left
 ])
-def testestimated_gap(values, expected):
+def test_estimated_gap(values, expected):
     assert estimated_gap(values) == pytest.approx(expected)
