@@ -110,8 +110,8 @@ def _batch_sizes(problem: CompiledProblem, groups: int, eta: float, eta_p: float
     if not (r_f > 0 or r_g > 0 or r_p > 0):
         return 2, min(2, groups), 1
     scale = 2.0 / r_f if r_f > 0 else 2.0 * cost_f / (cost_g * (r_g + r_p))
-    return (2, min(max(2, min(groups, int(np.rint(scale * r_g)))), groups),
-            max(1, min(groups, int(np.rint(scale * r_p)))))
+    k_g = min(max(2, min(groups, int(np.rint(scale * r_g)))), groups)
+    return 2, k_g, max(1, min(k_g, groups, int(np.rint(scale * r_p))))
 
 
 def _loss_gradient(problem: CompiledProblem, x: np.ndarray, w: np.ndarray, rng: Xoroshiro,

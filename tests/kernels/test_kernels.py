@@ -8,7 +8,7 @@ import pytest
 from tests import reference
 from tests.problems import random_problem
 from worker.algorithms.arrays import new_state, problem_arrays, run_config
-from worker.kernels import layout
+from worker.kernels import distribution, layout
 from worker.kernels.distribution import init_distribution, log_weight
 from worker.kernels.iteration import run_iterations, running_average
 from worker.kernels.objective import objective_value
@@ -119,3 +119,14 @@ def test_objective_value_matches_reference(loss):
     arrays = problem_arrays(problem, 1)
     w = np.random.default_rng(1).normal(size=6)
     assert objective_value(arrays, w) == pytest.approx(reference.objective(problem, w), rel=1e-12)
+
+
+def test_dense_weights_follow_the_log_weights_over_many_iterations():
+    """The dense p keeps exp(u - shift) by multiplication; it stays the softmax of u."""
+    problem = random_problem("hinge", "lattice", d=8)
+    arrays, cfg, state, _ = compiled_run(problem, mode=layout.MODE_LIGHT, iterations=0,
+                                         groups=5, minibatch=(2, 2, 1), lazy=False)
+    run_iterations(arrays, cfg, state, 3 * distribution.SYNC_EVERY + 17)
+    softmax = np.exp(state.log_w - state.log_w.max())
+    np.testing.assert_allclose(state.p_weight / state.p_weight.sum(), softmax / softmax.sum(),
+                               rtol=1e-9)

@@ -5,8 +5,12 @@ Delta_p = gamma * mu + (gamma G / k_p) sum_{j in S} e_j (max(0, g_j(w)) - mu_j).
 
 Two exact representations:
 
-* **dense** (the paper's): u is updated for all G groups and p is re-normalized every
-  iteration, O(G) arithmetic per iteration.
+* **dense** (the paper's): u is updated for all G groups every iteration, O(G) arithmetic
+  per iteration. The weights exp(u_j - shift) are kept beside u and multiplied by
+  exp(eta_p gamma mu_j), which changes only for the k_p groups just checked, so an iteration
+  costs G multiplications instead of G exponentials; they are recomputed from u every
+  ``SYNC_EVERY`` iterations (rounding), when eta_p gamma changes, and before they could
+  overflow.
 * **lazy** (sublinear): between two samplings of group j, u_j grows linearly,
   u_j(t) = log_w[j] + eta_p * gamma * mu_j * (t - stamp[j]), so it is stored as that line.
   Groups with mu_j = 0 keep a constant weight and live in a sum tree (O(log G) sampling
@@ -20,13 +24,15 @@ from the unnormalized weights).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from worker.kernels.constraints import group_value
+from worker.kernels.jit import kernel
 from worker.kernels.layout import (
     CHECKS,
     N_VIOLATED,
     NEEDS_RESCALE,
+    P_RATE,
+    P_SYNCED,
     SHIFT,
     VP_DEN,
     VP_NUM,
@@ -35,15 +41,19 @@ from worker.kernels.random import randint, uniform
 from worker.kernels.sumtree import tree_find, tree_rebuild, tree_set
 
 _MAX_EXPONENT = 600.0
+#: Dense p: iterations between two recomputations of the weights from the log weights.
+SYNC_EVERY = 1024
+#: Dense p: the weights' total is kept within [1 / _WEIGHT_RANGE, _WEIGHT_RANGE].
+_WEIGHT_RANGE = 1e250
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def group_size(p, group):
     """Number of constraints in one group (its cost in constraint checks)."""
     return p.group_ptr[group + 1] - p.group_ptr[group]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def log_weight(cfg, s, j, t):
     """u_j at iteration t (before that iteration's update)."""
     if cfg.lazy:
@@ -51,7 +61,7 @@ def log_weight(cfg, s, j, t):
     return s.log_w[j]
 
 
-@njit(cache=True)
+@kernel
 def init_distribution(p, cfg, s, w, t):
     """Uniform p and mu_j = max(0, g~_j(w)) for every group (Algorithm 4, lines 2-3)."""
     n_groups = s.mu.shape[0]
@@ -71,9 +81,34 @@ def init_distribution(p, cfg, s, w, t):
                 s.tree[s.tree.shape[0] // 2 + j] = 1.0
     if cfg.lazy:
         tree_rebuild(s.tree)
+    else:
+        _sync_dense(cfg, s, t)
 
 
-@njit(cache=True, inline="always")
+@kernel
+def _sync_dense(cfg, s, t):
+    """Dense p: shift = max_j u_j, the weights exp(u_j - shift) and the factors
+    exp(eta_p gamma mu_j) recomputed from u and mu, O(G) exponentials."""
+    rate = cfg.eta_p * cfg.gamma
+    shift = -np.inf
+    for j in range(s.mu.shape[0]):
+        shift = max(shift, s.log_w[j])
+    for j in range(s.mu.shape[0]):
+        s.p_weight[j] = np.exp(s.log_w[j] - shift)
+        s.p_factor[j] = np.exp(rate * s.mu[j])
+    s.scalars[SHIFT] = shift
+    s.scalars[P_RATE] = rate
+    s.counters[P_SYNCED] = t
+
+
+@kernel(inline="always")
+def _dense_is_stale(cfg, s, t):
+    """Whether the dense weights must be recomputed before iteration t."""
+    return (t - s.counters[P_SYNCED] >= SYNC_EVERY
+            or s.scalars[P_RATE] != cfg.eta_p * cfg.gamma)
+
+
+@kernel(inline="always")
 def _vlist_add(s, j):
     n = s.counters[N_VIOLATED]
     s.vlist[n] = j
@@ -81,7 +116,7 @@ def _vlist_add(s, j):
     s.counters[N_VIOLATED] = n + 1
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _vlist_remove(s, j):
     n = s.counters[N_VIOLATED] - 1
     q = s.vpos[j]
@@ -91,7 +126,7 @@ def _vlist_remove(s, j):
     s.counters[N_VIOLATED] = n
 
 
-@njit(cache=True)
+@kernel
 def _rescale(cfg, s, t):
     """Move the common offset to the largest current log weight; rebuild the tree, O(G)."""
     shift = -np.inf
@@ -105,7 +140,7 @@ def _rescale(cfg, s, t):
     s.scalars[NEEDS_RESCALE] = 0.0
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _set_group(cfg, s, j, new_log, new_mu, t):
     """Lazy mode: restart group j's line at time t with value new_log and slope from new_mu."""
     was_violated = s.mu[j] > 0
@@ -126,7 +161,7 @@ def _set_group(cfg, s, j, new_log, new_mu, t):
     tree_set(s.tree, j, np.exp(exponent))
 
 
-@njit(cache=True)
+@kernel
 def _prepare_violated(cfg, s, t):
     """Cumulative weights of the mu > 0 groups into s.weights; returns their total."""
     n = s.counters[N_VIOLATED]
@@ -137,7 +172,7 @@ def _prepare_violated(cfg, s, t):
     return total
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _search(cumulative, n, r):
     """Smallest q < n with cumulative[q] > r (binary search)."""
     lo = 0
@@ -151,7 +186,7 @@ def _search(cumulative, n, r):
     return lo
 
 
-@njit(cache=True)
+@kernel
 def sample_groups(cfg, s, t, k, out):
     """Draw k groups i.i.d. from p(t) into out[:k] (Algorithm 4, line 8)."""
     n_groups = s.mu.shape[0]
@@ -171,18 +206,27 @@ def sample_groups(cfg, s, t, k, out):
                 n = s.counters[N_VIOLATED]
                 out[q] = s.vlist[_search(s.weights, n, r - tree_total)]
         return
-    top = -np.inf
-    for j in range(n_groups):
-        top = max(top, s.log_w[j])
-    total = 0.0
-    for j in range(n_groups):
-        total += np.exp(s.log_w[j] - top)
-        s.weights[j] = total
+    if _dense_is_stale(cfg, s, t):
+        _sync_dense(cfg, s, t)
+    total = _dense_cumulative(s, n_groups)
+    if not (1.0 / _WEIGHT_RANGE < total < _WEIGHT_RANGE):
+        _sync_dense(cfg, s, t)
+        total = _dense_cumulative(s, n_groups)
     for q in range(k):
         out[q] = _search(s.weights, n_groups, uniform(s.rng) * total)
 
 
-@njit(cache=True)
+@kernel
+def _dense_cumulative(s, n_groups):
+    """Cumulative dense weights into s.weights; returns their total."""
+    total = 0.0
+    for j in range(n_groups):
+        total += s.p_weight[j]
+        s.weights[j] = total
+    return total
+
+
+@kernel
 def _sample_subset(s, n_groups, k, t):
     """k distinct groups uniformly (Floyd's algorithm) into s.sampled[:k]."""
     q = 0
@@ -194,7 +238,7 @@ def _sample_subset(s, n_groups, k, t):
         q += 1
 
 
-@njit(cache=True)
+@kernel
 def update_distribution(p, cfg, s, w, k_p, t):
     """The p-update of Algorithm 4, lines 11-15, for iteration t; returns nothing.
 
@@ -222,15 +266,20 @@ def update_distribution(p, cfg, s, w, k_p, t):
                 + correction * (s.sampled_viol[q] - s.mu[j])
             _set_group(cfg, s, j, new_log, s.sampled_viol[q], t + 1)
         return
+    if _dense_is_stale(cfg, s, t):
+        _sync_dense(cfg, s, t)
     for j in range(n_groups):
         s.log_w[j] += rate * s.mu[j]
+        s.p_weight[j] *= s.p_factor[j]
     for q in range(k_p):
         j = s.sampled[q]
         s.log_w[j] += correction * (s.sampled_viol[q] - s.mu[j])
         s.mu[j] = s.sampled_viol[q]
+        s.p_weight[j] = np.exp(min(s.log_w[j] - s.scalars[SHIFT], _MAX_EXPONENT))
+        s.p_factor[j] = np.exp(rate * s.mu[j])
 
 
-@njit(cache=True)
+@kernel
 def rebase_distribution(cfg, s, t):
     """Lazy mode: restart every group's line at time t, before the slope (gamma) changes."""
     if not cfg.lazy:

@@ -10,14 +10,13 @@ every other loop of the engine. The caller projects the epoch average onto the f
 
 from __future__ import annotations
 
-from numba import njit
-
 from worker.kernels.constraints import group_value
 from worker.kernels.gradient import stochastic_gradient
+from worker.kernels.jit import kernel
 from worker.kernels.layout import CHECKS, ITERATION
 
 
-@njit(cache=True)
+@kernel
 def add_penalty_subgradient(p, w, penalty, counters, out):
     """out += penalty * (a subgradient of [c(w)]_+), c = max_i g_i (Eq. 7); m checks.
 
@@ -43,7 +42,7 @@ def add_penalty_subgradient(p, w, penalty, counters, out):
             out[p.a_indices[k]] += penalty * p.a_data[k]
 
 
-@njit(cache=True)
+@kernel
 def epro_sgd_steps(p, w, total, direction, eta, penalty, k_f, rng, counters, n_steps):
     """n_steps of x <- clip_W(x - eta (g(x) + penalty d[c(x)]_+)) (Algorithm 1, line 6).
 

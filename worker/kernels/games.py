@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit
 
 from worker.kernels.gradient import stochastic_gradient
+from worker.kernels.jit import kernel
 from worker.kernels.layout import CHECKS, ITERATION
 from worker.kernels.objective import row_dot
 from worker.kernels.random import randint
@@ -98,7 +99,7 @@ def project_multipliers(lam, radius):
         lam[i] = max(lam[i] - shift, 0.0)
 
 
-@njit(cache=True)
+@kernel
 def normalize_log_columns(log_m, log_floor):
     """Each column of exp(log_m) onto the simplex (the KL projection of Algorithm 2, line 8),
     floored at exp(log_floor) like TFCO, then renormalized so that columns sum to 1 exactly
@@ -176,7 +177,7 @@ def swap_regret_update(log_m, lam, values, eta, log_floor):
     stationary_distribution(log_m, lam)
 
 
-@njit(cache=True)
+@kernel
 def external_regret_update(log_lam, lam, values, eta, log_floor):
     """Multiplicative weights on the simplex: log lam += eta [0, g], normalized, floored."""
     size = lam.shape[0]
@@ -187,7 +188,7 @@ def external_regret_update(log_lam, lam, values, eta, log_floor):
         lam[i] = np.exp(log_lam[i])
 
 
-@njit(cache=True)
+@kernel
 def _linear_constraints(p, s):
     """values[i] = g_i(w) for the linear rows; direction += lam[1+i] a_i."""
     m_l = p.rhs.shape[0]
@@ -200,7 +201,7 @@ def _linear_constraints(p, s):
     s.counters[CHECKS] += m_l
 
 
-@njit(cache=True)
+@kernel
 def _rate_constraints(r, cfg, s, m_l):
     """Rate values (true, or the surrogate for the Lagrangian) from k_r sampled rows
     (unbiased: scaled by n_r / k_r); direction += sum_k lam[1+m_l+k] grad g~_k, the

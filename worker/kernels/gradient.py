@@ -8,14 +8,13 @@ regularizer l1 ||w||_1 + (l2/2)||w||^2 by its proximal steps and takes the loss 
 
 from __future__ import annotations
 
-from numba import njit
-
+from worker.kernels.jit import kernel
 from worker.kernels.layout import GRADIENT_SAMPLES
 from worker.kernels.objective import add_example_gradient, start_gradient
 from worker.kernels.random import randint
 
 
-@njit(cache=True)
+@kernel
 def sampled_gradient(p, w, k_f, rng, counters, regularized, out):
     """out = a stochastic subgradient of f at w: the mean of k_f sampled loss subgradients.
 
@@ -45,13 +44,13 @@ def sampled_gradient(p, w, k_f, rng, counters, regularized, out):
     counters[GRADIENT_SAMPLES] += k_f
 
 
-@njit(cache=True)
+@kernel
 def stochastic_gradient(p, w, k_f, rng, counters, out):
     """out = a stochastic subgradient of the whole objective f (see :func:`sampled_gradient`)."""
     sampled_gradient(p, w, k_f, rng, counters, True, out)
 
 
-@njit(cache=True)
+@kernel
 def stochastic_loss_gradient(p, w, k_f, rng, counters, out):
     """out = a stochastic subgradient of f without its regularizer: the mean loss (or
     (1/2) w'Qw + c'w) alone (see :func:`sampled_gradient`)."""

@@ -12,9 +12,11 @@ from collections import namedtuple
 ProblemArrays = namedtuple("ProblemArrays", [
     "kind", "quadratic", "l2", "l1",                 # int, bool, float, float
     "x_indptr", "x_indices", "x_data", "labels",     # examples, CSR (n, d), labels (n,)
+    "x_width",                                       # W > 0: row i is entries iW..iW+W-1
     "q_indptr", "q_indices", "q_data", "linear",     # Q, CSR (d, d), c (d,)
     "a_indptr", "a_indices", "a_data", "rhs",        # constraints, CSR (m, d), b (m,)
-    "group_ptr", "group_members",                    # aggregation groups, (G+1,), (m,)
+    "a_width",                                       # as x_width, for the rows of A
+    "group_ptr",                                     # groups: constraints ptr[g]..ptr[g+1]-1
     "lower", "upper",                                # the box W, (d,) each
 ])
 
@@ -39,6 +41,7 @@ KernelState = namedtuple("KernelState", [
     "counters", "scalars", "rng",
     "origin",                            # the first iterate w(1) (d,): warm-up distances
     "squares",                           # AdaGrad: per-coordinate sums of squared steps (d,)
+    "p_weight", "p_factor",              # dense p: exp(u_j - shift) and exp(rate mu_j) (G,)
 ])
 
 MODE_FULL = 0
@@ -58,10 +61,11 @@ N_VIOLATED = 3       # length of vlist
 AVERAGE_START = 4    # first iterate included in the running average
 K_G_TOTAL = 5        # sum of k_g over iterations (for the mean minibatch size)
 K_P_TOTAL = 6        # sum of k_p over iterations
-N_COUNTERS = 7
+P_SYNCED = 7         # dense p: the iteration its weights were last recomputed from u
+N_COUNTERS = 8
 
 # scalars (float64)
-SHIFT = 0            # common offset of the lazy log weights
+SHIFT = 0            # common offset of the log weights (lazy and dense p)
 VF_NUM, VF_DEN = 1, 2
 VG_NUM, VG_DEN = 3, 4
 VP_NUM, VP_DEN = 5, 6
@@ -69,4 +73,5 @@ NEEDS_RESCALE = 7
 GRADIENT_SUM = 8     # warm-up: sum of the squared norms of the steps' directions
 DISTANCE2 = 9        # warm-up: squared distance of the iterate from the origin
 RADIUS = 10          # warm-up: the largest distance from the origin so far (at least r_eps)
-N_SCALARS = 11
+P_RATE = 11          # dense p: the eta_p gamma its factors were computed with (NaN: none yet)
+N_SCALARS = 12

@@ -8,13 +8,11 @@ sign(0) = 0 for the l1 part.
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
-
+from worker.kernels.jit import kernel
 from worker.losses import hinge, logistic, squared, squared_hinge
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _loss(kind, score, label, slope):
     """The registered loss of code ``kind`` at (s, y): its slope if ``slope``, else its value;
     raises on an unknown code (one line per loss of :data:`worker.losses.LOSSES`)."""
@@ -29,19 +27,19 @@ def _loss(kind, score, label, slope):
     raise ValueError("unknown loss code")
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def loss_value(kind, score, label):
     """loss(s, y) for a loss code of :data:`worker.losses.LOSSES`."""
     return _loss(kind, score, label, False)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def loss_slope(kind, score, label):
     """A subgradient d loss / d s at s for a loss code (hinge: -y where y s < 1, else 0)."""
     return _loss(kind, score, label, True)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def row_dot(indptr, indices, data, row, w):
     """x_row . w for a CSR matrix."""
     total = 0.0
@@ -50,7 +48,7 @@ def row_dot(indptr, indices, data, row, w):
     return total
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def regularizer_slope(p, value):
     """d r / d w_j at w_j = value: l2 w_j + l1 sign(w_j) (sign(0) = 0)."""
     slope = p.l2 * value
@@ -59,7 +57,7 @@ def regularizer_slope(p, value):
     return slope
 
 
-@njit(cache=True)
+@kernel
 def objective_value(p, w):
     """f(w) over all examples (or the quadratic), plus l1 ||w||_1 + (l2/2)||w||^2.
 
@@ -78,14 +76,19 @@ def objective_value(p, w):
             score = row_dot(p.x_indptr, p.x_indices, p.x_data, i, w)
             total += loss_value(p.kind, score, p.labels[i])
         total /= n
+    squares = 0.0
+    absolutes = 0.0
+    for j in range(w.shape[0]):
+        squares += w[j] * w[j]
+        absolutes += abs(w[j])
     if p.l2 > 0:
-        total += 0.5 * p.l2 * np.dot(w, w)
+        total += 0.5 * p.l2 * squares
     if p.l1 > 0:
-        total += p.l1 * np.sum(np.abs(w))
+        total += p.l1 * absolutes
     return total
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def start_gradient(p, w, out, regularized):
     """out = Qw + c (quadratic objective) or 0, plus the regularizer's subgradient
     l2 w + l1 sign(w) when ``regularized`` (shape (d,))."""
@@ -96,7 +99,7 @@ def start_gradient(p, w, out, regularized):
             out[j] += row_dot(p.q_indptr, p.q_indices, p.q_data, j, w) + p.linear[j]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def add_example_gradient(p, i, w, scale, out):
     """out += scale * (a subgradient of example i's loss at w)."""
     slope = loss_slope(p.kind, row_dot(p.x_indptr, p.x_indices, p.x_data, i, w), p.labels[i])
@@ -105,7 +108,7 @@ def add_example_gradient(p, i, w, scale, out):
             out[p.x_indices[k]] += scale * slope * p.x_data[k]
 
 
-@njit(cache=True)
+@kernel
 def objective_gradient(p, w, out):
     """A (sub)gradient of f at w over all examples, into out (shape (d,))."""
     start_gradient(p, w, out, True)

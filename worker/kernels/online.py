@@ -21,7 +21,8 @@ code, its slot count in :data:`SLOTS`, and a branch in :func:`learner_step`.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from worker.kernels.jit import kernel
 
 LEARNER_ADAGRAD = 0
 LEARNER_FREEREX = 1
@@ -50,12 +51,12 @@ def new_slots(code: int, d: int) -> np.ndarray:
     return np.zeros((SLOTS[code], d))
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _clip(value, lower, upper):
     return min(max(value, lower), upper)
 
 
-@njit(cache=True)
+@kernel
 def _adagrad(slots, eta, j, w_j, g, lower, upper):
     slots[SQUARED_SUM, j] += g * g
     if slots[SQUARED_SUM, j] <= 0.0:
@@ -63,7 +64,7 @@ def _adagrad(slots, eta, j, w_j, g, lower, upper):
     return _clip(w_j - eta * g / np.sqrt(slots[SQUARED_SUM, j]), lower, upper)
 
 
-@njit(cache=True)
+@kernel
 def _freerex(slots, j, g, lower, upper):
     z = slots[UNCONSTRAINED, j]
     if z > upper:
@@ -86,7 +87,7 @@ def _freerex(slots, j, g, lower, upper):
     return _clip(z, lower, upper)
 
 
-@njit(cache=True)
+@kernel
 def learner_step(code, slots, eta, j, w_j, g, lower, upper):
     """Feed gradient coordinate g to learner ``code``; return the new w_j in [lower, upper].
 

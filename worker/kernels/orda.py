@@ -31,10 +31,10 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from worker.kernels.epro import add_penalty_subgradient
 from worker.kernels.gradient import stochastic_loss_gradient
+from worker.kernels.jit import kernel
 from worker.kernels.layout import ITERATION
 
 OrdaState = namedtuple("OrdaState", [
@@ -46,7 +46,7 @@ OrdaState = namedtuple("OrdaState", [
 ])
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def proximal_point(centre, weight, l1, l2, lower, upper):
     """argmin_{lower <= x <= upper} -centre x + (weight/2) x^2 + l1 |x| + (l2/2) x^2.
 
@@ -62,7 +62,7 @@ def proximal_point(centre, weight, l1, l2, lower, upper):
     return min(max(value, lower), upper)
 
 
-@njit(cache=True)
+@kernel
 def orda_steps(p, s, eta, penalty, k_f, rng, counters, epoch_first, n_steps):
     """n_steps iterations of ORDA (Algorithm 2, lines 4-8; module docstring).
 

@@ -7,7 +7,8 @@ same stream in compiled and in plain-Python calls, which the numpy reference tes
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from worker.kernels.jit import kernel
 
 _MASK = (1 << 64) - 1
 
@@ -25,12 +26,12 @@ def seed_state(seed: int) -> np.ndarray:
     return np.array(words, dtype=np.uint64)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def next_u64(state):
     """Advance ``state`` (uint64, (2,)) and return the next 64-bit output."""
     s0 = state[0]
@@ -42,13 +43,13 @@ def next_u64(state):
     return result
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def uniform(state):
     """A float64 uniform on [0, 1) with 53 random bits."""
     return float(next_u64(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def randint(state, n):
     """An integer uniform on {0, ..., n-1} (n >= 1)."""
     k = int(uniform(state) * n)

@@ -8,7 +8,8 @@ incremented, so no rounding drift accumulates). ``tree[1]`` is the total.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from worker.kernels.jit import kernel
 
 
 def new_tree(m: int) -> np.ndarray:
@@ -19,7 +20,7 @@ def new_tree(m: int) -> np.ndarray:
     return np.zeros(2 * size)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def tree_set(tree, j, value):
     """Set leaf j to ``value`` and refresh its ancestors."""
     node = tree.shape[0] // 2 + j
@@ -30,7 +31,7 @@ def tree_set(tree, j, value):
         node //= 2
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def tree_find(tree, r):
     """The leaf j whose cumulative interval contains r, for 0 <= r < tree[1]."""
     size = tree.shape[0] // 2
@@ -45,7 +46,7 @@ def tree_find(tree, r):
     return node - size
 
 
-@njit(cache=True)
+@kernel
 def tree_rebuild(tree):
     """Recompute every inner node from the leaves, O(size)."""
     size = tree.shape[0] // 2

@@ -31,10 +31,10 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from worker.kernels.distribution import update_distribution
 from worker.kernels.iteration import move_coordinate, sampled_violations, touch
+from worker.kernels.jit import kernel
 from worker.kernels.layout import GRADIENT_SAMPLES, ITERATION, K_G_TOTAL, K_P_TOTAL, MODE_LIGHT
 from worker.kernels.objective import loss_slope, regularizer_slope, row_dot
 from worker.kernels.online import learner_step
@@ -74,7 +74,7 @@ def batch_key(seed: int, round_index: int) -> np.uint64:
     return np.uint64(_mix64((_mix64(seed & _MASK) + _GOLDEN * (round_index + 1)) & _MASK))
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def row_uniform(key, row):
     """A uniform on [0, 1) that depends only on (key, row): splitmix64 of key + row * phi."""
     x = key + np.uint64(row) * np.uint64(_GOLDEN)
@@ -84,7 +84,7 @@ def row_uniform(key, row):
     return float(x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@kernel
 def gradient_sum(rows, w, key, fraction, out):
     """Add sum of grad l_i(w) over the partition's selected rows to out; return their count.
 
@@ -113,7 +113,7 @@ def gradient_sum(rows, w, key, fraction, out):
     return count
 
 
-@njit(cache=True)
+@kernel
 def _variance_reduced(p, run, s, t):
     """Step 1 of the module docstring into s.gbuf (touched list); returns #touched."""
     k_f = run.config.k_f
@@ -142,13 +142,13 @@ def _variance_reduced(p, run, s, t):
     return n
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _learn_coordinate(p, run, s, j, g, t):
     value = learner_step(run.learner, run.slots, run.eta, j, s.w[j], g, p.lower[j], p.upper[j])
     move_coordinate(p, s, j, value, t)
 
 
-@njit(cache=True)
+@kernel
 def _learn(p, run, s, n_f, n_g, t):
     """Add gamma * constraint part, then let the learner move every affected coordinate."""
     for q in range(n_g):
@@ -166,7 +166,7 @@ def _learn(p, run, s, n_f, n_g, t):
         _learn_coordinate(p, run, s, j, g, t)
 
 
-@njit(cache=True)
+@kernel
 def serial_steps(p, run, s, n_iterations):
     """Run n_iterations serial steps of SVRG OL (module docstring), mutating s and run.slots.
 
