@@ -53,6 +53,8 @@ class JobView(ApiModel):
     id: str
     status: JobState
     name: str | None = None
+    #: the spec's solver.algorithm; for "auto", the algorithm it chose once the job succeeded
+    algorithm: str | None = None
     created_at: datetime | None = None
     started_at: datetime | None = None
     ended_at: datetime | None = None
@@ -62,7 +64,8 @@ class JobView(ApiModel):
 
 
 class JobPage(ApiModel):
-    """One page of the tenant's jobs, newest first; ``next`` is the following page's URL."""
+    """One page of the tenant's jobs, newest first; ``next`` is the following page's URL
+    (with the same filters)."""
 
     jobs: list[JobView]
     next: str | None = None
