@@ -82,10 +82,12 @@ class SpecSummary(ApiModel):
 
 
 class Health(ApiModel):
-    """Liveness and readiness answers."""
+    """Liveness and readiness answers; liveness also says whether ``/v1`` needs an API key
+    (false in open dev mode), which the dashboard reads to decide whether to ask for one."""
 
     status: str
     workers: int | None = None
+    api_key_required: bool | None = None
 
 
 def job_links(job_id: str) -> JobLinks:

@@ -16,9 +16,9 @@ router = APIRouter(tags=["health"])
 
 
 @router.get("/healthz", response_model=Health)
-def healthz() -> Health:
-    """The process serves requests."""
-    return Health(status="ok")
+def healthz(settings: SettingsDep) -> Health:
+    """The process serves requests; whether ``/v1`` needs an API key."""
+    return Health(status="ok", api_key_required=not settings.open_mode)
 
 
 @router.get("/readyz", response_model=Health, responses=problem_responses(503))
