@@ -21,8 +21,10 @@ INSTALL_HINT = ("install Debian's chromium package (apt-get install -y chromium)
 
 
 def chromium_path() -> str | None:
-    """The Chromium binary the tests drive: ``LIGHTTOUCH_TEST_CHROMIUM`` or ``chromium`` on PATH."""
-    return os.environ.get("LIGHTTOUCH_TEST_CHROMIUM") or shutil.which("chromium")
+    """The Chromium binary the tests drive (``LIGHTTOUCH_TEST_CHROMIUM``, else ``chromium`` on
+    PATH), or None if there is none."""
+    candidate = os.environ.get("LIGHTTOUCH_TEST_CHROMIUM") or shutil.which("chromium")
+    return candidate if candidate and Path(candidate).is_file() else None
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ import re
 
 import httpx
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
-from service.local_stack import REPO, Stack, small_spec, wait_for
+from service.local_stack import REPO, RedisServer, Stack, small_spec, wait_for
 from tests.service.conftest import submit, wait_status
 from tests.service.ui.conftest import Console, screenshot, sign_in
 
@@ -54,6 +54,24 @@ def test_dashboard_responses_carry_a_strict_policy(ui_stack: Stack):
             assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy
             assert "unsafe-inline" not in policy and headers["x-content-type-options"] == "nosniff"
     assert redirect.status_code == 307 and redirect.headers["location"] == "/ui/"
+
+
+def test_open_dev_mode_needs_no_key(redis_server: RedisServer, browser: Browser,
+                                    console: Console, tmp_path):
+    stack = Stack(redis_server.url(8), tmp_path, {"LIGHTTOUCH_API_KEYS": ""})
+    stack.start_api()
+    try:
+        assert httpx.get(f"{stack.url}/healthz").json()["api_key_required"] is False
+        context = browser.new_context(base_url=stack.url)
+        page = context.new_page()
+        page.on("console", console.record)
+        page.goto("/ui/")
+        expect(page.get_by_role("heading", name="Jobs")).to_be_visible()
+        expect(page.locator("#account")).to_have_text("open dev mode")
+        context.close()
+    finally:
+        stack.close()
+    assert console.errors == []
 
 
 def test_an_uploaded_example_validates_submits_and_succeeds_with_its_result(page: Page,

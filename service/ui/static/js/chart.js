@@ -6,14 +6,19 @@ const WIDTH = 640;
 const HEIGHT = 240;
 const MARGIN = { left: 64, right: 28, top: 10, bottom: 36 };
 
-/** About `count` round tick values covering [low, high]. */
-function linearTicks(low, high, count = 5) {
-  const span = high - low || Math.abs(high) || 1;
-  const raw = span / count;
+/** A round step giving about `count` ticks over [low, high]. */
+function roundStep(low, high, count = 5) {
+  const raw = (high - low || Math.abs(high) || 1) / count;
   const power = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw);
+  return [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw);
+}
+
+/** The multiples of `step` in [low, high]. */
+function multiples(low, high, step) {
   const ticks = [];
-  for (let t = Math.ceil(low / step) * step; t <= high + step * 1e-9; t += step) ticks.push(t);
+  for (let k = Math.ceil(low / step - 1e-9); k * step <= high + step * 1e-9; k += 1) {
+    ticks.push(k * step + 0);   // + 0 turns -0 into 0
+  }
   return ticks;
 }
 
@@ -47,9 +52,10 @@ function yScale(values, log) {
   let low = Math.min(...values);
   let high = Math.max(...values);
   if (low === high) { low -= 1; high += 1; }
-  const ticks = linearTicks(low, high);
-  return { log: false, low: Math.min(low, ticks[0]), high: Math.max(high, ticks.at(-1)),
-    ticks, map: (v) => v };
+  const step = roundStep(low, high);
+  const [bottom, top] = [Math.floor(low / step) * step, Math.ceil(high / step) * step];
+  return { log: false, low: bottom, high: top, ticks: multiples(bottom, top, step),
+    map: (v) => v };
 }
 
 /**
@@ -91,7 +97,7 @@ export function lineChart({ name, title, xLabel, yLabel, log, series }) {
     axes.append(el("svg:text", { x: MARGIN.left - 6, y: py(tick) + 4, "text-anchor": "end",
       text: y.log ? `1e${Math.round(Math.log10(tick))}` : num(tick) }));
   }
-  for (const tick of linearTicks(x.low, x.high)) {
+  for (const tick of multiples(x.low, x.high, roundStep(x.low, x.high))) {
     axes.append(el("svg:text", { x: px(tick), y: HEIGHT - MARGIN.bottom + 16,
       "text-anchor": "middle", text: num(tick) }));
   }
