@@ -1,5 +1,6 @@
-"""Fixtures of the dashboard tests: a stack of their own, headless Chromium, pages that fail
-a test on any unexpected console error, and screenshots under ``tests/artifacts/``."""
+"""Fixtures of the dashboard tests: headless Chromium, pages that fail a test on any
+unexpected console error, and screenshots under ``tests/artifacts/``; the stack is the
+session's ``service``."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
-from service.local_stack import KEYS, RedisServer, Stack
+from service.local_stack import KEYS, Stack
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 INSTALL_HINT = ("install Debian's chromium package (apt-get install -y chromium) or point "
@@ -25,17 +26,6 @@ def chromium_path() -> str | None:
     PATH), or None if there is none."""
     candidate = os.environ.get("LIGHTTOUCH_TEST_CHROMIUM") or shutil.which("chromium")
     return candidate if candidate and Path(candidate).is_file() else None
-
-
-@pytest.fixture(scope="module")
-def ui_stack(redis_server: RedisServer, tmp_path_factory) -> Iterator[Stack]:
-    """API and one worker (database 7) for the dashboard tests alone: they restart its API."""
-    stack = Stack(redis_server.url(7), tmp_path_factory.mktemp("ui-service"),
-                  {"LIGHTTOUCH_SSE_KEEPALIVE_S": "1"})
-    stack.start_api()
-    stack.start_worker()
-    yield stack
-    stack.close()
 
 
 @pytest.fixture(scope="module")
@@ -73,10 +63,10 @@ def console() -> Console:
 
 
 @pytest.fixture
-def page(browser: Browser, ui_stack: Stack, console: Console) -> Iterator[Page]:
+def page(browser: Browser, service: Stack, console: Console) -> Iterator[Page]:
     """A fresh tab (its own sessionStorage) at 1280x800; no unexpected console error allowed."""
     context = browser.new_context(viewport={"width": 1280, "height": 800},
-                                  base_url=ui_stack.url, accept_downloads=True)
+                                  base_url=service.url, accept_downloads=True)
     opened = context.new_page()
     opened.on("console", console.record)
     opened.on("pageerror", lambda error: console.errors.append(f"uncaught: {error}"))

@@ -36,17 +36,17 @@ def progress_events(stack: Stack, job_id: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def finished(ui_stack: Stack) -> list[str]:
+def finished(service: Stack) -> list[str]:
     """Two succeeded jobs of tenant alpha (different seeds)."""
-    with ui_stack.client("alpha") as client:
+    with service.client("alpha") as client:
         ids = [submit(client, small_spec(iterations=20000, seed=seed)) for seed in (1, 2)]
         for job_id in ids:
             wait_status(client, job_id, {"succeeded"})
     return ids
 
 
-def test_dashboard_responses_carry_a_strict_policy(ui_stack: Stack):
-    with httpx.Client(base_url=ui_stack.url) as client:
+def test_dashboard_responses_carry_a_strict_policy(service: Stack):
+    with httpx.Client(base_url=service.url) as client:
         redirect = client.get("/ui")
         for path in ("/ui/", "/ui/js/app.js", "/ui/app.css"):
             headers = client.get(path).headers
@@ -99,7 +99,7 @@ def test_an_uploaded_example_validates_submits_and_succeeds_with_its_result(page
 
 
 def test_a_running_job_draws_live_resumes_after_a_drop_and_is_cancelled(
-        page: Page, ui_stack: Stack, console: Console):
+        page: Page, service: Stack, console: Console):
     sign_in(page)
     page.get_by_role("link", name="Submit").click()
     page.get_by_label("Problem spec (JSON)").fill(json.dumps(
@@ -109,17 +109,17 @@ def test_a_running_job_draws_live_resumes_after_a_drop_and_is_cancelled(
     wait_reports(page, before_drop)
     screenshot(page, "job-running")
 
-    ui_stack.stop_api()
+    service.stop_api()
     expect(page.locator(".connection")).to_contain_text("reconnecting")
     after_drop = reports(page)
-    ui_stack.start_api()
+    service.start_api()
     expect(page.locator(".connection")).to_be_empty()
     wait_reports(page, after_drop)
     page.get_by_role("button", name="Cancel job").click()
 
     expect(page.locator(".status")).to_contain_text("cancelled")
     job_id = page.url.rsplit("/", 1)[1]
-    assert reports(page) == progress_events(ui_stack, job_id)   # each event exactly once
+    assert reports(page) == progress_events(service, job_id)   # each event exactly once
     console.expect(r"net::ERR_(CONNECTION_REFUSED|EMPTY_RESPONSE|CONNECTION_RESET"
                    r"|INCOMPLETE_CHUNKED_ENCODING)")
 
