@@ -82,8 +82,8 @@ class SpecSummary(ApiModel):
 
 
 class Health(ApiModel):
-    """Liveness and readiness answers; liveness also says whether ``/v1`` needs an API key
-    (false in open dev mode), which the dashboard reads to decide whether to ask for one."""
+    """Liveness and readiness answers; both say whether ``/v1`` needs an API key (false in
+    open dev mode), which the dashboard reads to decide whether to ask for one."""
 
     status: str
     workers: int | None = None

@@ -30,7 +30,7 @@ def readyz(redis: RedisDep, settings: SettingsDep) -> Health:
         raise NotReady(f"Redis is unreachable: {error}") from None
     if workers == 0:
         raise NotReady("no worker has sent a heartbeat recently; start 'lighttouch worker'")
-    return Health(status="ready", workers=workers)
+    return Health(status="ready", workers=workers, api_key_required=not settings.open_mode)
 
 
 @router.get("/metrics", response_class=Response,

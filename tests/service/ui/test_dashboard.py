@@ -139,8 +139,10 @@ def test_two_finished_jobs_compare_on_one_chart(page: Page, finished: list[str])
     screenshot(page, "compare")
 
 
-def test_the_jobs_page_filters_and_fits_a_phone(page: Page, finished: list[str]):
+def test_the_jobs_page_filters_by_keyboard_and_fits_a_phone(page: Page, finished: list[str]):
     sign_in(page)
+    page.keyboard.press("Tab")   # after a page change the focus is on its content
+    expect(page.get_by_label("Status")).to_be_focused()
     page.get_by_label("Status").select_option("succeeded")
     expect(page).to_have_url(re.compile(r"status=succeeded"))
     expect(page.get_by_label(f"compare {finished[0]}")).to_be_visible()

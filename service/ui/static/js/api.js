@@ -44,7 +44,7 @@ export class ApiError extends Error {
 }
 
 /** The problem of a network failure (the API cannot be reached). */
-export function unreachable(error) {
+function unreachable(error) {
   return new ApiError({ status: 0, title: "Service unreachable",
     detail: `the API could not be reached (${error.message}); check the connection and retry` });
 }

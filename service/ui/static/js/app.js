@@ -41,13 +41,13 @@ function route() {
   }
   showAccount();
   if (!open && !apiKey()) {
-    stop = signInPage(main, params, go, () => go("#/jobs"));
+    stop = signInPage(main, () => go("#/jobs"));
     return;
   }
   if (page === "jobs" && parts[1]) stop = jobPage(main, decodeURIComponent(parts[1]));
   else if (page === "compare") stop = comparePage(main, params, go);
-  else if (page === "submit") stop = submitPage(main, params, go);
-  else if (page === "signin") stop = signInPage(main, params, go, () => go("#/jobs"));
+  else if (page === "submit") stop = submitPage(main, go);
+  else if (page === "signin") stop = signInPage(main, () => go("#/jobs"));
   else stop = jobsPage(main, params, go);
   document.title = `${main.querySelector("h1")?.textContent || "LightTouch"} · LightTouch`;
   if (document.activeElement === document.body || !main.contains(document.activeElement)) {
@@ -55,7 +55,14 @@ function route() {
   }
 }
 
+/** The skip link focuses the page's content (its #main would otherwise be taken as a route). */
+function skipToContent(event) {
+  event.preventDefault();
+  main.focus();
+}
+
 async function start() {
+  document.querySelector(".skip").addEventListener("click", skipToContent);
   try {
     open = await isOpen();
   } catch {

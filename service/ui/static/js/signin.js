@@ -5,7 +5,7 @@ import { el, show } from "./dom.js";
 import { problemBox } from "./problem.js";
 
 /** Render the sign-in page into `main`; `done` runs once a key is accepted. */
-export function signInPage(main, params, go, done) {
+export function signInPage(main, done) {
   const key = el("input", { id: "api-key", name: "api-key", type: "password", required: true,
     autocomplete: "off", minlength: 8 });
   const outcome = el("div", { class: "messages" });

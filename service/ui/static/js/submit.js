@@ -26,7 +26,7 @@ function summary(answer) {
 }
 
 /** Render the submit page into `main`. */
-export function submitPage(main, params, go) {
+export function submitPage(main, go) {
   const controller = new AbortController();
   const outcome = el("div", { class: "messages", "aria-live": "polite" });
   const text = el("textarea", { id: "spec", name: "spec", rows: 18, spellcheck: "false",
