@@ -8,6 +8,7 @@ import json
 import re
 
 import httpx
+import numpy as np
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
@@ -94,7 +95,10 @@ def test_an_uploaded_example_validates_submits_and_succeeds_with_its_result(page
     assert int(page.locator("[data-chart=objective]").get_attribute("data-points")) > 0
     with page.expect_download() as result:
         page.get_by_role("button", name="Download Result JSON").click()
+    with page.expect_download() as solution:
+        page.get_by_role("button", name="Download solution.npy").click()
     assert json.loads(result.value.path().read_text())["status"] == "succeeded"
+    assert np.load(solution.value.path()).shape == (60,)
     screenshot(page, "job")
 
 
@@ -139,8 +143,13 @@ def test_two_finished_jobs_compare_on_one_chart(page: Page, finished: list[str])
     screenshot(page, "compare")
 
 
-def test_the_jobs_page_filters_by_keyboard_and_fits_a_phone(page: Page, finished: list[str]):
+def test_the_jobs_page_shows_new_jobs_live_filters_by_keyboard_and_fits_a_phone(
+        page: Page, service: Stack, finished: list[str]):
     sign_in(page)
+    with service.client("alpha") as client:
+        newcomer = submit(client, small_spec(iterations=2000))
+    row = page.locator("tbody tr", has=page.get_by_label(f"compare {newcomer}"))
+    expect(row.locator(".badge")).to_have_text("succeeded")   # without reloading the page
     page.keyboard.press("Tab")   # after a page change the focus is on its content
     expect(page.get_by_label("Status")).to_be_focused()
     page.get_by_label("Status").select_option("succeeded")
