@@ -97,7 +97,15 @@ def _record(job: Job, outcome: dict | None, progress: dict | None) -> JobRecord:
 
 @dataclass(frozen=True)
 class JobFilter:
-    """Which of a tenant's jobs a listing shows (None: any)."""
+    """Which of a tenant's jobs a listing shows.
+
+    Attributes
+    ----------
+    status : JobState or None
+        Only jobs with this status (None: any).
+    algorithm : str or None
+        Only jobs whose record names this algorithm (None: any).
+    """
 
     status: JobState | None = None
     algorithm: str | None = None

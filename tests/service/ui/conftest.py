@@ -1,6 +1,6 @@
 """Fixtures of the dashboard tests: headless Chromium, pages that fail a test on any
 unexpected console error, and screenshots under ``tests/artifacts/``; the stack is the
-session's ``service``."""
+``service`` fixture the other service tests share."""
 
 from __future__ import annotations
 
