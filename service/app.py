@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from redis.exceptions import RedisError
 from starlette.concurrency import run_in_threadpool
 
-from service import problems
+from service import problems, ui
 from service.auth import KeyRing
 from service.metrics import HttpMetrics, metrics_registry
 from service.openapi import openapi_schema
@@ -39,6 +39,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     app.add_middleware(HttpMetrics, latency=latency)
     app.include_router(jobs.router)
     app.include_router(health.router)
+    ui.install(app)
     app.openapi = lambda: openapi_schema(app)  # type: ignore[method-assign]
     return app
 

@@ -4,13 +4,21 @@ cancel, list, fetch results."""
 from __future__ import annotations
 
 from dataclasses import asdict
+from urllib.parse import urlencode
 
 from redis import Redis
 
 from service.models import JobPage, JobProgress, JobView, Submitted, job_links
 from worker.errors import JobConflict
 from worker.queue.cancel import cancel_job
-from worker.queue.records import JobRecord, job_page, job_record, stored_result, stored_vectors
+from worker.queue.records import (
+    JobFilter,
+    JobRecord,
+    job_page,
+    job_record,
+    stored_result,
+    stored_vectors,
+)
 from worker.queue.state import TERMINAL, JobState
 from worker.queue.submit import Admission, submit_job
 from worker.settings import ServiceSettings
@@ -44,10 +52,13 @@ def cancel(redis: Redis, tenant: str, job_id: str) -> JobView:
     return _view(cancel_job(redis, tenant, job_id))
 
 
-def page(redis: Redis, tenant: str, offset: int, limit: int) -> JobPage:
-    """The tenant's jobs, newest first, with the following page's URL if there is one."""
-    records, more = job_page(redis, tenant, offset, limit)
-    following = f"/v1/jobs?offset={offset + limit}&limit={limit}" if more else None
+def page(redis: Redis, tenant: str, offset: int, limit: int, only: JobFilter) -> JobPage:
+    """The tenant's jobs that ``only`` admits, newest first, with the following page's URL
+    if there is one."""
+    records, more = job_page(redis, tenant, offset, limit, only)
+    filters = {name: value for name, value in asdict(only).items() if value is not None}
+    query = urlencode({"offset": offset + limit, "limit": limit, **filters})
+    following = f"/v1/jobs?{query}" if more else None
     return JobPage(jobs=[_view(record) for record in records], next=following)
 
 

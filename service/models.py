@@ -53,6 +53,8 @@ class JobView(ApiModel):
     id: str
     status: JobState
     name: str | None = None
+    #: the spec's solver.algorithm; for "auto", the algorithm it chose once the job succeeded
+    algorithm: str | None = None
     created_at: datetime | None = None
     started_at: datetime | None = None
     ended_at: datetime | None = None
@@ -62,7 +64,8 @@ class JobView(ApiModel):
 
 
 class JobPage(ApiModel):
-    """One page of the tenant's jobs, newest first; ``next`` is the following page's URL."""
+    """One page of the tenant's jobs, newest first; ``next`` is the following page's URL
+    (with the same filters)."""
 
     jobs: list[JobView]
     next: str | None = None
@@ -79,10 +82,12 @@ class SpecSummary(ApiModel):
 
 
 class Health(ApiModel):
-    """Liveness and readiness answers."""
+    """Liveness and readiness answers; both say whether ``/v1`` needs an API key (false in
+    open dev mode), which the dashboard reads to decide whether to ask for one."""
 
     status: str
     workers: int | None = None
+    api_key_required: bool | None = None
 
 
 def job_links(job_id: str) -> JobLinks:

@@ -16,9 +16,9 @@ router = APIRouter(tags=["health"])
 
 
 @router.get("/healthz", response_model=Health)
-def healthz() -> Health:
-    """The process serves requests."""
-    return Health(status="ok")
+def healthz(settings: SettingsDep) -> Health:
+    """The process serves requests; whether ``/v1`` needs an API key."""
+    return Health(status="ok", api_key_required=not settings.open_mode)
 
 
 @router.get("/readyz", response_model=Health, responses=problem_responses(503))
@@ -30,7 +30,7 @@ def readyz(redis: RedisDep, settings: SettingsDep) -> Health:
         raise NotReady(f"Redis is unreachable: {error}") from None
     if workers == 0:
         raise NotReady("no worker has sent a heartbeat recently; start 'lighttouch worker'")
-    return Health(status="ready", workers=workers)
+    return Health(status="ready", workers=workers, api_key_required=not settings.open_mode)
 
 
 @router.get("/metrics", response_class=Response,

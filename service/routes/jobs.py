@@ -12,10 +12,11 @@ from service.deps import Body, RedisDep, SettingsDep, StreamRedisDep, Tenant
 from service.models import JobPage, JobView, SpecSummary, Submitted
 from service.problems import problem_responses
 from worker.pipeline.validate import summarize_spec
-from worker.queue.records import load_job
+from worker.queue.records import JobFilter, load_job
+from worker.queue.state import JobState
 from worker.queue.submit import MAX_LISTED_JOBS
 from worker.result import Result
-from worker.spec.models import parse_spec
+from worker.spec.models import ALGORITHMS, parse_spec
 
 router = APIRouter(prefix="/v1", tags=["jobs"], responses=problem_responses(401, 422, 503))
 
@@ -42,9 +43,15 @@ def submit_job(body: Body, tenant: Tenant, redis: RedisDep, settings: SettingsDe
 @router.get("/jobs", response_model=JobPage)
 def list_jobs(tenant: Tenant, redis: RedisDep,
               offset: Annotated[int, Query(ge=0, le=MAX_LISTED_JOBS)] = 0,
-              limit: Annotated[int, Query(ge=1, le=100)] = 20) -> JobPage:
-    """This tenant's jobs, newest first."""
-    return jobs.page(redis, tenant, offset, limit)
+              limit: Annotated[int, Query(ge=1, le=100)] = 20,
+              status: Annotated[JobState | None, Query(
+                  description="only jobs with this status")] = None,
+              algorithm: Annotated[Literal[ALGORITHMS] | None, Query(  # type: ignore[valid-type]
+                  description="only jobs whose spec asked for this algorithm (for auto: "
+                              "the one it chose, once succeeded)")] = None) -> JobPage:
+    """This tenant's jobs, newest first; ``status`` and ``algorithm`` filter them (``offset``
+    then counts the jobs shown)."""
+    return jobs.page(redis, tenant, offset, limit, JobFilter(status, algorithm))
 
 
 @router.get("/jobs/{job_id}", response_model=JobView, responses=problem_responses(404))

@@ -9,8 +9,16 @@ from tests.queue.jobs import submitted
 from worker.errors import JobNotFound
 from worker.queue.events import append_unless_ended, finish
 from worker.queue.keys import JOBS, SERIALIZER, key
-from worker.queue.records import job_page, job_record, load_job, stored_result, stored_vectors
+from worker.queue.records import (
+    JobFilter,
+    job_page,
+    job_record,
+    load_job,
+    stored_result,
+    stored_vectors,
+)
 from worker.queue.state import JobState
+from worker.queue.submit import Admission
 
 PROGRESS = {"iteration": 10, "iterations": 100, "objective": 0.5, "max_violation": 0.0,
             "constraint_checks": 30, "elapsed_s": 0.1}
@@ -58,6 +66,23 @@ def test_pages_are_newest_first_and_drop_expired_jobs(connection):
     assert [record.id for record in after_expiry] == [jobs[2], jobs[0]]
     assert connection.zcard(key(JOBS, "alpha")) == 2
     assert job_page(connection, "beta", 0, 5) == ([], False)
+
+
+def test_filtered_pages_count_only_the_jobs_they_admit(connection):
+    roomy = Admission(max_active_jobs=10, job_timeout_s=3600.0, result_ttl_s=600)
+    jobs = [submitted(connection, "alpha", roomy, seed=seed) for seed in range(5)]
+    for job_id in jobs[1::2]:
+        finish(connection, load_job(connection, "alpha", job_id), JobState.CANCELLED)
+    Job.fetch(jobs[2], connection=connection, serializer=SERIALIZER).delete()
+    queued = JobFilter(status=JobState.QUEUED)
+    first, more = job_page(connection, "alpha", 0, 1, queued)
+    last, no_more = job_page(connection, "alpha", 1, 1, queued)
+    cancelled, _ = job_page(connection, "alpha", 0, 5, JobFilter(JobState.CANCELLED, "auto"))
+
+    assert [record.id for record in first] == [jobs[4]] and more
+    assert [record.id for record in last] == [jobs[0]] and not no_more
+    assert [record.id for record in cancelled] == [jobs[3], jobs[1]]
+    assert job_page(connection, "alpha", 0, 5, JobFilter(algorithm="fulltouch")) == ([], False)
 
 
 def test_results_that_were_never_stored_or_expired_are_not_found(connection):

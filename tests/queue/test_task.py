@@ -46,7 +46,8 @@ def test_a_job_streams_its_progress_and_stores_its_result_and_vectors(connection
     result = Result.model_validate_json(stored_result(connection, job_id))
     vectors = stored_vectors(connection, job_id)
 
-    assert job_record(connection, "alpha", job_id).status == JobState.SUCCEEDED
+    record = job_record(connection, "alpha", job_id)
+    assert record.status == JobState.SUCCEEDED and record.algorithm == result.algorithm != "auto"
     assert [name for name, _ in events[:2]] == ["status", "status"]
     assert [data["status"] for _, data in events[:2]] == ["queued", "running"]
     assert {name for name, _ in events[2:-1]} == {"progress"}

@@ -10,8 +10,10 @@ from tests.service.conftest import problem, submit, wait_status
 
 def test_readiness_needs_a_live_worker(service: Stack, idle_service: Stack):
     with service.client(None) as ready, idle_service.client(None) as idle:
-        assert ready.get("/healthz").json() == {"status": "ok", "workers": None}
-        assert ready.get("/readyz").json() == {"status": "ready", "workers": 1}
+        assert ready.get("/healthz").json() == {"status": "ok", "workers": None,
+                                                 "api_key_required": True}
+        assert ready.get("/readyz").json() == {"status": "ready", "workers": 1,
+                                               "api_key_required": True}
         assert idle.get("/healthz").status_code == 200
         assert "no worker" in problem(idle.get("/readyz"), 503)["detail"]
 

@@ -105,6 +105,24 @@ def test_listing_shows_the_tenants_jobs_newest_first_in_pages(service: Stack):
     assert [job["id"] for job in second["jobs"]] == ids[:1] and second["next"] is None
 
 
+def test_listing_filters_by_status_and_algorithm_across_pages(service: Stack):
+    projected_sgd = dict(small_spec(), solver={"algorithm": "projected_sgd",
+                                            "iterations": 2000})
+    with service.client("gamma") as client:
+        ids = [submit(client, body) for body in (projected_sgd, small_spec(2000), projected_sgd)]
+        for job_id in ids:
+            wait_status(client, job_id, {"succeeded"})
+        first = client.get("/v1/jobs", params={"limit": 1, "algorithm": "projected_sgd",
+                                               "status": "succeeded"}).json()
+        second = client.get(first["next"]).json()
+        chosen = client.get(f"/v1/jobs/{ids[1]}").json()["algorithm"]
+        bad = problem(client.get("/v1/jobs", params={"status": "done"}), 422)
+
+    assert [job["id"] for job in first["jobs"] + second["jobs"]] == [ids[2], ids[0]]
+    assert "status=succeeded" in first["next"] and "algorithm=projected_sgd" in first["next"]
+    assert chosen not in (None, "auto") and "status" in bad["detail"]
+
+
 def key_ttls(stack: Stack, job_id: str) -> dict[str, int] | None:
     """TTL of each of the job's keys by key kind, once every one of them has a TTL."""
     with stack.redis() as redis:

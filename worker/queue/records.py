@@ -27,6 +27,9 @@ class JobRecord:
     ----------
     id, status, name : str, JobState, str or None
         The job's id, status and the spec's ``name``.
+    algorithm : str or None
+        The spec's ``solver.algorithm``; for ``auto``, the algorithm it chose once the job
+        has succeeded.
     created_at, started_at, ended_at : datetime or None
         When it was submitted, started running and ended.
     progress : dict or None
@@ -38,6 +41,7 @@ class JobRecord:
     id: str
     status: JobState
     name: str | None
+    algorithm: str | None
     created_at: datetime | None
     started_at: datetime | None
     ended_at: datetime | None
@@ -86,22 +90,72 @@ def _record(job: Job, outcome: dict | None, progress: dict | None) -> JobRecord:
                  if state == JobState.FAILED else None)
         ended = job.ended_at if state in TERMINAL else None
     return JobRecord(id=job.id, status=state, name=job.meta.get("name"),
+                     algorithm=job.meta.get("algorithm"),
                      created_at=job.created_at, started_at=job.started_at, ended_at=ended,
                      progress=progress, error=error)
 
 
-def job_page(connection: Redis, tenant: str, offset: int, limit: int
-             ) -> tuple[list[JobRecord], bool]:
+@dataclass(frozen=True)
+class JobFilter:
+    """Which of a tenant's jobs a listing shows.
+
+    Attributes
+    ----------
+    status : JobState or None
+        Only jobs with this status (None: any).
+    algorithm : str or None
+        Only jobs whose record names this algorithm (None: any).
+    """
+
+    status: JobState | None = None
+    algorithm: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.status is not None or self.algorithm is not None
+
+    def admits(self, record: JobRecord) -> bool:
+        """Whether ``record`` is one of the jobs asked for."""
+        return ((self.status is None or record.status == self.status)
+                and (self.algorithm is None or record.algorithm == self.algorithm))
+
+
+#: Jobs read per round trip while a filtered listing scans the tenant's index.
+_SCAN_BATCH = 200
+
+
+def job_page(connection: Redis, tenant: str, offset: int, limit: int,
+             only: JobFilter = JobFilter()) -> tuple[list[JobRecord], bool]:
     """Up to ``limit`` of the tenant's jobs from ``offset``, newest first, and whether more
-    follow; expired jobs are dropped from the tenant's index on the way."""
+    follow; expired jobs are dropped from the tenant's index on the way.
+
+    With a filter ``only``, ``offset`` counts the jobs it admits, and the index (at most
+    :data:`~worker.queue.submit.MAX_LISTED_JOBS` entries) is scanned from the newest job.
+    """
+    if not only:
+        records, _ = _records_at(connection, tenant, offset, limit + 1)
+        return records[:limit], len(records) > limit
+    admitted: list[JobRecord] = []
+    start, exhausted = 0, False
+    while len(admitted) <= offset + limit and not exhausted:
+        batch, exhausted = _records_at(connection, tenant, start, _SCAN_BATCH)
+        admitted.extend(record for record in batch if only.admits(record))
+        start += len(batch)
+    return admitted[offset:offset + limit], len(admitted) > offset + limit
+
+
+def _records_at(connection: Redis, tenant: str, start: int, count: int
+                ) -> tuple[list[JobRecord], bool]:
+    """Records of up to ``count`` of the tenant's jobs from rank ``start``, newest first, and
+    whether the index ended there; expired jobs are dropped from the index (so later jobs'
+    ranks shift down by as many)."""
     index = key(JOBS, tenant)
-    ids = [member.decode() for member in connection.zrevrange(index, offset, offset + limit)]
-    shown, more = ids[:limit], len(ids) > limit
-    fetched = Job.fetch_many(shown, connection=connection, serializer=SERIALIZER)
-    expired = [job_id for job_id, job in zip(shown, fetched, strict=True) if job is None]
+    ids = [member.decode() for member in connection.zrevrange(index, start, start + count - 1)]
+    fetched = Job.fetch_many(ids, connection=connection, serializer=SERIALIZER)
+    expired = [job_id for job_id, job in zip(ids, fetched, strict=True) if job is None]
     if expired:
         connection.zrem(index, *expired)
-    return job_records(connection, [job for job in fetched if job is not None]), more
+    records = job_records(connection, [job for job in fetched if job is not None])
+    return records, len(ids) < count
 
 
 def stored_result(connection: Redis, job_id: str) -> bytes:

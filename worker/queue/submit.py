@@ -126,7 +126,8 @@ def _enqueue(pipe: Pipeline, queue: Queue, admission: Admission, tenant: str, sp
     queue.enqueue_call(
         run_job, args=(time_limit,), job_id=job_id, timeout=timeout,
         result_ttl=admission.result_ttl_s, failure_ttl=admission.result_ttl_s,
-        description=f"solve {spec.name or job_id}", meta={"tenant": tenant, "name": spec.name},
+        description=f"solve {spec.name or job_id}", meta={"tenant": tenant, "name": spec.name,
+                                                     "algorithm": spec.solver.algorithm},
         on_failure=Callback(job_failed), pipeline=pipe)
     pipe.set(key(SPEC, job_id), text)
     publish(pipe, job_id, "status", {"status": str(JobState.QUEUED)},

@@ -77,6 +77,8 @@ def _store_result(connection: Redis, job: Job, result: Result) -> None:
         pipe.hset(key(VECTORS, job.id), mapping=vectors)
         pipe.expire(key(VECTORS, job.id), ttl)
         pipe.execute()
+    job.meta["algorithm"] = result.algorithm   # what "auto" chose, for listings
+    job.save_meta()
     summary = {"status": str(JobState.SUCCEEDED), "algorithm": result.algorithm,
                "sizes": result.sizes.model_dump(), "expected": result.expected.model_dump()}
     finish(connection, job, JobState.SUCCEEDED, event=("result", summary))

@@ -1,0 +1,122 @@
+// The job page: live status and convergence chart, the Result's stats, mixture, projection
+// and notes; cancel and downloads.
+
+import { download, json } from "./api.js";
+import { Convergence } from "./convergence.js";
+import { badge, el, num, show, table, when } from "./dom.js";
+import { followEvents } from "./events.js";
+import { problemBox } from "./problem.js";
+
+const ACTIVE = new Set(["queued", "running"]);
+
+function facts(pairs) {
+  return el("dl", { class: "facts" }, pairs.map(([term, value]) =>
+    [el("dt", { text: term }), el("dd", {}, value instanceof Node ? value : String(value))]));
+}
+
+function resultSections(result) {
+  const projected = result.projected;
+  return [
+    el("h2", { text: "Result" }),
+    facts([["algorithm", result.algorithm],
+      ["sizes", `d = ${num(result.sizes.d)}, m = ${num(result.sizes.m)}, n = ${num(result.sizes.n)}`],
+      ["expected objective", num(result.expected.objective)],
+      ["expected max violation", num(result.expected.max_violation)],
+      ["mean's objective", num(result.mean.objective)],
+      ["mean's max violation", num(result.mean.max_violation)]]),
+    el("h3", { text: "Projection" }),
+    projected ? facts([["method", projected.method], ["status", projected.status],
+      ["objective", num(projected.objective)], ["max violation", num(projected.max_violation)]])
+      : el("p", { text: "The spec's output options left the projection out." }),
+    el("h3", { text: "Mixture" }),
+    table(`${result.mixture.length} member(s) the shrinking LP kept`,
+      ["weight", "iteration", "kind", "objective", "max violation"],
+      result.mixture.map((m) => [num(m.weight), num(m.iteration), m.kind, num(m.objective),
+        num(m.max_violation)])),
+    el("h3", { text: "Stats" }),
+    table("Solver statistics", ["name", "value"],
+      Object.entries(result.stats).map(([name, value]) => [name, num(value)])),
+    el("h3", { text: "Notes" }),
+    result.notes.length ? el("ul", { class: "notes" }, result.notes.map((n) => el("li", { text: n })))
+      : el("p", { text: "None." }),
+  ];
+}
+
+/** Render the page of job `id` into `main`; returns the function that stops following it. */
+export function jobPage(main, id) {
+  const controller = new AbortController();
+  const { signal } = controller;
+  const heading = el("h1", {}, "Job ", el("span", { class: "mono", text: id }));
+  const status = el("span", { class: "status", "aria-live": "polite" });
+  const connection = el("span", { class: "connection", "aria-live": "polite" });
+  const details = el("div");
+  const actions = el("div", { class: "actions" });
+  const messages = el("div", { class: "messages" });
+  const latest = el("p", { class: "latest", "aria-live": "off" });
+  const chart = new Convergence([id]);
+  const result = el("div");
+  show(main, heading, el("p", {}, status, " ", connection), messages, actions, details, latest,
+    chart.node, result);
+
+  const act = async (work) => {
+    try {
+      show(messages);
+      await work();
+    } catch (error) {
+      if (error.name !== "AbortError") show(messages, problemBox(error));
+    }
+  };
+  const cancel = el("button", { type: "button", class: "danger",
+    onclick: () => act(async () => { setJob(await json(`/v1/jobs/${id}`, { method: "DELETE" })); }),
+  }, "Cancel job");
+  const downloads = [
+    el("button", { type: "button", onclick: () => act(() => download(`/v1/jobs/${id}/result`,
+      `${id}.json`)) }, "Download Result JSON"),
+    el("button", { type: "button", onclick: () => act(() => download(
+      `/v1/jobs/${id}/solution.npy`, `${id}.npy`)) }, "Download solution.npy"),
+  ];
+
+  let job = null;
+  let resultShown = false;
+  const setJob = (document) => {
+    job = document;
+    show(status, badge(job.status));
+    show(details, facts([["name", job.name || "—"], ["algorithm", job.algorithm || "—"],
+      ["submitted", when(job.created_at)], ["started", when(job.started_at)],
+      ["ended", when(job.ended_at)]]),
+    job.error ? el("div", { class: "problem", role: "alert" },
+      el("strong", { text: `Job ${job.status}` }), el("p", { text: job.error })) : null);
+    show(actions, ACTIVE.has(job.status) ? cancel : null,
+      job.status === "succeeded" ? downloads : null);
+    if (job.status === "succeeded" && !resultShown) {
+      resultShown = true;
+      act(async () => show(result, resultSections(await json(`/v1/jobs/${id}/result`,
+        { signal }))));
+    }
+  };
+  const onEvent = (event) => {
+    if (event.type === "progress") {
+      chart.add(0, event.data);
+      const p = event.data;
+      latest.dataset.reports = chart.count(0);
+      latest.textContent = `iteration ${num(p.iteration)} of ${num(p.iterations)} · `
+        + `${num(p.elapsed_s)} s · objective ${num(p.objective)} · max violation `
+        + `${num(p.max_violation)} · ${chart.count(0)} reports`;
+    } else if (event.data && event.data.status && job && event.data.status !== job.status) {
+      act(async () => setJob(await json(`/v1/jobs/${id}`, { signal })));
+    }
+  };
+  act(async () => {
+    try {
+      setJob(await json(`/v1/jobs/${id}`, { signal }));
+    } catch (error) {
+      show(main, heading, messages);
+      throw error;
+    }
+    await followEvents(job.links.events, { onEvent, onConnection: (state) => {
+      connection.textContent = state === "live" ? "" : "connection lost, reconnecting…";
+    } }, signal);
+    connection.textContent = "";
+  });
+  return () => controller.abort();
+}
