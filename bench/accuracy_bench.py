@@ -51,6 +51,13 @@ def load(dims: int, pairs: int, cache: Path) -> CompiledProblem:
     return compile_problem(parse_spec(json.loads(spec_path.read_text())), [directory])
 
 
+def lattice_arguments(parser: argparse.ArgumentParser, dims: int, pairs: int) -> None:
+    """Add the problem's ``--dims``, ``--pairs`` (with these defaults) and ``--cache``."""
+    parser.add_argument("--dims", type=int, default=dims)
+    parser.add_argument("--pairs", type=int, default=pairs)
+    parser.add_argument("--cache", type=Path, default=BENCH / "cache")
+
+
 def plans(time_limit: float, tuned_eta: float) -> dict[str, SolverOptions]:
     """The runs' options (see the module docstring)."""
     common = dict(time_limit_s=time_limit, until_converged=True, tolerance=1e-6,
@@ -108,12 +115,10 @@ def plot(runs: dict, optimum: float, path: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Exact optimum, every run, the table, JSON and PNG."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dims", type=int, default=10)
-    parser.add_argument("--pairs", type=int, default=300_000)
+    lattice_arguments(parser, dims=10, pairs=300_000)
     parser.add_argument("--time", type=float, default=60.0, help="seconds per run")
     parser.add_argument("--tuned-eta", type=float, default=64.0)
     parser.add_argument("--solvers", default="clarabel", help="exact solvers to time")
-    parser.add_argument("--cache", type=Path, default=BENCH / "cache")
     args = parser.parse_args(argv)
     problem = load(args.dims, args.pairs, args.cache)
     exact = exact_records(problem, args.cache / "exact", tuple(args.solvers.split(",")))
