@@ -15,6 +15,10 @@ from worker.data.refs import MAX_SIZE, MatrixValue, VectorValue
 from worker.errors import SpecError
 from worker.losses import LOSS_NAMES, PAIRWISE_HINGE
 
+#: The largest ``solver.iterations``: far beyond any time limit, well inside the kernels'
+#: 64-bit counters.
+MAX_ITERATIONS = 2**50
+
 ALGORITHMS = ("auto", "lighttouch", "fulltouch", "midtouch", "projected_sgd", "epro_sgd",
               "epro_orda", "svrg_ol", "lagrangian", "proxy_lagrangian")
 
@@ -214,7 +218,7 @@ class Solver(StrictModel):
     """Algorithm choice and its hyperparameters (LightTouch paper, Algorithm 4)."""
 
     algorithm: Literal[ALGORITHMS] = "auto"  # type: ignore[valid-type]
-    iterations: Literal["auto"] | Annotated[int, Field(ge=1)] = "auto"
+    iterations: Literal["auto"] | Annotated[int, Field(ge=1, le=MAX_ITERATIONS)] = "auto"
     time_limit_s: float = Field(600.0, gt=0, allow_inf_nan=False)
     tolerance: float = Field(1e-3, gt=0, lt=1, allow_inf_nan=False)
     seed: int = Field(0, ge=0, lt=2**63)
