@@ -24,12 +24,17 @@ from worker.candidates.shrink import best_mixture, expected_violation
 from worker.distributed.batch import PartitionedBatch, open_partitioned
 from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions
+from worker.errors import SolverError
 from worker.problem.compile import DataSource, compile_problem
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project
 from worker.result import Expected, Member, Point, Projected, Result, Sizes
 from worker.settings import DaskSettings, data_roots
 from worker.spec.models import Solver, Spec, parse_spec
+
+DIVERGED = ("the run diverged: its iterates or their objective values are not finite numbers "
+            "(NaN or infinite); lower solver.eta_w or solver.gamma (or leave them \"auto\"), "
+            "or give finite bounds")
 
 #: The budget of ``iterations: "auto"`` for the algorithms without a stopping rule (Epro,
 #: MidTouch, the games, SVRG OL).
@@ -98,6 +103,7 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
     communication rounds."""
     load_s = time.perf_counter() - started
     trajectory = run_algorithm(problem, options, progress)
+    trajectory.candidates.keep_finite()
     trajectory.candidates.keep_last(options.candidates)        # the most recent, for the LP
     values = None if batch is None else \
         (lambda points: batch.values(points, trajectory.arrays))
@@ -122,7 +128,11 @@ def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: 
     candidates: Candidates = trajectory.candidates
     solutions = np.array(candidates.solutions)
     began = time.perf_counter()
+    if not candidates.solutions:
+        raise SolverError(DIVERGED)
     scores = score_candidates(arrays, problem, solutions, values)
+    if not np.isfinite(scores.objectives).all():
+        raise SolverError(DIVERGED)
     weights = best_mixture(scores.objectives, scores.violations)
     lp_s = time.perf_counter() - began
     chosen = np.flatnonzero(weights)
