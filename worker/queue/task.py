@@ -20,8 +20,8 @@ from rq.timeouts import JobTimeoutException
 from worker.algorithms.loop import Progress
 from worker.errors import LightTouchError
 from worker.pipeline.solve import solve
-from worker.queue.events import append_unless_ended, finish
-from worker.queue.keys import RESULT, SPEC, VECTORS, key
+from worker.queue.events import StoredResult, append_unless_ended, finish
+from worker.queue.keys import SPEC, key
 from worker.queue.state import JobState
 from worker.result import Result
 from worker.spec.models import parse_spec
@@ -64,22 +64,18 @@ def _progress_publisher(connection: Redis, job_id: str, ttl: int) -> Callable[[P
 
 
 def _store_result(connection: Redis, job: Job, result: Result) -> None:
-    """Store the Result JSON and its vectors as ``.npy``, then end the job ``succeeded``."""
+    """End the job ``succeeded``, storing the Result JSON and its vectors as ``.npy`` — unless
+    it has already ended (then the result is dropped: one job, one outcome)."""
     vectors = {"mean": npy_bytes(result.mean.solution)}
     if result.projected is not None:
         vectors["projected"] = npy_bytes(result.projected.solution)
     solutions = [member.solution for member in result.mixture if member.solution is not None]
     if solutions:
         vectors["mixture"] = npy_bytes(solutions)
-    ttl = job.result_ttl
-    with connection.pipeline(transaction=False) as pipe:
-        pipe.set(key(RESULT, job.id), result.model_dump_json(), ex=ttl)
-        pipe.hset(key(VECTORS, job.id), mapping=vectors)
-        pipe.expire(key(VECTORS, job.id), ttl)
-        pipe.execute()
     summary = {"status": str(JobState.SUCCEEDED), "algorithm": result.algorithm,
                "sizes": result.sizes.model_dump(), "expected": result.expected.model_dump()}
-    finish(connection, job, JobState.SUCCEEDED, event=("result", summary))
+    finish(connection, job, JobState.SUCCEEDED, event=("result", summary),
+           stored=StoredResult(result.model_dump_json(), vectors))
 
 
 def npy_bytes(values: list[float] | list[list[float]]) -> bytes:

@@ -3,16 +3,18 @@ jobs whose worker died."""
 
 from __future__ import annotations
 
+import os
 import time
 
 from redis import Redis
-from rq import Worker
+from rq import Queue, Worker
 from rq.job import Job
 from rq.registry import StartedJobRegistry
 from rq.timeouts import TimerDeathPenalty
 
 from worker.pipeline.solve import solve
 from worker.queue.keys import QUEUE_NAME, REAPER_LOCK_KEY, SERIALIZER, job_queue
+from worker.queue.lifetime import die_with_parent
 from worker.queue.task import horse_killed
 from worker.spec.models import ALGORITHMS
 
@@ -35,7 +37,18 @@ def live_workers(connection: Redis, heartbeat_s: int) -> int:
 
 
 class LightTouchWorker(Worker):
-    """RQ's fork-per-job worker, heartbeating every ``job_monitoring_interval`` seconds."""
+    """RQ's fork-per-job worker, heartbeating every ``job_monitoring_interval`` seconds,
+    whose work horses die with it (:func:`~worker.queue.lifetime.die_with_parent`)."""
+
+    def fork_work_horse(self, job: Job, queue: Queue) -> None:
+        """Fork the horse, telling it which process is its parent."""
+        self._parent_pid = os.getpid()
+        super().fork_work_horse(job, queue)
+
+    def main_work_horse(self, job: Job, queue: Queue) -> None:
+        """In the horse: tie its life to the worker's, then run the job."""
+        die_with_parent(self._parent_pid)
+        super().main_work_horse(job, queue)
 
     @property
     def dequeue_timeout(self) -> int:
