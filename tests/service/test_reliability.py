@@ -11,9 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from service.local_stack import RedisServer, Stack, children, wait_for
+from service.local_stack import RedisServer, Stack, children, small_spec, wait_for
 from tests.service.conftest import LONG_SPEC, submit, wait_progress, wait_status
 from worker.queue.state import is_terminal_event
+
+#: A job of several seconds, long enough to restart Redis under it.
+TIMED_SPEC = small_spec(iterations=3_000_000)
 
 
 def alive(pid: int) -> bool:
@@ -68,3 +71,34 @@ def test_killing_the_worker_parent_kills_its_horse_and_no_late_result_is_stored(
     assert assert_one_outcome(stack, job_id) == "failed"
     with stack.redis() as redis:
         assert not redis.exists(f"lighttouch:result:{job_id}")
+
+
+@pytest.fixture(scope="module")
+def restartable(tmp_path_factory) -> Iterator[tuple[RedisServer, Stack]]:
+    """A stack on a redis-server of its own with AOF (everysec), which the tests restart."""
+    server = RedisServer(persistent=True)
+    stack = Stack(server.url(0), tmp_path_factory.mktemp("redis-restart"))
+    stack.start_api()
+    yield server, stack
+    stack.close()
+    server.stop()
+
+
+@pytest.mark.parametrize("how", ["shutdown", "kill"])
+def test_a_worker_rides_out_a_redis_restart_and_its_job_has_one_outcome(restartable, how):
+    server, stack = restartable
+    worker = stack.start_worker()
+    with stack.client() as client:
+        job_id = submit(client, TIMED_SPEC)
+        wait_progress(client, job_id)
+        server.restart(how)
+        ended = wait_status(client, job_id, {"succeeded", "failed", "cancelled"}, timeout_s=60)
+        following = submit(client, small_spec())
+        after = wait_status(client, following, {"succeeded", "failed"}, timeout_s=60)
+    alive_after = worker.poll() is None
+    stack.stop_workers()
+
+    assert alive_after, (stack.logs / "worker-0.log").read_text()[-3000:]
+    assert ended["status"] == "succeeded", ended
+    assert assert_one_outcome(stack, job_id) == "succeeded"
+    assert after["status"] == "succeeded"

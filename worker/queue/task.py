@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import logging
 import os
 import signal
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from redis import Redis
+from redis.exceptions import RedisError
 from rq.exceptions import AbandonedJobError
 from rq.job import Job, get_current_job
 from rq.timeouts import JobTimeoutException
@@ -25,6 +27,8 @@ from worker.queue.keys import SPEC, key
 from worker.queue.state import JobState
 from worker.result import Result
 from worker.spec.models import parse_spec
+
+log = logging.getLogger(__name__)
 
 #: Seconds a work horse may run past the solver's time limit (data loading, shrinking LP,
 #: projection) before RQ kills it.
@@ -56,10 +60,14 @@ def run_job(time_limit_s: float) -> None:
 
 
 def _progress_publisher(connection: Redis, job_id: str, ttl: int) -> Callable[[Progress], None]:
-    """The progress callback: each report becomes a ``progress`` event and the latest progress."""
+    """The progress callback: each report becomes a ``progress`` event and the latest progress
+    (a report Redis cannot take, even after the connection's retries, is skipped)."""
     def publish_progress(progress: Progress) -> None:
-        append_unless_ended(connection, job_id, "progress", dataclasses.asdict(progress), ttl,
-                            latest_progress=True)
+        try:
+            append_unless_ended(connection, job_id, "progress", dataclasses.asdict(progress),
+                                ttl, latest_progress=True)
+        except RedisError as error:   # Redis away past the retries: skip this report
+            log.warning("progress of job %s not published: %s", job_id, error)
     return publish_progress
 
 

@@ -3,11 +3,14 @@ jobs whose worker died."""
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 
 from redis import Redis
+from redis.exceptions import RedisError
 from rq import Queue, Worker
+from rq.executions import Execution
 from rq.job import Job
 from rq.registry import StartedJobRegistry
 from rq.timeouts import TimerDeathPenalty
@@ -18,12 +21,21 @@ from worker.queue.lifetime import die_with_parent
 from worker.queue.task import horse_killed
 from worker.spec.models import ALGORITHMS
 
+log = logging.getLogger(__name__)
+
 #: Renewals a worker may miss before its job counts as abandoned.
 MISSED_HEARTBEATS = 3
 
 
 def reap_abandoned(connection: Redis, period_s: int) -> None:
-    """Fail jobs whose worker stopped heartbeating; at most once per ``period_s`` across callers."""
+    """Fail jobs whose worker stopped heartbeating; at most once per ``period_s`` across callers.
+
+    Not within ``(MISSED_HEARTBEATS + 1) * period_s`` of a Redis start: heartbeats expire
+    while Redis is down, and live workers need a heartbeat after it is back to renew them.
+    """
+    started_s = int(connection.info("server")["uptime_in_seconds"])
+    if started_s < (MISSED_HEARTBEATS + 1) * period_s:
+        return
     if connection.set(REAPER_LOCK_KEY, 1, nx=True, ex=period_s):
         StartedJobRegistry(QUEUE_NAME, connection, serializer=SERIALIZER,
                            death_penalty_class=TimerDeathPenalty).cleanup()
@@ -54,6 +66,15 @@ class LightTouchWorker(Worker):
     def dequeue_timeout(self) -> int:
         """Wake from an idle wait once per heartbeat to renew this worker's registration."""
         return self.job_monitoring_interval
+
+    def maintain_heartbeats(self, job: Job, execution: Execution) -> None:
+        """Renew the heartbeats; if Redis stays away past the connection's retries, log it
+        and keep watching the horse (RQ would quit, abandoning the running job)."""
+        try:
+            super().maintain_heartbeats(job, execution)
+        except RedisError as error:
+            log.warning("heartbeat of job %s failed (%s); retrying at the next one", job.id,
+                        error)
 
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
         """A running job counts as abandoned after ``MISSED_HEARTBEATS`` missed renewals."""
