@@ -76,7 +76,7 @@ def run_to_tolerance(driver: Driver, cfg, count: int, candidates: Candidates, *,
     keeps the most recent ones for the shrinking LP).
 
     Returns (the final config, stats: ``stopped_by`` "tolerance" or "time_limit",
-    ``stages``, ``estimated_gap``).
+    ``stages``, and ``estimated_gap`` once three stages have given one).
     """
     stage_end = max(AUTO_WARMUP_MIN, AUTO_WARMUP_PER_ROW * (driver.arrays.lower.shape[0]
                                                             + driver.arrays.rhs.shape[0]))
@@ -101,8 +101,10 @@ def run_to_tolerance(driver: Driver, cfg, count: int, candidates: Candidates, *,
         if gap <= tolerance:
             stopped_by = "tolerance"
             break
-    return cfg, {"stopped_by": stopped_by, "stages": stages,
-                 "estimated_gap": gap if math.isfinite(gap) else None}
+    stats = {"stopped_by": stopped_by, "stages": stages}
+    if math.isfinite(gap):
+        stats["estimated_gap"] = gap
+    return cfg, stats
 
 
 def _penalized(driver: Driver, cfg) -> float:
