@@ -98,6 +98,7 @@ async def job_events(job_id: JobId, tenant: Tenant, redis: RedisDep,
 
 @router.post("/validate", response_model=SpecSummary, openapi_extra=SPEC_BODY,
              responses=problem_responses(413, 415))
-def validate_spec(body: Body, tenant: Tenant) -> SpecSummary:
-    """Dry run: parse, read the data, compile; sizes, algorithm, memory estimate, or the errors."""
-    return SpecSummary(**summarize_spec(body.value))
+def validate_spec(body: Body, tenant: Tenant, settings: SettingsDep) -> SpecSummary:
+    """Dry run: parse, read the data, compile; sizes, algorithm, memory estimate, or the errors
+    (422 also for a job over the per-job memory budget)."""
+    return SpecSummary(**summarize_spec(body.value, max_job_bytes=settings.max_job_bytes))

@@ -312,3 +312,10 @@ def test_nan_label_in_features_file_is_located(tmp_path):
     uri = written(tmp_path, "l.csv", "a,y\n1,1\n2,nan\n")
     with pytest.raises(DataError, match=r"^objective.data.features: the label of row 1 is nan"):
         examples({"uri": uri, "label_column": "y"}, tmp_path)
+
+
+def test_an_svmlight_index_past_the_largest_dimension_names_its_row(tmp_path):
+    uri = written(tmp_path, "wide.svm", "1 1:1\n1 2000000000:1\n")
+    with pytest.raises(DataError, match=r"row 1 has feature index 2,000,000,000: more than "
+                                        r"134,217,728 features"):
+        load({"uri": uri}, tmp_path)

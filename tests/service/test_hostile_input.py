@@ -52,6 +52,10 @@ HOSTILE_BODIES = [
     ("minibatch past int64",
      spec_with('"seed": 1', '"seed": 1, "minibatch": {"k_f": 99999999999999999999}'),
      "solver.minibatch.k_f"),
+    ("over the per-job memory budget",
+     spec_with('"seed": 1', '"seed": 1, "candidates": 10000').replace('"dimension": 4',
+                                                                     '"dimension": 4194304'),
+     "solver.candidates"),
     ("lattice overflowing int64", spec_with(
         '{"type": "ordering", "chain": [0, 1, 2, 3]}',
         '{"type": "monotone_lattice", "shape": [134217728, 134217728, 134217728], '

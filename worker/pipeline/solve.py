@@ -25,6 +25,7 @@ from worker.distributed.batch import PartitionedBatch, open_partitioned
 from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions
 from worker.errors import SolverError
+from worker.pipeline.memory import check_memory, declared_parts, memory_parts
 from worker.problem.compile import DataSource, compile_problem
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project
@@ -60,7 +61,7 @@ def solver_options(solver: Solver, source: PartitionedBatch | None = None) -> So
 
 
 def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None, *,
-          roots: Sequence[Path] | None = None) -> Result:
+          roots: Sequence[Path] | None = None, max_job_bytes: int | None = None) -> Result:
     """Solve one problem in this process and return its :class:`~worker.result.Result`.
 
     Parameters
@@ -72,20 +73,26 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
         Called with a :class:`~worker.algorithms.driver.Progress` between chunks.
     roots : sequence of Path, optional
         Directories ``file://`` URIs may read; default ``LIGHTTOUCH_DATA_ROOTS`` or the cwd.
+    max_job_bytes : int, optional
+        Refuse (:class:`~worker.errors.SpecError`) a problem whose memory estimate exceeds
+        it, from the spec before reading data and again once the data are compiled.
     """
     started = time.perf_counter()
     model = parse_spec(spec)
+    check_memory(declared_parts(model), max_job_bytes)
     source = DataSource(roots if roots is not None else data_roots())
     svrg = model.solver.svrg
     plan = plan_partitions(model, source.roots, svrg.partition_rows,
                            DaskSettings().partition_bytes)
     if plan is None:
         problem = compile_problem(model, source)
+        check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
         result = _solved(model, problem, solver_options(model.solver), progress, started)
     else:
         options = SvrgOptions.from_spec(svrg)
         with open_partitioned(plan, options, model.solver.seed) as batch:
             problem = compile_problem(model, source, width_elsewhere=batch.d)
+            check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
             result = _solved(model, problem, solver_options(model.solver, batch), progress,
                              started, batch)
         source.stats.bytes_read += plan.size

@@ -40,10 +40,11 @@ def hard_timeout(time_limit_s: float) -> int:
     return int(np.ceil(time_limit_s)) + FINISH_ALLOWANCE_S
 
 
-def run_job(time_limit_s: float) -> None:
+def run_job(time_limit_s: float, max_job_bytes: int | None = None) -> None:
     """The RQ job: solve the job's spec in this work horse, streaming progress, storing the result.
 
-    ``time_limit_s`` replaces the spec's own limit when smaller (the service's job timeout).
+    ``time_limit_s`` replaces the spec's own limit when smaller (the service's job timeout);
+    a problem whose compiled memory estimate exceeds ``max_job_bytes`` fails naming the field.
     """
     job = get_current_job()
     connection = job.connection
@@ -55,7 +56,8 @@ def run_job(time_limit_s: float) -> None:
     if time_limit_s < spec.solver.time_limit_s:
         spec = spec.model_copy(update={
             "solver": spec.solver.model_copy(update={"time_limit_s": time_limit_s})})
-    result = solve(spec, progress=_progress_publisher(connection, job.id, running_ttl))
+    result = solve(spec, progress=_progress_publisher(connection, job.id, running_ttl),
+                   max_job_bytes=max_job_bytes)
     _store_result(connection, job, result)
 
 
