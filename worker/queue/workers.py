@@ -16,7 +16,14 @@ from rq.registry import StartedJobRegistry
 from rq.timeouts import TimerDeathPenalty
 
 from worker.pipeline.solve import solve
-from worker.queue.keys import QUEUE_NAME, REAPER_LOCK_KEY, SERIALIZER, job_queue
+from worker.queue.keys import (
+    QUEUE_NAME,
+    REAPER_GRACE_KEY,
+    REAPER_LOCK_KEY,
+    REDIS_RUN_KEY,
+    SERIALIZER,
+    job_queue,
+)
 from worker.queue.lifetime import die_with_parent
 from worker.queue.task import horse_killed
 from worker.spec.models import ALGORITHMS
@@ -30,15 +37,24 @@ MISSED_HEARTBEATS = 3
 def reap_abandoned(connection: Redis, period_s: int) -> None:
     """Fail jobs whose worker stopped heartbeating; at most once per ``period_s`` across callers.
 
-    Not within ``(MISSED_HEARTBEATS + 1) * period_s`` of a Redis start: heartbeats expire
+    Not within ``(MISSED_HEARTBEATS + 1) * period_s`` of a Redis restart: heartbeats expire
     while Redis is down, and live workers need a heartbeat after it is back to renew them.
     """
-    started_s = int(connection.info("server")["uptime_in_seconds"])
-    if started_s < (MISSED_HEARTBEATS + 1) * period_s:
+    if _restarted_recently(connection, (MISSED_HEARTBEATS + 1) * period_s):
         return
     if connection.set(REAPER_LOCK_KEY, 1, nx=True, ex=period_s):
         StartedJobRegistry(QUEUE_NAME, connection, serializer=SERIALIZER,
                            death_penalty_class=TimerDeathPenalty).cleanup()
+
+
+def _restarted_recently(connection: Redis, grace_s: int) -> bool:
+    """Whether Redis restarted (with its data) less than ``grace_s`` seconds ago, as told
+    by a change of its ``run_id`` since the last call."""
+    run_id = connection.info("server")["run_id"]
+    previous = connection.set(REDIS_RUN_KEY, run_id, get=True)
+    if previous is not None and previous.decode() != run_id:
+        connection.set(REAPER_GRACE_KEY, 1, ex=grace_s)
+    return bool(connection.exists(REAPER_GRACE_KEY))
 
 
 def live_workers(connection: Redis, heartbeat_s: int) -> int:
