@@ -28,9 +28,12 @@ from pathlib import Path
 
 from service.local_stack import RedisServer, Stack, children, small_spec, wait_for
 from worker.queue.state import TERMINAL, is_terminal_event
+from worker.queue.workers import MISSED_HEARTBEATS
 
 RESULTS = Path(__file__).resolve().parent / "results"
 KILLS = ("horse", "parent", "worker")
+#: The local stack's heartbeat period (``LIGHTTOUCH_HEARTBEAT_S``).
+HEARTBEAT_S = 1
 
 
 def parse_args() -> argparse.Namespace:
@@ -77,6 +80,7 @@ def disrupt(action: str, stack: Stack, server: RedisServer, rng: random.Random) 
             os.kill(horse, signal.SIGKILL)
     worker.wait()
     stack.workers.remove(worker)
+    time.sleep(MISSED_HEARTBEATS * HEARTBEAT_S + 1)   # until the dead one no longer counts
     stack.start_worker()
     return True
 
