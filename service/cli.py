@@ -39,10 +39,9 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _worker(args: argparse.Namespace) -> int:
     settings = load_settings(service=True)
-    from redis import Redis
-
+    from worker.queue.connection import worker_connection
     from worker.queue.workers import run_worker
-    run_worker(Redis.from_url(settings.redis_url), heartbeat_s=settings.heartbeat_s,
+    run_worker(worker_connection(settings.redis_url), heartbeat_s=settings.heartbeat_s,
                burst=args.burst)
     return 0
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -11,9 +10,10 @@ import redis.asyncio
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from service.errors import BodyTooLarge
+from service.errors import BodyTooLarge, UnsupportedMediaType
 from worker.errors import SpecError
 from worker.settings import ServiceSettings
+from worker.spec.json_text import decode_spec_json
 
 _bearer = HTTPBearer(auto_error=False, description="an API key from LIGHTTOUCH_API_KEYS")
 
@@ -45,7 +45,11 @@ class JsonBody:
 
 async def _json_body(request: Request, settings: Annotated[ServiceSettings, Depends(_settings)]
                      ) -> JsonBody:
-    """Read at most ``max_body_bytes`` (413 beyond) and decode JSON (422 if it is not)."""
+    """Check the body is declared JSON (415 otherwise), read at most ``max_body_bytes`` (413
+    beyond) and decode it (422 naming any value that is not usable JSON)."""
+    if not is_json_media_type(request.headers.get("content-type", "")):
+        raise UnsupportedMediaType("the body must be JSON: send it with Content-Type: "
+                                   "application/json")
     limit = settings.max_body_bytes
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
@@ -57,9 +61,17 @@ async def _json_body(request: Request, settings: Annotated[ServiceSettings, Depe
             raise BodyTooLarge(limit)
     try:
         text = body.decode("utf-8")
-        return JsonBody(text, json.loads(text))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise SpecError.at("", f"the request body is not UTF-8 JSON: {error}") from None
+    except UnicodeDecodeError as error:
+        raise SpecError.at("", f"the request body is not UTF-8 text: {error}") from None
+    return JsonBody(text, decode_spec_json(text))
+
+
+def is_json_media_type(content_type: str) -> bool:
+    """Whether a Content-Type header names JSON: ``application/json`` or ``application/*+json``
+    (parameters such as ``charset`` aside)."""
+    media_type = content_type.partition(";")[0].strip().lower()
+    return media_type == "application/json" or (media_type.startswith("application/")
+                                                and media_type.endswith("+json"))
 
 
 SettingsDep = Annotated[ServiceSettings, Depends(_settings)]

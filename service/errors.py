@@ -8,6 +8,8 @@
         ├── InvalidRequest             422 a query, path or header parameter is invalid
         ├── Unauthorized               401 missing or unknown API key
         ├── BodyTooLarge               413 request body over LIGHTTOUCH_MAX_BODY_BYTES
+        ├── UnsupportedMediaType       415 the body is not declared as JSON
+        ├── BadEventId                 400 a Last-Event-ID that is no stream position
         ├── NotReady                   503 Redis unreachable or no live worker
         ├── RemoteProblem              (client side) the service answered with a problem
         └── ServiceUnreachable         (client side) no connection to the service
@@ -35,10 +37,11 @@ class ServiceError(LightTouchError):
 class HTTPError(ServiceError):
     """A plain HTTP error raised by routing itself (unknown path, method not allowed)."""
 
-    def __init__(self, status_code: int, detail: str):
+    def __init__(self, status_code: int, detail: str, headers: dict[str, str] | None = None):
         super().__init__(detail)
         self.status_code = status_code
         self.title = HTTPStatus(status_code).phrase
+        self.headers = dict(headers or {})
 
 
 class InvalidRequest(ServiceError):
@@ -69,6 +72,24 @@ class BodyTooLarge(ServiceError):
     def __init__(self, limit: int):
         super().__init__(f"the body exceeds {limit:,} bytes (LIGHTTOUCH_MAX_BODY_BYTES); put "
                          "large data in files and reference them by URI")
+
+
+class UnsupportedMediaType(ServiceError):
+    """The request body's Content-Type is not JSON."""
+
+    status_code = 415
+    title = "Unsupported media type"
+
+
+class BadEventId(InvalidRequest):
+    """A ``Last-Event-ID`` header that is not an event id of a stream (``<ms>-<seq>``, each
+    at most 2^64 - 1)."""
+
+    status_code = 400
+    title = "Bad request"
+
+    def __init__(self, message: str):
+        super().__init__([("header.last-event-id", message)])
 
 
 class NotReady(ServiceError):

@@ -15,6 +15,7 @@ an EventSource to stop.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -22,6 +23,7 @@ from redis.asyncio import Redis
 from rq.job import Job
 from starlette.responses import Response, StreamingResponse
 
+from service.errors import BadEventId
 from worker.queue.keys import EVENTS, OUTCOME, key
 from worker.queue.state import TERMINAL, JobState, is_terminal_event, rq_state
 
@@ -29,6 +31,8 @@ MEDIA_TYPE = "text/event-stream"
 #: Client reconnection delay advertised with the first event of every stream (ms).
 RETRY_MS = 1000
 _BATCH = 500
+_EVENT_ID = re.compile(r"([0-9]{1,20})-([0-9]{1,20})")
+_MAX_ID_PART = 2**64 - 1
 #: A comment line without the blank line that would end an event: clients that dispatch on
 #: every blank line (httpx-sse does) would otherwise repeat the last event id.
 KEEPALIVE = ": keep-alive\n"
@@ -47,17 +51,36 @@ def format_event(entry_id: bytes | None, event: str, data: str) -> str:
     return f"{head}event: {event}\ndata: {data}\n\n"
 
 
-async def event_response(redis: Redis, job_id: str, last_event_id: str | None,
+def stream_position(last_event_id: str | None) -> str:
+    """The stream entry id to resume after: ``Last-Event-ID`` (absent or empty: the start).
+
+    Raises :class:`~service.errors.BadEventId` unless it is ``<ms>-<seq>``, two decimal
+    numbers of at most 2^64 - 1 (what Redis accepts).
+    """
+    if not last_event_id:
+        return "0-0"
+    match = _EVENT_ID.fullmatch(last_event_id)
+    if match is None:
+        raise BadEventId(f"{last_event_id[:40]!r} is not an event id; send back the id of an "
+                         "event this stream sent (<ms>-<seq>), or none to start over")
+    if any(int(part) > _MAX_ID_PART for part in match.groups()):
+        raise BadEventId(f"{last_event_id[:40]!r} is out of range: both parts of an event id "
+                         "are at most 2^64 - 1")
+    return last_event_id
+
+
+async def event_response(redis: Redis, job_id: str, cursor: str,
                          keepalive_s: float) -> Response:
-    """The SSE response for a job the caller may read (204 if nothing more will come)."""
+    """The SSE response for a job the caller may read, resuming after stream entry
+    ``cursor`` (204 if nothing more will come)."""
     stream = key(EVENTS, job_id)
-    backlog = await _after(redis, stream, last_event_id or "0-0")
+    backlog = await _after(redis, stream, cursor)
     if not backlog:
         latest = await redis.xrevrange(stream, count=1)
         if (latest and is_terminal(latest[0][1])) or (not latest and await _ending(redis, job_id)):
             return Response(status_code=204)
     return StreamingResponse(
-        _follow(redis, job_id, backlog, last_event_id or "0-0", keepalive_s),
+        _follow(redis, job_id, backlog, cursor, keepalive_s),
         media_type=MEDIA_TYPE, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 

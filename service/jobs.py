@@ -32,7 +32,8 @@ def submit(redis: Redis, settings: ServiceSettings, tenant: str, spec: Spec, tex
     """Queue ``spec`` (``text`` as submitted); the answer and whether it is a replay."""
     admission = Admission(max_active_jobs=settings.max_active_jobs,
                           job_timeout_s=settings.job_timeout_s,
-                          result_ttl_s=settings.result_ttl_s)
+                          result_ttl_s=settings.result_ttl_s,
+                          max_job_bytes=settings.max_job_bytes)
     job_id, replayed = submit_job(redis, admission, tenant, spec, text, idempotency)
     return Submitted(id=job_id, status=JobState.QUEUED, links=job_links(job_id)), replayed
 

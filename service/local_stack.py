@@ -8,6 +8,7 @@ other's queue.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import shutil
@@ -89,18 +90,37 @@ def _compile_kernels() -> None:
 
 
 class RedisServer:
-    """A throw-away ``redis-server`` (no RDB, no AOF) on a free port."""
+    """A throw-away ``redis-server`` on a free port: no RDB and no AOF, or, ``persistent``,
+    the production setting (AOF, ``appendfsync everysec``) so that it can be restarted."""
 
-    def __init__(self) -> None:
+    def __init__(self, persistent: bool = False) -> None:
         self.port = free_port()
         self.directory = tempfile.mkdtemp(prefix="lighttouch-redis-")
-        self.process = subprocess.Popen(
+        self.persistent = persistent
+        self.process = self._start()
+
+    def _start(self) -> subprocess.Popen:
+        persistence = ["--appendonly", "yes", "--appendfsync", "everysec"] if self.persistent \
+            else ["--appendonly", "no"]
+        process = subprocess.Popen(
             ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", self.directory],
+             *persistence, "--dir", self.directory],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         client = Redis(port=self.port)
         wait_for(lambda: _pings(client), 10, "redis-server")
         client.close()
+        return process
+
+    def restart(self, how: str) -> None:
+        """Stop the server (``"shutdown"``: the SHUTDOWN command; ``"kill"``: SIGKILL) and
+        start it again on the same port and directory."""
+        if how == "shutdown":
+            with Redis(port=self.port) as client, contextlib.suppress(RedisConnectionError):
+                client.shutdown()
+        else:
+            self.process.kill()
+        self.process.wait(10)
+        self.process = self._start()
 
     def url(self, db: int) -> str:
         """The URL of database ``db``."""

@@ -3,7 +3,7 @@
 Errors of the one hierarchy (:class:`~worker.errors.LightTouchError`) go straight to it;
 FastAPI's request-validation errors, Starlette's routing errors and Redis failures (503) are
 first turned into members of that hierarchy; anything else is a 500 that is logged, never
-leaked.
+leaked, and answered without closing the connection (:class:`UnexpectedErrors`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from redis.exceptions import RedisError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.errors import HTTPError, InvalidRequest, NotReady, ServiceError
 from worker.errors import (
@@ -109,7 +111,21 @@ async def _request_validation_error(request: Request,
 
 
 async def _http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
-    return problem(request, HTTPError(error.status_code, str(error.detail)))
+    headers = dict(error.headers or {})
+    if error.status_code == 405:
+        headers["Allow"] = ", ".join(allowed_methods(request))
+    return problem(request, HTTPError(error.status_code, str(error.detail), headers))
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route serves at the request's path (Starlette's 405 names only the
+    first route's)."""
+    return [method for method in _METHODS
+            if any(route.matches({**request.scope, "method": method})[0] == Match.FULL
+                   for route in request.app.router.routes)]
+
+
+_METHODS = ("DELETE", "GET", "PATCH", "POST", "PUT")
 
 
 async def _redis_error(request: Request, error: RedisError) -> JSONResponse:
@@ -117,25 +133,53 @@ async def _redis_error(request: Request, error: RedisError) -> JSONResponse:
     return problem(request, NotReady(f"the job store (Redis) failed: {error}; retry shortly"))
 
 
-async def _unexpected_error(request: Request, error: Exception) -> JSONResponse:
-    log.exception("unhandled error on %s %s", request.method, request.url.path)
-    return problem(request, HTTPError(500, "internal error; it has been logged"))
+class UnexpectedErrors:
+    """ASGI middleware: an exception no handler took becomes the logged 500 problem, sent as
+    an ordinary response, so the client's connection stays open (Starlette's own last-resort
+    handler re-raises, and the server then drops the connection). An exception after the
+    response started (inside an event stream) is left to the server."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def send_tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_tracked)
+        except Exception:
+            if started:
+                raise
+            request = Request(scope)
+            log.exception("unhandled error on %s %s", request.method, request.url.path)
+            response = problem(request, HTTPError(500, "internal error; it has been logged"))
+            await response(scope, receive, send)
 
 
 def install(app: FastAPI) -> None:
-    """Register the handlers on ``app``."""
+    """Register the handlers and the last-resort middleware on ``app``."""
     app.add_exception_handler(LightTouchError, _lighttouch_error)
     app.add_exception_handler(RequestValidationError, _request_validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(RedisError, _redis_error)
-    app.add_exception_handler(Exception, _unexpected_error)
+    app.add_middleware(UnexpectedErrors)
 
 
 _MEANINGS = {
+    400: "a malformed header (Last-Event-ID); errors[] names it",
     401: "missing or unknown API key",
     404: "no such job for this API key",
     409: "the job's state does not allow this (yet)",
     413: "request body over LIGHTTOUCH_MAX_BODY_BYTES",
+    415: "the body is not sent as application/json",
     422: "invalid spec, data or parameter; errors[] names each field",
     429: "the tenant is at LIGHTTOUCH_MAX_ACTIVE_JOBS; see Retry-After",
     503: "Redis unreachable (or, for /readyz, no live worker)",

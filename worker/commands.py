@@ -5,7 +5,6 @@ parser, one progress bar) is ``service/cli.py``.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from worker.algorithms.loop import ProgressCallback
 from worker.errors import SpecError
 from worker.pipeline.validate import summarize_spec
 from worker.result import Result
+from worker.spec.json_text import decode_spec_json
 
 
 def read_spec(path: str) -> Any:
@@ -22,11 +22,7 @@ def read_spec(path: str) -> Any:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except OSError as error:
         raise SpecError.at("", f"cannot read {path}: {error.strerror or error}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise SpecError.at("", f"{path} is not JSON: {error.msg} at line {error.lineno} "
-                           f"column {error.colno}") from None
+    return decode_spec_json(text, path)
 
 
 def solve_file(spec_path: str, progress: ProgressCallback | None = None) -> Result:

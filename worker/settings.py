@@ -125,6 +125,15 @@ TENANT_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 MIB = 1024 * 1024
 
 
+#: The share of the machine's memory one job may use by default.
+JOB_MEMORY_SHARE = 0.5
+
+
+def default_max_job_bytes() -> int:
+    """Half of this machine's physical memory (``LIGHTTOUCH_MAX_JOB_BYTES``'s default)."""
+    return int(JOB_MEMORY_SHARE * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+
+
 class ServiceSettings(BaseSettings):
     """Service configuration; invalid values stop the process at start with the variable named."""
 
@@ -140,6 +149,9 @@ class ServiceSettings(BaseSettings):
                                  description="cap on a job's solver time limit")
     result_ttl_s: int = Field(86_400, ge=60,
                               description="seconds results, events and job records are kept")
+    max_job_bytes: int = Field(
+        default_factory=default_max_job_bytes, ge=MIB,
+        description="per-job memory budget: a job whose memory estimate exceeds it is refused")
     max_active_jobs: int = Field(100, ge=1,
                                  description="per-tenant cap on queued + running jobs (429)")
     heartbeat_s: int = Field(5, ge=1, le=300,

@@ -26,7 +26,7 @@ JobId = Annotated[str, Path(max_length=64, description="the id returned by POST 
 
 
 @router.post("/jobs", status_code=202, response_model=Submitted, openapi_extra=SPEC_BODY,
-             responses=problem_responses(409, 413, 429))
+             responses=problem_responses(409, 413, 415, 429))
 def submit_job(body: Body, tenant: Tenant, redis: RedisDep, settings: SettingsDep,
                response: Response,
                idempotency_key: Annotated[str | None, Header(max_length=256)] = None
@@ -90,19 +90,22 @@ def get_solution(job_id: JobId, tenant: Tenant, redis: RedisDep,
             responses={200: {"description": "Server-Sent Events: progress, status, result",
                              "content": {events.MEDIA_TYPE: {}}},
                        204: {"description": "the job has ended and its last event was seen"},
-                       **problem_responses(404)})
+                       **problem_responses(400, 404)})
 async def job_events(job_id: JobId, tenant: Tenant, redis: RedisDep,
                      stream_redis: StreamRedisDep, settings: SettingsDep,
-                     last_event_id: Annotated[str | None, Header(pattern=r"^\d+-\d+$")] = None
+                     last_event_id: Annotated[str | None, Header(
+                         max_length=64, description="the id of the last event received "
+                         "(<ms>-<seq>); 400 if it is not one")] = None
                      ) -> Response:
     """Follow a job's events; reconnect with ``Last-Event-ID`` to resume exactly once."""
     await run_in_threadpool(load_job, redis, tenant, job_id)
-    return await events.event_response(stream_redis, job_id, last_event_id,
-                                       settings.sse_keepalive_s)
+    cursor = events.stream_position(last_event_id)
+    return await events.event_response(stream_redis, job_id, cursor, settings.sse_keepalive_s)
 
 
 @router.post("/validate", response_model=SpecSummary, openapi_extra=SPEC_BODY,
-             responses=problem_responses(413))
-def validate_spec(body: Body, tenant: Tenant) -> SpecSummary:
-    """Dry run: parse, read the data, compile; sizes, algorithm, memory estimate, or the errors."""
-    return SpecSummary(**summarize_spec(body.value))
+             responses=problem_responses(413, 415))
+def validate_spec(body: Body, tenant: Tenant, settings: SettingsDep) -> SpecSummary:
+    """Dry run: parse, read the data, compile; sizes, algorithm, memory estimate, or the errors
+    (422 also for a job over the per-job memory budget)."""
+    return SpecSummary(**summarize_spec(body.value, max_job_bytes=settings.max_job_bytes))

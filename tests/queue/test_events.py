@@ -7,8 +7,18 @@ import math
 from datetime import UTC, datetime, timedelta
 
 from tests.queue.jobs import stream, submitted
-from worker.queue.events import append_unless_ended, finish, json_text
-from worker.queue.keys import ACTIVE, EVENTS, METRICS_KEY, OUTCOME, PROGRESS, SPEC, key
+from worker.queue.events import StoredResult, append_unless_ended, finish, json_text
+from worker.queue.keys import (
+    ACTIVE,
+    EVENTS,
+    METRICS_KEY,
+    OUTCOME,
+    PROGRESS,
+    RESULT,
+    SPEC,
+    VECTORS,
+    key,
+)
 from worker.queue.records import load_job
 from worker.queue.state import JobState
 
@@ -57,3 +67,29 @@ def test_event_payloads_are_strict_json_with_non_finite_numbers_as_null():
                       "gap": 0.5})
     assert json.loads(text) == {"objective": None, "nested": {"violation": None, "n": 3},
                                 "gap": 0.5}
+
+
+def test_a_result_arriving_after_the_job_ended_is_not_stored(connection):
+    job_id = submitted(connection)
+    job = load_job(connection, "alpha", job_id)
+    failed = finish(connection, job, JobState.FAILED, error="the worker stopped heartbeating")
+    late = finish(connection, job, JobState.SUCCEEDED, event=("result", {"status": "succeeded"}),
+                  stored=StoredResult('{"status": "succeeded"}', {"mean": b"npy"}))
+
+    assert (failed, late) == (True, False)
+    assert not connection.exists(key(RESULT, job_id), key(VECTORS, job_id))
+    assert [event for event, _ in stream(connection, job_id)] == ["status", "status"]
+    assert json.loads(connection.get(key(OUTCOME, job_id)))["status"] == "failed"
+
+
+def test_the_first_finisher_stores_its_result_with_its_outcome(connection):
+    job_id = submitted(connection)
+    job = load_job(connection, "alpha", job_id)
+    stored = finish(connection, job, JobState.SUCCEEDED, event=("result", {"status": "x"}),
+                    stored=StoredResult('{"status": "succeeded"}', {"mean": b"npy"}))
+    cancelled = finish(connection, job, JobState.CANCELLED)
+
+    assert (stored, cancelled) == (True, False)
+    assert connection.get(key(RESULT, job_id)) == b'{"status": "succeeded"}'
+    assert connection.hgetall(key(VECTORS, job_id)) == {b"mean": b"npy"}
+    assert 0 < connection.ttl(key(RESULT, job_id)) <= job.result_ttl

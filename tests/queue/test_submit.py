@@ -32,14 +32,15 @@ def test_a_submission_queues_the_job_with_its_spec_stream_and_index_entry(connec
 
 
 def test_the_service_caps_the_solver_time_limit_and_the_hard_timeout_follows(connection):
-    capped = Admission(max_active_jobs=3, job_timeout_s=10.0, result_ttl_s=600)
+    capped = Admission(max_active_jobs=3, job_timeout_s=10.0, result_ttl_s=600,
+                       max_job_bytes=2**30)
     short = submitted(connection, admission=capped, time_limit_s=600)
     shorter = submitted(connection, admission=capped, time_limit_s=2.5)
     jobs = {job_id: Job.fetch(job_id, connection=connection, serializer=SERIALIZER)
             for job_id in (short, shorter)}
 
-    assert jobs[short].args == [10.0] and jobs[short].timeout == hard_timeout(10.0)
-    assert jobs[shorter].args == [2.5] and jobs[shorter].timeout == hard_timeout(2.5)
+    assert jobs[short].args == [10.0, 2**30] and jobs[short].timeout == hard_timeout(10.0)
+    assert jobs[shorter].args == [2.5, 2**30] and jobs[shorter].timeout == hard_timeout(2.5)
 
 
 def test_a_tenant_at_its_cap_is_refused_until_a_job_ends(connection):

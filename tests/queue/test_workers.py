@@ -5,12 +5,14 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime, timedelta
 
+from redis import Redis
 from rq.executions import Execution
 from rq.job import JobStatus
 from rq.utils import utcformat
 
+from service.local_stack import RedisServer
 from tests.queue.jobs import stream, submitted
-from worker.queue.keys import REAPER_LOCK_KEY, SERIALIZER, job_queue
+from worker.queue.keys import REAPER_GRACE_KEY, REAPER_LOCK_KEY, SERIALIZER, job_queue
 from worker.queue.records import job_record, load_job
 from worker.queue.state import JobState
 from worker.queue.workers import MISSED_HEARTBEATS, LightTouchWorker, live_workers, reap_abandoned
@@ -67,3 +69,23 @@ def test_a_job_whose_worker_stopped_heartbeating_is_failed_once_per_period(conne
     assert stream(connection, first)[-1][1]["status"] == "failed"
     assert waited == JobState.RUNNING
     assert job_record(connection, "alpha", second).status == JobState.FAILED
+
+
+def test_after_a_redis_restart_the_reaper_waits_for_live_workers_to_renew():
+    server = RedisServer(persistent=True)
+    try:
+        with Redis.from_url(server.url(0)) as connection:
+            reap_abandoned(connection, 60)                 # sees this server's run id
+            connection.delete(REAPER_LOCK_KEY)
+            job_id = submitted(connection)
+            abandon(connection, job_id)
+        server.restart("shutdown")
+        with Redis.from_url(server.url(0)) as connection:
+            reap_abandoned(connection, 60)                 # restarted: heartbeats may lapse
+            spared = job_record(connection, "alpha", job_id).status
+            connection.delete(REAPER_GRACE_KEY)            # the grace period has passed
+            reap_abandoned(connection, 60)
+            failed = job_record(connection, "alpha", job_id).status
+    finally:
+        server.stop()
+    assert (spared, failed) == (JobState.RUNNING, JobState.FAILED)

@@ -10,7 +10,7 @@ import pytest
 from httpx_sse import connect_sse
 
 from service.local_stack import Stack, small_spec
-from tests.service.conftest import event_ids, problem, submit, wait_progress
+from tests.service.conftest import event_ids, submit, wait_progress
 
 #: About two seconds of solving, with dozens of progress events.
 TIMED_SPEC = small_spec(iterations=600_000)
@@ -69,14 +69,6 @@ def test_a_waiting_stream_sends_keep_alives_and_ends_when_the_job_is_cancelled(
     after_keepalives = [lines[k + 1] for k, line in enumerate(lines) if line == ": keep-alive"]
     assert "" not in after_keepalives        # no blank line: nothing is dispatched again
     assert lines[-3:] == ["event: status", 'data: {"status": "cancelled", "error": null}', ""]
-
-
-def test_a_malformed_last_event_id_is_422(service: Stack):
-    with service.client() as client:
-        job_id = submit(client, small_spec())
-        body = problem(client.get(f"/v1/jobs/{job_id}/events",
-                                  headers={"Last-Event-ID": "yesterday"}), 422)
-    assert body["errors"][0]["path"] == "header.last-event-id"
 
 
 @pytest.mark.slow

@@ -20,7 +20,8 @@ def test_an_oversized_body_is_413(idle_service: Stack):
     with idle_service.client() as client:
         declared = problem(client.post("/v1/jobs", json=large_spec()), 413)
         chunked = problem(client.post("/v1/jobs", content=iter([json.dumps(large_spec())
-                                                                .encode()])), 413)
+                                                                .encode()]),
+                                      headers={"Content-Type": "application/json"}), 413)
         validate = client.post("/v1/validate", json=large_spec())
     assert "65,536 bytes" in declared["detail"] and chunked["status"] == 413
     assert validate.status_code == 413
@@ -33,14 +34,15 @@ def test_an_invalid_spec_is_422_naming_the_field(idle_service: Stack):
     with idle_service.client() as client:
         iterations = problem(client.post("/v1/jobs", json=bad_iterations), 422)
         unknown = problem(client.post("/v1/jobs", json=unknown_field), 422)
-        not_json = problem(client.post("/v1/jobs", content=b"{not json"), 422)
+        not_json = problem(client.post("/v1/jobs", content=b"{not json",
+                                       headers={"Content-Type": "application/json"}), 422)
         validate = problem(client.post("/v1/validate", json=bad_iterations), 422)
 
     assert iterations["errors"][0]["path"] == "solver.iterations"
     assert "solver.iterations" in iterations["detail"]
     assert iterations["type"] == "urn:lighttouch:problem:spec-error"
     assert unknown["errors"][0]["path"] == "colour"
-    assert "not UTF-8 JSON" in not_json["detail"]
+    assert "is not JSON" in not_json["detail"]
     assert validate["errors"] == iterations["errors"]
 
 

@@ -19,5 +19,6 @@ def test_the_spec_body_and_problem_schemas_are_documented():
     body = submit["requestBody"]["content"]["application/json"]["schema"]
     assert body == {"$ref": "#/components/schemas/Spec"}
     assert {"Spec", "Problem", "Result", "Solver"} <= set(document["components"]["schemas"])
-    assert set(submit["responses"]) == {"202", "401", "409", "413", "422", "429", "503"}
+    assert set(submit["responses"]) == {"202", "401", "409", "413", "415", "422", "429",
+                                       "503"}
     assert "application/problem+json" in submit["responses"]["422"]["content"]

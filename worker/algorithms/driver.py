@@ -44,6 +44,13 @@ class Candidates:
         self.checks.append(int(checks))
         self.seconds.append(float(seconds))
 
+    def keep_finite(self) -> None:
+        """Forget snapshots with a coordinate that is not a finite number (a diverged run)."""
+        finite = [k for k, solution in enumerate(self.solutions) if np.isfinite(solution).all()]
+        for snapshots in (self.solutions, self.iterations, self.kinds, self.checks,
+                          self.seconds):
+            snapshots[:] = [snapshots[k] for k in finite]
+
     def keep_last(self, count: int) -> None:
         """Forget all but the ``count`` most recent snapshots."""
         for snapshots in (self.solutions, self.iterations, self.kinds, self.checks,

@@ -46,7 +46,9 @@ def run_phase(driver: Driver, cfg, start: int, stop: int, count: int,
     """Run to ``stop``, snapshotting ``count`` candidates and, if ``auto_gamma``, raising
     gamma at :func:`~worker.algorithms.penalty.gamma_checkpoints`.
 
-    Returns (the final config, whether the run finished before the deadline).
+    Returns (the final config, whether the run finished before the deadline). A run the
+    deadline stops is snapshotted where it stopped, so even a deadline inside the warm-up
+    leaves a candidate for the shrinking LP.
     """
     with_iterate, first = count >= 2, start
     if cfg.step_rule != STEP_SCHEDULE:                  # eta_w "auto": measure it first
@@ -56,7 +58,7 @@ def run_phase(driver: Driver, cfg, start: int, stop: int, count: int,
     checkpoints = gamma_checkpoints(first, stop) if auto_gamma else []
     for iteration in sorted(set(snapshots) | set(checkpoints)):
         finished = driver.run(cfg, iteration, after_each)
-        if iteration in snapshots:
+        if iteration in snapshots or not finished:
             driver.snapshot(candidates, with_iterate)
         if not finished:
             return cfg, False

@@ -33,6 +33,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from worker.data.formats import REGISTRY
+from worker.data.sizes import MAX_SIZE
 
 #: The format names a reference accepts, in registry order.
 FORMATS: tuple[str, ...] = tuple(REGISTRY)
@@ -54,8 +55,6 @@ OPTION_FORMATS = {option: tuple(record.name for record in REGISTRY.values()
                                 if option in record.options)
                   for option in FORMAT_OPTIONS}
 
-#: Largest dimension or inline matrix side: 2**27 keeps a CSR row-pointer array under 1 GiB.
-MAX_SIZE = 2**27
 
 Number = Annotated[float, Strict()]
 Index = Annotated[int, Strict()]

@@ -24,12 +24,18 @@ from worker.candidates.shrink import best_mixture, expected_violation
 from worker.distributed.batch import PartitionedBatch, open_partitioned
 from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions
+from worker.errors import SolverError
+from worker.pipeline.memory import check_memory, declared_parts, memory_parts
 from worker.problem.compile import DataSource, compile_problem
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project
 from worker.result import Expected, Member, Point, Projected, Result, Sizes
 from worker.settings import DaskSettings, data_roots
 from worker.spec.models import Solver, Spec, parse_spec
+
+DIVERGED = ("the run diverged: its iterates or their objective values are not finite numbers "
+            "(NaN or infinite); lower solver.eta_w or solver.gamma (or leave them \"auto\"), "
+            "or give finite bounds")
 
 #: The budget of ``iterations: "auto"`` for the algorithms without a stopping rule (Epro,
 #: MidTouch, the games, SVRG OL).
@@ -55,7 +61,7 @@ def solver_options(solver: Solver, source: PartitionedBatch | None = None) -> So
 
 
 def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None, *,
-          roots: Sequence[Path] | None = None) -> Result:
+          roots: Sequence[Path] | None = None, max_job_bytes: int | None = None) -> Result:
     """Solve one problem in this process and return its :class:`~worker.result.Result`.
 
     Parameters
@@ -67,20 +73,26 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
         Called with a :class:`~worker.algorithms.driver.Progress` between chunks.
     roots : sequence of Path, optional
         Directories ``file://`` URIs may read; default ``LIGHTTOUCH_DATA_ROOTS`` or the cwd.
+    max_job_bytes : int, optional
+        Refuse (:class:`~worker.errors.SpecError`) a problem whose memory estimate exceeds
+        it, from the spec before reading data and again once the data are compiled.
     """
     started = time.perf_counter()
     model = parse_spec(spec)
+    check_memory(declared_parts(model), max_job_bytes)
     source = DataSource(roots if roots is not None else data_roots())
     svrg = model.solver.svrg
     plan = plan_partitions(model, source.roots, svrg.partition_rows,
                            DaskSettings().partition_bytes)
     if plan is None:
         problem = compile_problem(model, source)
+        check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
         result = _solved(model, problem, solver_options(model.solver), progress, started)
     else:
         options = SvrgOptions.from_spec(svrg)
         with open_partitioned(plan, options, model.solver.seed) as batch:
             problem = compile_problem(model, source, width_elsewhere=batch.d)
+            check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
             result = _solved(model, problem, solver_options(model.solver, batch), progress,
                              started, batch)
         source.stats.bytes_read += plan.size
@@ -98,6 +110,7 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
     communication rounds."""
     load_s = time.perf_counter() - started
     trajectory = run_algorithm(problem, options, progress)
+    trajectory.candidates.keep_finite()
     trajectory.candidates.keep_last(options.candidates)        # the most recent, for the LP
     values = None if batch is None else \
         (lambda points: batch.values(points, trajectory.arrays))
@@ -122,7 +135,11 @@ def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: 
     candidates: Candidates = trajectory.candidates
     solutions = np.array(candidates.solutions)
     began = time.perf_counter()
+    if not candidates.solutions:
+        raise SolverError(DIVERGED)
     scores = score_candidates(arrays, problem, solutions, values)
+    if not np.isfinite(scores.objectives).all():
+        raise SolverError(DIVERGED)
     weights = best_mixture(scores.objectives, scores.violations)
     lp_s = time.perf_counter() - began
     chosen = np.flatnonzero(weights)

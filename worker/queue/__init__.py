@@ -25,7 +25,11 @@ key                            holds
                                ``Idempotency-Key`` (kept ``result_ttl`` seconds)
 =============================  ===========================================================
 
-Every way a job ends goes through :func:`.events.finish`: the work horse on success, RQ's failure
+Every way a job ends goes through :func:`.events.finish`, and the first to get there wins: its
+outcome (and a succeeded job's result, in the same server-side step) is written only if none
+exists, so a late finisher changes nothing. A work horse dies with its worker parent
+(:mod:`.lifetime`), so no orphan outlives the job the reaper ended. Callers: the work horse
+on success, RQ's failure
 callback (exceptions, time limit, and abandoned jobs found by :func:`.workers.reap_abandoned`), the
 worker parent when the horse dies (:func:`.task.horse_killed`) and the API on cancel. A dead
 worker is noticed through heartbeats: the worker parent renews the job's entry in RQ's

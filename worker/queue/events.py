@@ -1,7 +1,8 @@
 """A job's event stream and its one outcome: every way a job ends goes through :func:`finish`,
 and nothing is appended after its terminal event.
 
-:func:`finish` claims the outcome key first (``SET NX``), then appends the terminal event;
+:func:`finish` claims the outcome key first (``SET NX``, storing a succeeded job's result in
+the same server-side step), then appends the terminal event;
 :func:`append_unless_ended` appends in one server-side step that checks the outcome key, so
 an event that would follow the terminal one (a progress report racing a cancel) is dropped.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,7 +19,17 @@ from redis import Redis
 from redis.client import Pipeline
 from rq.job import Job
 
-from worker.queue.keys import ACTIVE, EVENTS, METRICS_KEY, OUTCOME, PROGRESS, SPEC, key
+from worker.queue.keys import (
+    ACTIVE,
+    EVENTS,
+    METRICS_KEY,
+    OUTCOME,
+    PROGRESS,
+    RESULT,
+    SPEC,
+    VECTORS,
+    key,
+)
 from worker.queue.state import JobState
 
 #: Events kept per job stream (``XADD MAXLEN ~``): over an hour of progress at 4 per second.
@@ -68,16 +80,44 @@ def _finite(value: Any) -> Any:
     return value
 
 
+_CLAIM_OUTCOME = """
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then return 0 end
+if ARGV[3] ~= '' then
+  redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[2])
+  redis.call('DEL', KEYS[3])
+  for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+  redis.call('EXPIRE', KEYS[3], ARGV[2])
+end
+return 1
+"""
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    """What a succeeded job leaves: the Result JSON and its vectors (name -> ``.npy`` bytes)."""
+
+    result_json: str
+    vectors: dict[str, bytes]
+
+
 def finish(connection: Redis, job: Job, state: JobState, *, error: str | None = None,
-           event: tuple[str, dict[str, Any]] | None = None) -> bool:
+           event: tuple[str, dict[str, Any]] | None = None,
+           stored: StoredResult | None = None) -> bool:
     """Record how ``job`` ended and publish its terminal event; False if it had already ended.
 
-    The default event is ``status`` with ``{"status": state, "error": error}``.
+    The first caller wins: its outcome, and the ``stored`` result with it, are written in one
+    server-side step only if no outcome exists, so a result that arrives after the job was
+    ended otherwise (cancelled, or failed by the reaper) is dropped, never stored. The default
+    event is ``status`` with ``{"status": state, "error": error}``.
     """
     ttl = job.result_ttl
     ended = time.time()
     outcome = {"status": str(state), "error": error, "ended_at": ended}
-    if not connection.set(key(OUTCOME, job.id), json.dumps(outcome), nx=True, ex=ttl):
+    keys = [key(OUTCOME, job.id), key(RESULT, job.id), key(VECTORS, job.id)]
+    args: list[Any] = [json.dumps(outcome), ttl, stored.result_json if stored else ""]
+    for name, content in (stored.vectors if stored else {}).items():
+        args += [name, content]
+    if not connection.register_script(_CLAIM_OUTCOME)(keys=keys, args=args):
         return False
     name, data = event or ("status", {"status": str(state), "error": error})
     with connection.pipeline(transaction=False) as pipe:

@@ -23,6 +23,8 @@ SPEC, EVENTS, PROGRESS, OUTCOME, RESULT, VECTORS = (
 ACTIVE, JOBS = "active", "jobs"
 METRICS_KEY = f"{PREFIX}:metrics"
 REAPER_LOCK_KEY = f"{PREFIX}:reaper"
+#: The run id of the Redis server the reaper last saw, and the grace period after a restart.
+REDIS_RUN_KEY, REAPER_GRACE_KEY = f"{PREFIX}:redis-run", f"{PREFIX}:reaper-grace"
 
 
 def key(kind: str, name: str) -> str:

@@ -15,6 +15,7 @@ from rq import Callback, Queue
 from rq.job import Job
 
 from worker.errors import JobConflict, TooManyJobs
+from worker.pipeline.memory import check_memory, declared_parts
 from worker.queue.events import publish
 from worker.queue.keys import ACTIVE, JOBS, OUTCOME, SPEC, idempotency_key, job_queue, key
 from worker.queue.state import JobState
@@ -39,11 +40,15 @@ class Admission:
         Cap on a job's solver time limit (the spec's own limit applies when smaller).
     result_ttl_s : int
         Seconds a job's records, result and idempotency record are kept once it ends.
+    max_job_bytes : int or None
+        The per-job memory budget, checked on the spec here and on the compiled problem by
+        the work horse (None: none).
     """
 
     max_active_jobs: int
     job_timeout_s: float
     result_ttl_s: int
+    max_job_bytes: int | None = None
 
 
 def submit_job(connection: Redis, admission: Admission, tenant: str, spec: Spec, text: str,
@@ -52,9 +57,11 @@ def submit_job(connection: Redis, admission: Admission, tenant: str, spec: Spec,
 
     Returns the job id and whether it is a replay: a repeated ``idempotency`` key with the
     same ``text`` gives the first submission's id and queues nothing. Raises
-    :class:`~worker.errors.TooManyJobs` at the tenant's cap and
+    :class:`~worker.errors.SpecError` when the spec alone shows the job over the memory
+    budget, :class:`~worker.errors.TooManyJobs` at the tenant's cap and
     :class:`~worker.errors.JobConflict` for a key reused with another text.
     """
+    check_memory(declared_parts(spec), admission.max_job_bytes)
     fingerprint = hashlib.sha256(text.encode()).hexdigest()
     job_id = uuid.uuid4().hex
     claim = idempotency_key(tenant, idempotency) if idempotency else None
@@ -124,7 +131,7 @@ def _enqueue(pipe: Pipeline, queue: Queue, admission: Admission, tenant: str, sp
     time_limit = min(spec.solver.time_limit_s, admission.job_timeout_s)
     timeout = hard_timeout(time_limit)
     queue.enqueue_call(
-        run_job, args=(time_limit,), job_id=job_id, timeout=timeout,
+        run_job, args=(time_limit, admission.max_job_bytes), job_id=job_id, timeout=timeout,
         result_ttl=admission.result_ttl_s, failure_ttl=admission.result_ttl_s,
         description=f"solve {spec.name or job_id}", meta={"tenant": tenant, "name": spec.name,
                                                      "algorithm": spec.solver.algorithm},

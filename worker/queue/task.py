@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import logging
 import os
 import signal
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from redis import Redis
+from redis.exceptions import RedisError
 from rq.exceptions import AbandonedJobError
 from rq.job import Job, get_current_job
 from rq.timeouts import JobTimeoutException
@@ -20,11 +22,13 @@ from rq.timeouts import JobTimeoutException
 from worker.algorithms.loop import Progress
 from worker.errors import LightTouchError
 from worker.pipeline.solve import solve
-from worker.queue.events import append_unless_ended, finish
-from worker.queue.keys import RESULT, SPEC, VECTORS, key
+from worker.queue.events import StoredResult, append_unless_ended, finish
+from worker.queue.keys import SPEC, key
 from worker.queue.state import JobState
 from worker.result import Result
 from worker.spec.models import parse_spec
+
+log = logging.getLogger(__name__)
 
 #: Seconds a work horse may run past the solver's time limit (data loading, shrinking LP,
 #: projection) before RQ kills it.
@@ -36,10 +40,11 @@ def hard_timeout(time_limit_s: float) -> int:
     return int(np.ceil(time_limit_s)) + FINISH_ALLOWANCE_S
 
 
-def run_job(time_limit_s: float) -> None:
+def run_job(time_limit_s: float, max_job_bytes: int | None = None) -> None:
     """The RQ job: solve the job's spec in this work horse, streaming progress, storing the result.
 
-    ``time_limit_s`` replaces the spec's own limit when smaller (the service's job timeout).
+    ``time_limit_s`` replaces the spec's own limit when smaller (the service's job timeout);
+    a problem whose compiled memory estimate exceeds ``max_job_bytes`` fails naming the field.
     """
     job = get_current_job()
     connection = job.connection
@@ -51,37 +56,38 @@ def run_job(time_limit_s: float) -> None:
     if time_limit_s < spec.solver.time_limit_s:
         spec = spec.model_copy(update={
             "solver": spec.solver.model_copy(update={"time_limit_s": time_limit_s})})
-    result = solve(spec, progress=_progress_publisher(connection, job.id, running_ttl))
+    result = solve(spec, progress=_progress_publisher(connection, job.id, running_ttl),
+                   max_job_bytes=max_job_bytes)
     _store_result(connection, job, result)
 
 
 def _progress_publisher(connection: Redis, job_id: str, ttl: int) -> Callable[[Progress], None]:
-    """The progress callback: each report becomes a ``progress`` event and the latest progress."""
+    """The progress callback: each report becomes a ``progress`` event and the latest progress
+    (a report Redis cannot take, even after the connection's retries, is skipped)."""
     def publish_progress(progress: Progress) -> None:
-        append_unless_ended(connection, job_id, "progress", dataclasses.asdict(progress), ttl,
-                            latest_progress=True)
+        try:
+            append_unless_ended(connection, job_id, "progress", dataclasses.asdict(progress),
+                                ttl, latest_progress=True)
+        except RedisError as error:   # Redis away past the retries: skip this report
+            log.warning("progress of job %s not published: %s", job_id, error)
     return publish_progress
 
 
 def _store_result(connection: Redis, job: Job, result: Result) -> None:
-    """Store the Result JSON and its vectors as ``.npy``, then end the job ``succeeded``."""
+    """End the job ``succeeded``, storing the Result JSON and its vectors as ``.npy`` — unless
+    it has already ended (then the result is dropped: one job, one outcome)."""
     vectors = {"mean": npy_bytes(result.mean.solution)}
     if result.projected is not None:
         vectors["projected"] = npy_bytes(result.projected.solution)
     solutions = [member.solution for member in result.mixture if member.solution is not None]
     if solutions:
         vectors["mixture"] = npy_bytes(solutions)
-    ttl = job.result_ttl
-    with connection.pipeline(transaction=False) as pipe:
-        pipe.set(key(RESULT, job.id), result.model_dump_json(), ex=ttl)
-        pipe.hset(key(VECTORS, job.id), mapping=vectors)
-        pipe.expire(key(VECTORS, job.id), ttl)
-        pipe.execute()
     job.meta["algorithm"] = result.algorithm   # what "auto" chose, for listings
     job.save_meta()
     summary = {"status": str(JobState.SUCCEEDED), "algorithm": result.algorithm,
                "sizes": result.sizes.model_dump(), "expected": result.expected.model_dump()}
-    finish(connection, job, JobState.SUCCEEDED, event=("result", summary))
+    finish(connection, job, JobState.SUCCEEDED, event=("result", summary),
+           stored=StoredResult(result.model_dump_json(), vectors))
 
 
 def npy_bytes(values: list[float] | list[list[float]]) -> bytes:

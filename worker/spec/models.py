@@ -7,22 +7,47 @@ ranges, shapes) happen when the spec is compiled (:mod:`worker.problem.compile`)
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from worker.data.refs import MAX_SIZE, MatrixValue, VectorValue
 from worker.errors import SpecError
 from worker.losses import LOSS_NAMES, PAIRWISE_HINGE
+
+#: The largest ``solver.iterations``: far beyond any time limit, well inside the kernels'
+#: 64-bit counters.
+MAX_ITERATIONS = 2**50
+#: The largest step scale, penalty weight or regularization weight: far beyond any useful
+#: value, and small enough that one step cannot overflow a float.
+MAX_SCALE = 1e12
+
+#: A coordinate index (negative ones are refused with the valid range when compiled).
+CoordinateIndex = Annotated[int, Field(ge=-MAX_SIZE, le=MAX_SIZE)]
+#: A count that sizes an array (minibatch, groups, partition rows).
+Count = Annotated[int, Field(ge=1, le=MAX_SIZE)]
+#: A positive scale of a step or penalty.
+Scale = Annotated[float, Field(gt=0, le=MAX_SCALE, allow_inf_nan=False)]
+#: A regularization weight.
+Weight = Annotated[float, Field(ge=0.0, le=MAX_SCALE, allow_inf_nan=False)]
 
 ALGORITHMS = ("auto", "lighttouch", "fulltouch", "midtouch", "projected_sgd", "epro_sgd",
               "epro_orda", "svrg_ol", "lagrangian", "proxy_lagrangian")
 
 
 class StrictModel(BaseModel):
-    """Base model: unknown fields are errors."""
+    """Base model: unknown fields are errors, and values are never converted ("4" is not the
+    integer 4, ``true`` is not 1, 1.0 is not an integer)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class Bounds(StrictModel):
@@ -46,14 +71,36 @@ class RiskData(StrictModel):
     groups: dict[str, VectorValue] | None = None
 
 
+def _data_fits_loss_schema(schema: dict[str, Any]) -> None:
+    """JSON schema of :meth:`EmpiricalRisk._data_fits_loss`: which ``data`` fields a loss needs."""
+    def given(*names: str) -> dict[str, Any]:
+        return {"required": list(names),
+                "properties": {name: {"not": {"type": "null"}} for name in names}}
+
+    def absent(*names: str) -> dict[str, Any]:
+        return {"properties": {name: {"type": "null"} for name in names}}
+
+    schema["anyOf"] = [
+        {"properties": {"loss": {"const": PAIRWISE_HINGE},
+                        "data": {"allOf": [given("positive", "negative"),
+                                           absent("features", "labels")]}}},
+        {"properties": {"loss": {"enum": [name for name in LOSS_NAMES
+                                          if name != PAIRWISE_HINGE]},
+                        "data": {"allOf": [given("features"),
+                                           absent("positive", "negative")]}}},
+    ]
+
+
 class EmpiricalRisk(StrictModel):
     """Mean loss over examples plus l1 ||w||_1 + (l2/2)||w||^2."""
+
+    model_config = ConfigDict(json_schema_extra=_data_fits_loss_schema)
 
     type: Literal["empirical_risk"]
     loss: Literal[LOSS_NAMES]  # type: ignore[valid-type]
     data: RiskData
-    l1: float = Field(0.0, ge=0.0, allow_inf_nan=False)
-    l2: float = Field(0.0, ge=0.0, allow_inf_nan=False)
+    l1: Weight = 0.0
+    l2: Weight = 0.0
 
     @model_validator(mode="after")
     def _data_fits_loss(self) -> EmpiricalRisk:
@@ -79,8 +126,8 @@ class Quadratic(StrictModel):
     type: Literal["quadratic"]
     Q: MatrixValue
     c: VectorValue | None = None
-    l1: float = Field(0.0, ge=0.0, allow_inf_nan=False)
-    l2: float = Field(0.0, ge=0.0, allow_inf_nan=False)
+    l1: Weight = 0.0
+    l2: Weight = 0.0
 
 
 Objective = Annotated[EmpiricalRisk | Quadratic, Field(discriminator="type")]
@@ -98,8 +145,8 @@ class OrderingConstraint(StrictModel):
     """w_i <= w_j for each pair, or w_c0 <= w_c1 <= ... along a chain."""
 
     type: Literal["ordering"]
-    pairs: list[tuple[int, int]] | None = None
-    chain: list[int] | None = None
+    pairs: list[Annotated[list[CoordinateIndex], Field(min_length=2, max_length=2)]] | None = None
+    chain: list[CoordinateIndex] | None = None
 
     @model_validator(mode="after")
     def _one_form(self) -> OrderingConstraint:
@@ -113,8 +160,16 @@ class MonotoneLatticeConstraint(StrictModel):
     """Lattice parameters (C order over ``shape``) increase along each ``increasing`` axis."""
 
     type: Literal["monotone_lattice"]
-    shape: list[Annotated[int, Field(ge=1)]] = Field(min_length=1)
+    shape: list[Count] = Field(min_length=1)
     increasing: list[Annotated[int, Field(ge=0)]]
+
+    @field_validator("shape")
+    @classmethod
+    def _fits_a_dimension(cls, shape: list[int]) -> list[int]:
+        if math.prod(shape) > MAX_SIZE:
+            raise ValueError(f"shape {shape[:8]} has more than {MAX_SIZE:,} vertices (the "
+                             "largest dimension)")
+        return shape
 
     @model_validator(mode="after")
     def _axes_exist(self) -> MonotoneLatticeConstraint:
@@ -170,9 +225,9 @@ Constraint = Annotated[
 class Minibatch(StrictModel):
     """Fixed minibatch sizes: examples (k_f), sampled constraints (k_g), p-update (k_p)."""
 
-    k_f: int = Field(2, ge=1)
-    k_g: int = Field(2, ge=1)
-    k_p: int = Field(8, ge=1)
+    k_f: Count = 2
+    k_g: Count = 2
+    k_p: Count = 8
 
 
 class Game(StrictModel):
@@ -186,8 +241,8 @@ class Game(StrictModel):
     clipped at 1).
     """
 
-    eta_lambda: Literal["auto"] | Annotated[float, Field(gt=0, allow_inf_nan=False)] = "auto"
-    radius: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
+    eta_lambda: Literal["auto"] | Scale = "auto"
+    radius: Scale | None = None
     regret: Literal["swap", "external"] = "swap"
     proxy: Literal["hinge", "ramp"] = "hinge"
 
@@ -197,10 +252,10 @@ class Svrg(StrictModel):
 
     learner: Literal["adagrad", "freerex"] = "adagrad"
     schedule: Literal["practical", "theoretical"] = "practical"
-    serial_steps: Literal["auto"] | Annotated[int, Field(ge=1)] = "auto"
-    batch_size: Literal["auto"] | Annotated[int, Field(ge=1)] = "auto"
-    workers: Literal["auto"] | Annotated[int, Field(ge=0)] = "auto"
-    partition_rows: int = Field(2**18, ge=1)
+    serial_steps: Literal["auto"] | Annotated[int, Field(ge=1, le=MAX_ITERATIONS)] = "auto"
+    batch_size: Literal["auto"] | Count = "auto"
+    workers: Literal["auto"] | Annotated[int, Field(ge=0, le=4096)] = "auto"
+    partition_rows: Count = 2**18
 
     @model_validator(mode="after")
     def _batch_size_is_practical(self) -> Svrg:
@@ -214,15 +269,15 @@ class Solver(StrictModel):
     """Algorithm choice and its hyperparameters (LightTouch paper, Algorithm 4)."""
 
     algorithm: Literal[ALGORITHMS] = "auto"  # type: ignore[valid-type]
-    iterations: Literal["auto"] | Annotated[int, Field(ge=1)] = "auto"
+    iterations: Literal["auto"] | Annotated[int, Field(ge=1, le=MAX_ITERATIONS)] = "auto"
     time_limit_s: float = Field(600.0, gt=0, allow_inf_nan=False)
     tolerance: float = Field(1e-3, gt=0, lt=1, allow_inf_nan=False)
     seed: int = Field(0, ge=0, lt=2**63)
-    gamma: Literal["auto"] | Annotated[float, Field(gt=0, allow_inf_nan=False)] = "auto"
-    eta_w: Literal["auto"] | Annotated[float, Field(gt=0, allow_inf_nan=False)] = "auto"
-    eta_p: float = Field(0.0625, gt=0, allow_inf_nan=False)
+    gamma: Literal["auto"] | Scale = "auto"
+    eta_w: Literal["auto"] | Scale = "auto"
+    eta_p: Scale = 0.0625
     minibatch: Literal["auto"] | Minibatch = "auto"
-    aggregate: Literal["auto"] | Annotated[int, Field(ge=1)] = "auto"
+    aggregate: Literal["auto"] | Count = "auto"
     p_update: Literal["auto", "dense", "lazy"] = "auto"
     candidates: int = Field(100, ge=1, le=10_000)
     svrg: Svrg = Svrg()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import math
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO
@@ -18,6 +19,7 @@ import scipy.sparse as sp
 
 from worker.data.formats.parsed import Parsed
 from worker.errors import DataError
+from worker.settings import DataSettings
 
 if TYPE_CHECKING:
     from worker.data.refs import DataRef
@@ -27,9 +29,47 @@ ZIP_MAGIC = b"PK"
 
 
 def read_npy(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
-    """One array written by ``numpy.save`` (object arrays refused)."""
+    """One array written by ``numpy.save`` (object arrays refused; a header claiming more
+    values than the file holds is refused before anything is allocated)."""
     _expect_magic(stream, NPY_MAGIC, "npy", path)
+    size = stream.seek(0, io.SEEK_END)
+    stream.seek(0)
+    _check_claim(stream, size, "the file", path)
+    stream.seek(0)
     return Parsed(np.load(stream, allow_pickle=False))
+
+
+def _check_claim(stream: BinaryIO, held: int, where: str, path: str) -> None:
+    """Refuse an .npy header whose shape needs more bytes than ``held``."""
+    version = np.lib.format.read_magic(stream)
+    header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+              else np.lib.format.read_array_header_2_0)
+    shape, _, dtype = header(stream)
+    claimed = math.prod(shape) * dtype.itemsize
+    if claimed > held:
+        raise DataError(path, f"the .npy header claims shape {shape} ({claimed:,} bytes of "
+                              f"values) but {where} holds {held:,} bytes; the file is "
+                              "truncated or forged")
+
+
+def _check_expanded(stream: BinaryIO, path: str) -> None:
+    """Refuse an npz archive whose members expand past ``LIGHTTOUCH_MAX_DATA_BYTES``, or
+    whose arrays claim more than their members hold, from the zip directory and the .npy
+    headers alone: nothing is decompressed beyond the headers."""
+    limit = DataSettings().max_data_bytes
+    with zipfile.ZipFile(stream) as archive:
+        members = archive.infolist()
+        expanded = sum(member.file_size for member in members)
+        if expanded > limit:
+            raise DataError(path, f"the npz archive expands to {expanded:,} bytes, over the "
+                                  f"cap of {limit:,} (LIGHTTOUCH_MAX_DATA_BYTES)")
+        for member in members:
+            with archive.open(member) as content:
+                if content.read(len(NPY_MAGIC)) == NPY_MAGIC:
+                    with archive.open(member) as again:
+                        _check_claim(again, member.file_size, f"member {member.filename!r}",
+                                     path)
+    stream.seek(0)
 
 
 @dataclass(frozen=True)
@@ -82,6 +122,7 @@ def npy_layout(read: Callable[[int, int], bytes], path: str) -> NpyLayout | None
 def read_npz(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
     """A ``scipy.sparse.save_npz`` matrix, or the array ``key`` of a ``numpy.savez`` archive."""
     _expect_magic(stream, ZIP_MAGIC, "npz", path)
+    _check_expanded(stream, path)
     with np.load(stream, allow_pickle=False) as archive:
         names = archive.files
         if ref.key is not None or not {"format", "shape"} <= set(names):

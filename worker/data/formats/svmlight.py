@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from worker.data.formats.parsed import Parsed
+from worker.data.sizes import MAX_SIZE
 from worker.errors import DataError
 from worker.kernels import svmlight as kernel
 
@@ -110,6 +111,7 @@ def read_svmlight_lines(block: bytes, path: str) -> tuple[sp.csr_matrix, np.ndar
     labels : ndarray, shape (rows,)
     """
     output = _parsed(io.BytesIO(block), path)
+    _check_width(output, output.max_index + 1, path)
     features = sp.csr_matrix((output.data[:output.nnz], output.indices[:output.nnz],
                               output.indptr[:output.row + 1]),
                              shape=(output.row, output.max_index + 1))
@@ -166,6 +168,7 @@ def _matrix(output: _Output, ref: DataRef, path: str) -> sp.csr_matrix:
                                   f"\"zero_based\": false; set it to true")
         indices -= 1
     width = output.max_index + (1 if zero_based else 0)
+    _check_width(output, width, path)
     if ref.n_features is not None:
         if width > ref.n_features:
             row = _row_of(output, int(np.argmax(indices >= ref.n_features)))
@@ -175,6 +178,15 @@ def _matrix(output: _Output, ref: DataRef, path: str) -> sp.csr_matrix:
         width = ref.n_features
     return sp.csr_matrix((output.data[:output.nnz], indices, output.indptr[:output.row + 1]),
                          shape=(output.row, max(width, 0)))
+
+
+def _check_width(output: _Output, width: int, path: str) -> None:
+    """Refuse a feature index past the largest dimension before anything is sized by it."""
+    if width > MAX_SIZE:
+        row = _row_of(output, int(np.argmax(output.indices[:output.nnz] >= MAX_SIZE)))
+        raise DataError(path, f"row {row} has feature index {output.max_index:,}: more than "
+                              f"{MAX_SIZE:,} features (the largest dimension); hash or "
+                              "renumber the features")
 
 
 def _row_of(output: _Output, position: int) -> int:

@@ -1,0 +1,52 @@
+"""The per-job memory budget: a problem whose estimate exceeds it is refused naming the
+field that sizes it most, from the spec alone before any data are read, and again once the
+data are compiled."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from service.local_stack import small_spec
+from worker import solve
+from worker.errors import SpecError
+from worker.pipeline.memory import declared_parts, memory_parts
+from worker.pipeline.validate import summarize_spec
+from worker.problem.compile import compile_problem
+from worker.spec.models import parse_spec
+
+
+def test_the_spec_alone_refuses_a_huge_dimension_times_candidates_before_reading_data():
+    spec = small_spec()
+    spec.update(dimension=4_194_304, constraints=[])
+    spec["solver"]["candidates"] = 10_000
+    spec["objective"] = {"type": "quadratic", "Q": {"uri": "file:///nowhere/q.npz"}}
+    with pytest.raises(SpecError) as error:          # the missing file is never opened
+        summarize_spec(spec, max_job_bytes=2**30)
+    assert error.value.issues[0][0] == "solver.candidates"
+    assert "335,8" in str(error.value) and "LIGHTTOUCH_MAX_JOB_BYTES" in str(error.value)
+
+
+def test_compiled_data_over_the_budget_name_the_data():
+    rng = np.random.default_rng(0)
+    spec = small_spec()
+    spec["objective"] = {"type": "empirical_risk", "loss": "logistic",
+                         "data": {"features": rng.normal(size=(2000, 4)).tolist(),
+                                  "labels": np.sign(rng.normal(size=2000)).tolist()}}
+    problem = compile_problem(parse_spec(spec), [])
+    parts = memory_parts(problem, 100)
+    budget = sum(parts.values()) - 1
+    with pytest.raises(SpecError) as validated:
+        summarize_spec(spec, max_job_bytes=budget)
+    with pytest.raises(SpecError) as solved:
+        solve(spec, max_job_bytes=budget)
+    assert validated.value.issues[0][0] == solved.value.issues[0][0] == "objective.data"
+    assert summarize_spec(spec, max_job_bytes=budget + 1)["memory_estimate_bytes"] == budget + 1
+
+
+def test_the_declared_estimate_is_a_lower_bound_of_the_compiled_one():
+    spec = small_spec()
+    spec["constraints"] = [{"type": "monotone_lattice", "shape": [2, 2], "increasing": [0, 1]}]
+    declared = declared_parts(parse_spec(spec))
+    compiled = memory_parts(compile_problem(parse_spec(spec), []), 100)
+    assert all(declared[field] <= compiled[field] for field in declared)

@@ -1,0 +1,79 @@
+"""The memory a job will hold, estimated before it runs, and the per-job budget
+(``LIGHTTOUCH_MAX_JOB_BYTES``): a job over it is refused naming the field that sizes it most.
+
+Two estimates: :func:`declared_parts` from the spec alone (what a submission can be checked
+against without reading any data), and :func:`memory_parts` from the compiled problem (what
+validation and the work horse check once the data are read).
+"""
+
+from __future__ import annotations
+
+import math
+
+from worker.errors import SpecError
+from worker.problem.compiled import CompiledProblem
+from worker.spec.models import MonotoneLatticeConstraint, OrderingConstraint, Spec
+
+_KERNEL_ARRAYS_PER_COORDINATE = 9   # w, running sum, stamps, two step buffers and their marks
+_KERNEL_ARRAYS_PER_GROUP = 9        # log weights, stamps, mu, tree (2x), lists, scratch
+_BYTES_PER_NONZERO = 12             # CSR: a float64 value and an int32 index
+_ORDERING_ROW_BYTES = 2 * _BYTES_PER_NONZERO + 8 * (1 + _KERNEL_ARRAYS_PER_GROUP)
+
+#: The field each part of an estimate is charged to.
+DATA, CONSTRAINTS, STATE = "objective.data", "constraints", "solver.candidates"
+
+
+def _state_bytes(d: int, candidates: int) -> int:
+    """The kernels' per-coordinate arrays and the candidate snapshots, each (d,) float64."""
+    return 8 * d * (_KERNEL_ARRAYS_PER_COORDINATE + candidates)
+
+
+def memory_parts(problem: CompiledProblem, candidates: int) -> dict[str, int]:
+    """Bytes the solve will hold, by the field that sizes them: the examples
+    (``objective.data``), the constraint rows and their sampling state (``constraints``), the
+    kernel state and candidate snapshots (``solver.candidates``)."""
+    objective = problem.objective
+    data = _BYTES_PER_NONZERO * (objective.features.nnz + objective.quadratic.nnz) \
+        + 8 * objective.n
+    rows = _BYTES_PER_NONZERO * problem.constraints.matrix.nnz \
+        + 8 * problem.m * (1 + _KERNEL_ARRAYS_PER_GROUP)
+    return {DATA: int(data), CONSTRAINTS: int(rows),
+            STATE: _state_bytes(problem.d, candidates)}
+
+
+def declared_parts(spec: Spec) -> dict[str, int]:
+    """The part of :func:`memory_parts` the spec fixes without its data: the state of a
+    declared ``dimension`` and the rows of ordering and lattice constraints."""
+    rows = 0
+    for constraint in spec.constraints:
+        if isinstance(constraint, OrderingConstraint):
+            rows += len(constraint.pairs) if constraint.pairs is not None \
+                else max(len(constraint.chain or ()) - 1, 0)
+        elif isinstance(constraint, MonotoneLatticeConstraint):
+            size = math.prod(constraint.shape)
+            rows += sum(size // constraint.shape[axis] * (constraint.shape[axis] - 1)
+                        for axis in constraint.increasing)
+    return {CONSTRAINTS: rows * _ORDERING_ROW_BYTES,
+            STATE: _state_bytes(spec.dimension or 0, spec.solver.candidates)}
+
+
+def check_memory(parts: dict[str, int], budget: int | None) -> int:
+    """The estimate's total; :class:`SpecError` naming its largest part's field if it
+    exceeds ``budget`` bytes (None: no budget)."""
+    total = sum(parts.values())
+    if budget is not None and total > budget:
+        field = max(parts, key=lambda name: parts[name])
+        raise SpecError.at(field, f"the job would hold about {_gib(total)} (memory estimate "
+                           f"{total:,} bytes, {_gib(parts[field])} of it for {field}), over "
+                           f"the per-job budget of {_gib(budget)} (LIGHTTOUCH_MAX_JOB_BYTES); "
+                           f"shrink {_advice(field)}")
+    return total
+
+
+def _advice(field: str) -> str:
+    return {DATA: "the data", CONSTRAINTS: "the constraints",
+            STATE: "solver.candidates or the dimension"}[field]
+
+
+def _gib(count: int) -> str:
+    return f"{count / 2**30:,.2f} GiB"
