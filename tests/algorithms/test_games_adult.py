@@ -1,10 +1,12 @@
 """Cotter et al. (2019) §6.2 on UCI Adult: 95% equal opportunity for four groups.
 
 The proxy-Lagrangian's shrunk mixture satisfies all four constraints on the training data in
-expectation, has at most m + 1 = 5 members, and its test error is within 1.5 points of the
-unconstrained hinge-loss baseline; the Lagrangian's theta-bar satisfies its relaxed
-constraints. Both with the hinge bound of the indicators (the paper's) and with the
-non-convex ramp. (bench/adult_fairness.py prints the whole Table-2-like comparison.)
+expectation, has at most m + 1 = 5 members, and its test error is within 0.75 point of the
+unconstrained hinge-loss baseline (0.13 with the hinge, 0.42 with the ramp at the default
+steps), whose test error is below 15% (14.4%; 16.1% when the capital columns were binned at
+their all-zero quintiles); the Lagrangian's theta-bar satisfies its relaxed constraints.
+Both with the hinge bound of the indicators (the paper's) and with the non-convex ramp.
+(bench/adult_fairness.py prints the whole Table-2-like comparison.)
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ def stochastic(split, result) -> tuple[float, dict[str, float]]:
 def test_proxy_lagrangian_meets_equal_opportunity_at_baseline_error(adult, proxy):
     train, test, run = adult
     baseline_error, _ = stochastic(test, run("proxy_lagrangian", constrained=False))
+    assert baseline_error <= 0.15, baseline_error
     result = run("proxy_lagrangian", proxy=proxy)
     assert result.algorithm == "proxy_lagrangian" and result.sizes.m == 4
     assert 1 <= len(result.mixture) <= 5
@@ -49,7 +52,7 @@ def test_proxy_lagrangian_meets_equal_opportunity_at_baseline_error(adult, proxy
     _, ratios = stochastic(train, result)
     assert min(ratios.values()) >= adult_data.RATIO - 1e-9, ratios
     error, _ = stochastic(test, result)
-    assert error <= baseline_error + 0.015, (error, baseline_error)
+    assert error <= baseline_error + 0.0075, (error, baseline_error)
     # shrinking is never worse than theta-bar on the training constraints
     assert result.expected.max_violation <= result.stats["baseline_max_violation"] + 1e-9
 
