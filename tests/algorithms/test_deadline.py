@@ -37,10 +37,3 @@ def test_an_iteration_count_beyond_the_cap_names_the_field():
         solve(spec)
     assert error.value.issues[0][0] == "solver.iterations"
     assert str(MAX_ITERATIONS) in str(error.value)
-
-
-def test_a_time_limit_before_the_gap_can_be_estimated_leaves_it_out():
-    spec = small_spec(time_limit_s=0.2)
-    spec["solver"].update(iterations="auto", tolerance=1e-12)
-    stats = solve(spec).stats
-    assert stats["stopped_by"] == "time_limit" and "estimated_gap" not in stats

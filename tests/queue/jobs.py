@@ -11,6 +11,9 @@ from worker.queue.keys import EVENTS, key
 from worker.queue.submit import Admission, submit_job
 from worker.spec.models import parse_spec
 
+#: A progress report as a running job sends it.
+REPORT = {"iteration": 10, "iterations": 100, "objective": 0.5, "max_violation": 0.0,
+          "constraint_checks": 30, "elapsed_s": 0.1}
 ADMISSION = Admission(max_active_jobs=3, job_timeout_s=3600.0, result_ttl_s=600)
 
 

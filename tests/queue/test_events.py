@@ -6,24 +6,11 @@ import json
 import math
 from datetime import UTC, datetime, timedelta
 
-from tests.queue.jobs import stream, submitted
+from tests.queue.jobs import REPORT, stream, submitted
+from worker.queue import keys
 from worker.queue.events import StoredResult, append_unless_ended, finish, json_text
-from worker.queue.keys import (
-    ACTIVE,
-    EVENTS,
-    METRICS_KEY,
-    OUTCOME,
-    PROGRESS,
-    RESULT,
-    SPEC,
-    VECTORS,
-    key,
-)
 from worker.queue.records import load_job
 from worker.queue.state import JobState
-
-REPORT = {"iteration": 1, "iterations": 2, "objective": 1.0, "max_violation": 0.0,
-          "constraint_checks": 3, "elapsed_s": 0.01}
 
 
 def test_nothing_is_appended_after_the_terminal_event(connection):
@@ -41,8 +28,8 @@ def test_nothing_is_appended_after_the_terminal_event(connection):
         True, True, False, False, False)
     assert [event for event, _ in stream(connection, job_id)] == ["status", "progress", "status"]
     assert stream(connection, job_id)[-1][1] == {"status": "cancelled", "error": None}
-    assert json.loads(connection.get(key(PROGRESS, job_id))) == REPORT
-    assert json.loads(connection.get(key(OUTCOME, job_id)))["status"] == "cancelled"
+    assert json.loads(connection.get(keys.key(keys.PROGRESS, job_id))) == REPORT
+    assert json.loads(connection.get(keys.key(keys.OUTCOME, job_id)))["status"] == "cancelled"
 
 
 def test_ending_frees_the_slot_counts_the_job_and_sets_every_record_to_expire(connection):
@@ -52,14 +39,14 @@ def test_ending_frees_the_slot_counts_the_job_and_sets_every_record_to_expire(co
     append_unless_ended(connection, job_id, "progress", REPORT, 10**6, latest_progress=True)
     finish(connection, job, JobState.SUCCEEDED, event=("result", {"status": "succeeded"}))
     metrics = {name.decode(): float(value)
-               for name, value in connection.hgetall(METRICS_KEY).items()}
+               for name, value in connection.hgetall(keys.METRICS_KEY).items()}
 
     assert stream(connection, job_id)[-1] == ("result", {"status": "succeeded"})
-    assert not connection.sismember(key(ACTIVE, "alpha"), job_id)
+    assert not connection.sismember(keys.key(keys.ACTIVE, "alpha"), job_id)
     assert metrics["ended:succeeded"] == 1 and metrics["duration_bucket:10.0"] == 1
     assert 7 <= metrics["duration_sum"] < 60
-    for kind in (SPEC, EVENTS, PROGRESS, OUTCOME):
-        assert 0 < connection.ttl(key(kind, job_id)) <= job.result_ttl, kind
+    for kind in (keys.SPEC, keys.EVENTS, keys.PROGRESS, keys.OUTCOME):
+        assert 0 < connection.ttl(keys.key(kind, job_id)) <= job.result_ttl, kind
 
 
 def test_event_payloads_are_strict_json_with_non_finite_numbers_as_null():
@@ -77,9 +64,9 @@ def test_a_result_arriving_after_the_job_ended_is_not_stored(connection):
                   stored=StoredResult('{"status": "succeeded"}', {"mean": b"npy"}))
 
     assert (failed, late) == (True, False)
-    assert not connection.exists(key(RESULT, job_id), key(VECTORS, job_id))
+    assert not connection.exists(keys.key(keys.RESULT, job_id), keys.key(keys.VECTORS, job_id))
     assert [event for event, _ in stream(connection, job_id)] == ["status", "status"]
-    assert json.loads(connection.get(key(OUTCOME, job_id)))["status"] == "failed"
+    assert json.loads(connection.get(keys.key(keys.OUTCOME, job_id)))["status"] == "failed"
 
 
 def test_the_first_finisher_stores_its_result_with_its_outcome(connection):
@@ -90,6 +77,6 @@ def test_the_first_finisher_stores_its_result_with_its_outcome(connection):
     cancelled = finish(connection, job, JobState.CANCELLED)
 
     assert (stored, cancelled) == (True, False)
-    assert connection.get(key(RESULT, job_id)) == b'{"status": "succeeded"}'
-    assert connection.hgetall(key(VECTORS, job_id)) == {b"mean": b"npy"}
-    assert 0 < connection.ttl(key(RESULT, job_id)) <= job.result_ttl
+    assert connection.get(keys.key(keys.RESULT, job_id)) == b'{"status": "succeeded"}'
+    assert connection.hgetall(keys.key(keys.VECTORS, job_id)) == {b"mean": b"npy"}
+    assert 0 < connection.ttl(keys.key(keys.RESULT, job_id)) <= job.result_ttl

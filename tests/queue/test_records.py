@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rq.job import Job, JobStatus
 
-from tests.queue.jobs import submitted
+from tests.queue.jobs import REPORT, submitted
 from worker.errors import JobNotFound
 from worker.queue.events import append_unless_ended, finish
 from worker.queue.keys import JOBS, SERIALIZER, key
@@ -20,9 +20,6 @@ from worker.queue.records import (
 from worker.queue.state import JobState
 from worker.queue.submit import Admission
 
-PROGRESS = {"iteration": 10, "iterations": 100, "objective": 0.5, "max_violation": 0.0,
-            "constraint_checks": 30, "elapsed_s": 0.1}
-
 
 def test_a_job_is_found_only_by_its_own_tenant(connection):
     job_id = submitted(connection, "alpha")
@@ -35,16 +32,16 @@ def test_a_job_is_found_only_by_its_own_tenant(connection):
 def test_a_record_carries_the_latest_progress_then_the_outcome(connection):
     job_id = submitted(connection)
     queued = job_record(connection, "alpha", job_id)
-    append_unless_ended(connection, job_id, "progress", PROGRESS, 600, latest_progress=True)
+    append_unless_ended(connection, job_id, "progress", REPORT, 600, latest_progress=True)
     reporting = job_record(connection, "alpha", job_id)
     finish(connection, load_job(connection, "alpha", job_id), JobState.FAILED, error="broke")
     failed = job_record(connection, "alpha", job_id)
 
     assert queued.status == JobState.QUEUED and queued.progress is None
     assert queued.created_at is not None and queued.ended_at is None and queued.error is None
-    assert reporting.progress == PROGRESS
+    assert reporting.progress == REPORT
     assert failed.status == JobState.FAILED and failed.error == "broke"
-    assert failed.ended_at is not None and failed.progress == PROGRESS
+    assert failed.ended_at is not None and failed.progress == REPORT
 
 
 def test_a_job_failed_outside_the_handlers_says_where_to_look(connection):

@@ -13,6 +13,7 @@ import pytest
 
 from service.local_stack import RedisServer, Stack, children, small_spec, wait_for
 from tests.service.conftest import LONG_SPEC, submit, wait_progress, wait_status
+from tests.service.stacks import api_stack
 from worker.queue.state import is_terminal_event
 
 #: A job of several seconds, long enough to restart Redis under it.
@@ -47,10 +48,8 @@ def assert_one_outcome(stack: Stack, job_id: str) -> str:
 @pytest.fixture(scope="module")
 def stack(redis_server: RedisServer, tmp_path_factory) -> Iterator[Stack]:
     """A stack of its own (database 4): these tests kill its workers."""
-    stack = Stack(redis_server.url(4), tmp_path_factory.mktemp("reliability"))
-    stack.start_api()
-    yield stack
-    stack.close()
+    with api_stack(redis_server, tmp_path_factory.mktemp("reliability"), 4) as stack:
+        yield stack
 
 
 def test_killing_the_worker_parent_kills_its_horse_and_no_late_result_is_stored(stack: Stack):

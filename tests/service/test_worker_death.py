@@ -13,6 +13,7 @@ from httpx_sse import connect_sse
 
 from service.local_stack import RedisServer, Stack, children, small_spec, wait_for
 from tests.service.conftest import LONG_SPEC, submit, wait_progress, wait_status
+from tests.service.stacks import api_stack
 from worker.queue.workers import MISSED_HEARTBEATS
 
 HEARTBEAT_S = 1
@@ -23,10 +24,8 @@ DEAD_WORKER_BOUND_S = (MISSED_HEARTBEATS + 1) * HEARTBEAT_S + 3
 @pytest.fixture(scope="module")
 def stack(redis_server: RedisServer, tmp_path_factory) -> Iterator[Stack]:
     """A stack of its own (database 3): these tests kill its workers."""
-    stack = Stack(redis_server.url(3), tmp_path_factory.mktemp("worker-death"))
-    stack.start_api()
-    yield stack
-    stack.close()
+    with api_stack(redis_server, tmp_path_factory.mktemp("worker-death"), 3) as stack:
+        yield stack
 
 
 def running_horse(stack: Stack, client) -> tuple[str, int]:
