@@ -94,28 +94,31 @@ def problem_arrays(problem: CompiledProblem, n_groups: int) -> ProblemArrays:
         kind=np.int64(objective.kind), quadratic=objective.kind == QUADRATIC,
         l2=float(objective.l2), l1=float(objective.l1),
         x_indptr=x_indptr, x_indices=x_indices, x_data=x_data, x_width=x_width,
+        x_entries=int(objective.features.nnz),
         labels=np.ascontiguousarray(objective.labels, dtype=np.float64),
         q_indptr=q_indptr, q_indices=q_indices, q_data=q_data,
         linear=np.ascontiguousarray(objective.linear, dtype=np.float64),
         a_indptr=a_indptr, a_indices=a_indices, a_data=a_data,
         rhs=np.ascontiguousarray(problem.constraints.rhs, dtype=np.float64),
-        a_width=a_width, group_ptr=group_partition(problem.m, n_groups),
+        a_width=a_width, a_entries=int(problem.constraints.matrix.nnz),
+        group_ptr=group_partition(problem.m, n_groups),
         lower=np.ascontiguousarray(problem.lower, dtype=np.float64),
         upper=np.ascontiguousarray(problem.upper, dtype=np.float64),
     )
 
 
 def operation_costs(arrays: ProblemArrays) -> tuple[float, float]:
-    """(cost of one f sample, cost of one group check) in nonzeros touched (§5.2)."""
+    """(cost of one f sample, cost of one group check) in nonzeros touched (§5.2), counted
+    before padding so that the rows' layout does not change the minibatch sizes."""
     d = arrays.lower.shape[0]
     if arrays.quadratic:
         cost_f = float(arrays.q_data.shape[0] + d)
     else:
         n = max(arrays.labels.shape[0], 1)
-        cost_f = 1.0 + arrays.x_data.shape[0] / n
+        cost_f = 1.0 + arrays.x_entries / n
     m = arrays.rhs.shape[0]
     n_groups = max(arrays.group_ptr.shape[0] - 1, 1)
-    cost_g = (m / n_groups) * (1.0 + arrays.a_data.shape[0] / max(m, 1))
+    cost_g = (m / n_groups) * (1.0 + arrays.a_entries / max(m, 1))
     return cost_f, max(cost_g, 1.0)
 
 

@@ -172,7 +172,8 @@ class PartitionedBatch:
         if sample is None:
             return arrays
         return arrays._replace(x_indptr=sample.indptr, x_indices=sample.indices,
-                               x_data=sample.data, labels=sample.labels)
+                               x_data=sample.data, labels=sample.labels, x_width=0,
+                               x_entries=int(sample.indptr[-1]))
 
     def values(self, points: np.ndarray, arrays: ProblemArrays) -> np.ndarray:
         """f(w_k) for points (K, d), shape (K,), in one round: the mean loss over every
@@ -189,7 +190,7 @@ class PartitionedBatch:
                                       + 8 * points.shape[0] * (2 * len(self.parts) - 1))
         rowless = arrays._replace(x_indptr=np.zeros(1, dtype=np.int64),
                                   x_indices=np.zeros(0, dtype=np.int64), x_data=np.zeros(0),
-                                  labels=np.zeros(0))
+                                  labels=np.zeros(0), x_width=0, x_entries=0)
         return np.array([total / self.n + objective_value(rowless, w)
                          for total, w in zip(sums, points, strict=True)])
 

@@ -13,9 +13,10 @@ ProblemArrays = namedtuple("ProblemArrays", [
     "kind", "quadratic", "l2", "l1",                 # int, bool, float, float
     "x_indptr", "x_indices", "x_data", "labels",     # examples, CSR (n, d), labels (n,)
     "x_width",                                       # W > 0: row i is entries iW..iW+W-1
+    "x_entries",                                     # stored entries before padding
     "q_indptr", "q_indices", "q_data", "linear",     # Q, CSR (d, d), c (d,)
     "a_indptr", "a_indices", "a_data", "rhs",        # constraints, CSR (m, d), b (m,)
-    "a_width",                                       # as x_width, for the rows of A
+    "a_width", "a_entries",                          # as x_width, x_entries, for A
     "group_ptr",                                     # groups: constraints ptr[g]..ptr[g+1]-1
     "lower", "upper",                                # the box W, (d,) each
 ])
