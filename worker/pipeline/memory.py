@@ -15,8 +15,10 @@ from worker.problem.compiled import CompiledProblem
 from worker.spec.models import MonotoneLatticeConstraint, OrderingConstraint, Spec
 
 _KERNEL_ARRAYS_PER_COORDINATE = 9   # w, running sum, stamps, two step buffers and their marks
-_KERNEL_ARRAYS_PER_GROUP = 9        # log weights, stamps, mu, tree (2x), lists, scratch
-_BYTES_PER_NONZERO = 12             # CSR: a float64 value and an int32 index
+#: Log weights, stamps, mu, tree (2x), lists (2), scratch (4), dense weights and factors.
+_KERNEL_ARRAYS_PER_GROUP = 13
+#: The compiled CSR (a float64 value and an int32 index) and the kernels' copy (int64 index).
+_BYTES_PER_NONZERO = 12 + 16
 _ORDERING_ROW_BYTES = 2 * _BYTES_PER_NONZERO + 8 * (1 + _KERNEL_ARRAYS_PER_GROUP)
 
 #: The field each part of an estimate is charged to.
