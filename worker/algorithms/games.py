@@ -32,6 +32,7 @@ Defaults (heuristics where the paper leaves them to a grid search, §6):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -90,8 +91,9 @@ def rate_arrays(rates: RateSet | None, d: int, relaxed: bool) -> RateArrays:
         constant=np.ascontiguousarray(form.constant, dtype=np.float64))
 
 
-def initial_state(w0: np.ndarray, m: int, formulation: int, seed: int) -> GameState:
-    """theta(1) = w0; lambda(1) = 0 (Lagrangian) or TFCO's near-objective start (proxy)."""
+def initial_multipliers(m: int, formulation: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """lambda(1) (m+1,), log M (m+1, m+1) and log lambda (m+1,): lambda = e_0 (Lagrangian,
+    whose lambda[1:] start at 0) or TFCO's near-objective start (proxy formulations)."""
     size = m + 1
     small = MINIMUM_RADIUS / size
     log_m = np.full((size, size), math.log(small))
@@ -103,12 +105,35 @@ def initial_state(w0: np.ndarray, m: int, formulation: int, seed: int) -> GameSt
         stationary_distribution(log_m, lam)
     elif formulation == PROXY_EXTERNAL:
         lam[:] = np.exp(log_m[:, 0])
+    return lam, log_m, np.ascontiguousarray(log_m[:, 0])
+
+
+def game_config(options: SolverOptions, formulation: int, m: int) -> GameConfig:
+    """The kernels' settings of a game with m constraints (module docstring's defaults)."""
+    k_f, k_r = (DEFAULT_BATCH, DEFAULT_BATCH) if options.minibatch is None else \
+        options.minibatch[:2]
+    game = options.game
+    return GameConfig(formulation=formulation, eta_w=step_scale(options),
+                      eta_lambda=float(game.eta_lambda or AUTO_ETA_LAMBDA[formulation]),
+                      radius=float(game.radius), log_floor=math.log(MINIMUM_RADIUS / (m + 1)),
+                      k_f=int(k_f), k_r=int(k_r), surrogate=SURROGATES[game.proxy])
+
+
+def formulation_of(algorithm: str, options: SolverOptions) -> int:
+    """The kernels' code of ``lagrangian`` or ``proxy_lagrangian`` (with its regret type)."""
+    if algorithm == "lagrangian":
+        return LAGRANGIAN
+    return PROXY_SWAP if options.game.regret == "swap" else PROXY_EXTERNAL
+
+
+def initial_state(w0: np.ndarray, m: int, formulation: int, seed: int) -> GameState:
+    """theta(1) = w0 and :func:`initial_multipliers`."""
+    lam, log_m, log_lam = initial_multipliers(m, formulation)
     counters = np.zeros(N_COUNTERS, dtype=np.int64)
     counters[ITERATION] = 1
     return GameState(w=np.array(w0, dtype=np.float64), direction=np.zeros(w0.shape[0]),
-                     values=np.zeros(m), lam=lam, log_m=log_m,
-                     log_lam=np.ascontiguousarray(log_m[:, 0]), counters=counters,
-                     rng=seed_state(seed))
+                     values=np.zeros(m), lam=lam, log_m=log_m, log_lam=log_lam,
+                     counters=counters, rng=seed_state(seed))
 
 
 def run_lagrangian(problem: CompiledProblem, options: SolverOptions,
@@ -120,21 +145,14 @@ def run_lagrangian(problem: CompiledProblem, options: SolverOptions,
 def run_proxy_lagrangian(problem: CompiledProblem, options: SolverOptions,
                          progress: ProgressCallback | None, deadline: float) -> Trajectory:
     """Definition 2, Algorithm 2 (or external regret); theta-bar weighted by lambda_1."""
-    formulation = PROXY_SWAP if options.game.regret == "swap" else PROXY_EXTERNAL
-    return _run_game(problem, options, progress, deadline, formulation)
+    return _run_game(problem, options, progress, deadline,
+                     formulation_of("proxy_lagrangian", options))
 
 
 def _run_game(problem, options, progress, deadline, formulation) -> Trajectory:
     arrays = problem_arrays(problem, problem.m)
     rates = rate_arrays(problem.rates, problem.d, relaxed=formulation == LAGRANGIAN)
-    k_f, k_r = (DEFAULT_BATCH, DEFAULT_BATCH) if options.minibatch is None else \
-        options.minibatch[:2]
-    game = options.game
-    cfg = GameConfig(formulation=formulation, eta_w=step_scale(options),
-                     eta_lambda=float(game.eta_lambda or AUTO_ETA_LAMBDA[formulation]),
-                     radius=float(game.radius),
-                     log_floor=math.log(MINIMUM_RADIUS / (problem.m_total + 1)),
-                     k_f=int(k_f), k_r=int(k_r), surrogate=SURROGATES[game.proxy])
+    cfg = game_config(options, formulation, problem.m_total)
     state = initial_state(np.clip(np.zeros(problem.d), problem.lower, problem.upper),
                           problem.m_total, formulation, options.seed)
 
@@ -145,27 +163,45 @@ def _run_game(problem, options, progress, deadline, formulation) -> Trajectory:
         return float(objective_value(arrays, state.w)), violation, int(state.counters[CHECKS])
 
     loop = ChunkedLoop(deadline, options.iterations, describe, progress)
+    candidates, baseline, stats = play(
+        loop, lambda count: game_steps(arrays, rates, cfg, state, count), state.w, state.lam,
+        state.counters, options, cfg)
+    if formulation == LAGRANGIAN:
+        stats["baseline_relaxed_max_violation"] = relaxed_violation(
+            problem, np.array(candidates.solutions), baseline, options.game.proxy)
+    name = "lagrangian" if formulation == LAGRANGIAN else "proxy_lagrangian"
+    return Trajectory(name, candidates, arrays, stats, baseline)
+
+
+def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
+         lam: np.ndarray, counters: np.ndarray, options: SolverOptions,
+         cfg: GameConfig) -> tuple[Candidates, np.ndarray, dict]:
+    """Run a game to ``options.iterations`` (or the deadline), keeping theta (d,) at
+    ``options.candidates`` evenly spaced iterations.
+
+    Returns
+    -------
+    candidates : Candidates
+    baseline : ndarray, shape (C,)
+        theta-bar's weights: proportional to lambda[0] at each snapshot (constant 1 for the
+        Lagrangian, so uniform, Theorem 2; lambda_1 of Theorem 3 for the proxy-Lagrangian).
+    stats : dict
+    """
     candidates, objective_weights = Candidates(), []
     for iteration in snapshot_iterations(0, options.iterations, options.candidates):
-        finished = loop.run(lambda count: game_steps(arrays, rates, cfg, state, count),
-                            iteration)
-        candidates.add(state.w, loop.iteration, "iterate", int(state.counters[CHECKS]),
-                       loop.seconds)
-        objective_weights.append(float(state.lam[0]))
+        finished = loop.run(advance, iteration)
+        candidates.add(theta, loop.iteration, "iterate", int(counters[CHECKS]), loop.seconds)
+        objective_weights.append(float(lam[0]))
         if not finished:
             break
     loop.report(force=True)
-    baseline = np.array(objective_weights) / sum(objective_weights)
-    stats = {"iterations": loop.iteration, "constraint_checks": int(state.counters[CHECKS]),
-             "gradient_samples": int(state.counters[GRADIENT_SAMPLES]),
+    stats = {"iterations": loop.iteration, "constraint_checks": int(counters[CHECKS]),
+             "gradient_samples": int(counters[GRADIENT_SAMPLES]),
              "stopped_by_time_limit": loop.timed_out, "eta_lambda": cfg.eta_lambda,
-             "final_objective_weight": float(state.lam[0])}
-    if formulation == LAGRANGIAN:
-        stats["baseline_relaxed_max_violation"] = relaxed_violation(
-            problem, np.array(candidates.solutions), baseline, game.proxy)
-        stats["multiplier_mass"] = float(state.lam[1:].sum())
-    name = "lagrangian" if formulation == LAGRANGIAN else "proxy_lagrangian"
-    return Trajectory(name, candidates, arrays, stats, baseline)
+             "final_objective_weight": float(lam[0])}
+    if cfg.formulation == LAGRANGIAN:
+        stats["multiplier_mass"] = float(lam[1:].sum())
+    return candidates, np.array(objective_weights) / sum(objective_weights), stats
 
 
 def relaxed_violation(problem: CompiledProblem, solutions: np.ndarray,

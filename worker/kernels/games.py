@@ -202,10 +202,32 @@ def _linear_constraints(p, s):
 
 
 @kernel
+def rate_example(r, cfg, values, lam, first, i, score, share):
+    """Example i (score s) of the rate constraints, sampled with weight ``share`` = n_r / k_r:
+    adds its terms to ``values[first + k]`` (true indicators, or the surrogate for the
+    Lagrangian) and returns d/ds of sum_k lam[1 + first + k] g~_k, the surrogate's
+    (sub)gradient (the ramp's is 0 where it is flat, margin >= 1)."""
+    ramp = cfg.surrogate == SURROGATE_RAMP
+    coefficient = 0.0
+    for e in range(r.wt_indptr[i], r.wt_indptr[i + 1]):
+        k = r.wt_constraint[e]
+        weight = share * r.wt_weight[e]
+        sign = r.wt_sign[e]
+        margin = 1.0 + sign * score
+        if cfg.formulation == LAGRANGIAN:
+            values[first + k] += weight * (min(max(0.0, margin), 1.0) if ramp
+                                           else max(0.0, margin))
+        elif score > 0 if sign > 0 else score <= 0:
+            values[first + k] += weight
+        if margin > 0 and not (ramp and margin >= 1.0):
+            coefficient += lam[1 + first + k] * weight * sign
+    return coefficient
+
+
+@kernel
 def _rate_constraints(r, cfg, s, m_l):
-    """Rate values (true, or the surrogate for the Lagrangian) from k_r sampled rows
-    (unbiased: scaled by n_r / k_r); direction += sum_k lam[1+m_l+k] grad g~_k, the
-    surrogate's (sub)gradient (the ramp's is 0 where it is flat, margin >= 1)."""
+    """Rate values from k_r sampled rows (unbiased: scaled by n_r / k_r), after the m_l
+    linear ones; direction += the gradient of sum_k lam[1+m_l+k] g~_k (:func:`rate_example`)."""
     m_r = r.constant.shape[0]
     n_r = r.wt_indptr.shape[0] - 1
     if m_r == 0:
@@ -213,27 +235,28 @@ def _rate_constraints(r, cfg, s, m_l):
     for k in range(m_r):
         s.values[m_l + k] = r.constant[k]
     share = n_r / cfg.k_r
-    ramp = cfg.surrogate == SURROGATE_RAMP
     for _ in range(cfg.k_r):
         i = randint(s.rng, n_r)
         score = row_dot(r.x_indptr, r.x_indices, r.x_data, i, s.w)
-        coefficient = 0.0
-        for e in range(r.wt_indptr[i], r.wt_indptr[i + 1]):
-            k = r.wt_constraint[e]
-            weight = share * r.wt_weight[e]
-            sign = r.wt_sign[e]
-            margin = 1.0 + sign * score
-            if cfg.formulation == LAGRANGIAN:
-                s.values[m_l + k] += weight * (min(max(0.0, margin), 1.0) if ramp
-                                               else max(0.0, margin))
-            elif score > 0 if sign > 0 else score <= 0:
-                s.values[m_l + k] += weight
-            if margin > 0 and not (ramp and margin >= 1.0):
-                coefficient += s.lam[1 + m_l + k] * weight * sign
+        coefficient = rate_example(r, cfg, s.values, s.lam, m_l, i, score, share)
         if coefficient != 0.0:
             for q in range(r.x_indptr[i], r.x_indptr[i + 1]):
                 s.direction[r.x_indices[q]] += coefficient * r.x_data[q]
     s.counters[CHECKS] += cfg.k_r
+
+
+@njit(cache=True)
+def multiplier_step(cfg, lam, log_m, log_lam, values):
+    """The lambda-player's step on the constraint values g (m,) it saw: projected ascent
+    (Lagrangian), Algorithm 2's swap-regret update, or multiplicative weights."""
+    if cfg.formulation == LAGRANGIAN:
+        for i in range(1, lam.shape[0]):
+            lam[i] += cfg.eta_lambda * values[i - 1]
+        project_multipliers(lam, cfg.radius)
+    elif cfg.formulation == PROXY_SWAP:
+        swap_regret_update(log_m, lam, values, cfg.eta_lambda, cfg.log_floor)
+    else:
+        external_regret_update(log_lam, lam, values, cfg.eta_lambda, cfg.log_floor)
 
 
 @njit(cache=True)
@@ -264,12 +287,5 @@ def game_steps(p, r, cfg, s, n_steps):
         eta = cfg.eta_w / np.sqrt(t)
         for j in range(d):
             s.w[j] = min(max(s.w[j] - eta * s.direction[j], p.lower[j]), p.upper[j])
-        if cfg.formulation == LAGRANGIAN:
-            for i in range(1, s.lam.shape[0]):
-                s.lam[i] += cfg.eta_lambda * s.values[i - 1]
-            project_multipliers(s.lam, cfg.radius)
-        elif cfg.formulation == PROXY_SWAP:
-            swap_regret_update(s.log_m, s.lam, s.values, cfg.eta_lambda, cfg.log_floor)
-        else:
-            external_regret_update(s.log_lam, s.lam, s.values, cfg.eta_lambda, cfg.log_floor)
+        multiplier_step(cfg, s.lam, s.log_m, s.log_lam, s.values)
         s.counters[ITERATION] = t + 1
