@@ -39,15 +39,19 @@ def validate_file(spec_path: str) -> dict:
 
 def predict_file(result_path: str, examples_path: str, mode: str, seed: int) -> dict:
     """Scores of the examples under a Result's mixture (``mode`` as in
-    :meth:`worker.mixture.Mixture.score`), and which are positive."""
+    :meth:`worker.mixture.Mixture.score`), and which are positive (one score) or each
+    example's class (K scores)."""
     from worker.data.read import read_matrix
     from worker.data.refs import DataRef
-    from worker.mixture import Mixture
+    from worker.mixture import Mixture, predictions
 
     mixture = Mixture.from_result(read_spec(result_path))
     examples = Path(examples_path).resolve()
     features = read_matrix(DataRef.model_validate({"uri": examples.as_uri()}), examples_path,
                            roots=[examples.parent])
     scores = mixture.score(features, mode, seed)
-    return {"mode": mode, "seed": seed, "scores": scores.tolist(),
-            "positive": (scores > 0).tolist()}
+    predicted = predictions(scores)
+    if mixture.classes == 1:
+        return {"mode": mode, "seed": seed, "scores": scores.tolist(),
+                "positive": predicted.astype(bool).tolist()}
+    return {"mode": mode, "seed": seed, "scores": scores.tolist(), "classes": predicted.tolist()}

@@ -54,6 +54,17 @@ class Projected(Point):
     status: str
 
 
+class NetworkModel(ResultModel):
+    """How the solutions score a row (:mod:`worker.problem.network`): layer widths
+    ``sizes`` = [d, hidden..., K], biases or not; each solution is the flat parameter vector
+    (per layer W (n_l, n_{l+1}) row-major, then its bias)."""
+
+    type: Literal["linear", "mlp"]
+    sizes: list[int]
+    bias: bool
+    activation: Literal["relu"] = "relu"
+
+
 class Result(ResultModel):
     """What a solve returns, the same in-process, from the CLI and over HTTP."""
 
@@ -66,5 +77,7 @@ class Result(ResultModel):
     projected: Projected | None = None
     #: output.single: the best single candidate (Cotter et al. 2019, §6.2 heuristic)
     single: Member | None = None
+    #: the network the solutions parameterize; null: scores x.w of the linear model
+    model: NetworkModel | None = None
     stats: dict[str, float | int | str | bool]
     notes: list[str] = []

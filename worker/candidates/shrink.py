@@ -99,26 +99,77 @@ def best_mixture(objectives: np.ndarray, violations: np.ndarray) -> np.ndarray:
     """
     f, v = _candidates(objectives, violations)
     t = f.shape[0]
-    keep = np.flatnonzero(v.max(axis=0) > 0) if v.shape[1] else np.empty(0, np.intp)
+    g = _violated(v)
     weights = np.zeros(t)
-    if keep.size == 0 or t == 1:
+    if g.shape[0] == 0 or t == 1:
         weights[np.argmin(f)] = 1.0
         return weights
-    g = np.asarray(v[:, keep], dtype=np.float64).T  # (k, T)
-    scale = float(np.abs(g).max())
-    g = g / scale  # entries in [-1, 1]; the answer is invariant to positive scaling
-    spread = float(f.max() - f.min())
-    fs = (f - f.min()) / spread if spread > 0 else np.zeros(t)
+    z_star = _least_violation(g)
+    p = _solve(_unit_range(f), sp.csr_array(g), np.full(g.shape[0], z_star + RELATIVE_TOLERANCE),
+               sp.csr_array(np.ones((1, t))), [(0, None)] * t, "LP2 (best objective)")
+    return _distribution(p)
+
+
+def best_robust_mixture(losses: np.ndarray, violations: np.ndarray) -> np.ndarray:
+    """The distribution minimizing max_k sum_c p_c L[c, k] among those with the least
+    expected max violation: shrinking for a robust objective (Cotter et al. 2019, §2 and
+    §6.1: Equation 3's slack xi is the LP's variable y).
+
+    LP1 as :func:`best_mixture`; then ``min y s.t. sum_c p_c L[c, k] <= y (all k),
+    sum_c p_c v[c, i] <= z* + tol, p in simplex``, whose vertex answer has at most
+    q + k + 1 nonzeros (q terms, k violated columns).
+
+    Parameters
+    ----------
+    losses : ndarray, shape (T, q)
+        L_k(candidate c), q >= 1.
+    violations : ndarray, shape (T, m)
+
+    Returns
+    -------
+    weights : ndarray, shape (T,)
+    """
+    loss, v = _candidates(np.asarray(losses)[:, 0], violations)
+    table = _check("losses", losses, 2).astype(np.float64)
+    t, q = table.shape
+    g = _violated(v)
     k = g.shape[0]
-    # LP1 over x = (p, z).
+    bound = np.zeros(0) if k == 0 else np.full(k, _least_violation(g) + RELATIVE_TOLERANCE)
+    rows = sp.vstack([sp.hstack([sp.csr_array(_unit_range(table).T),
+                                 sp.csr_array(-np.ones((q, 1)))]),
+                      sp.hstack([sp.csr_array(g), sp.csr_array((k, 1))])], format="csr")
+    x = _solve(np.append(np.zeros(t), 1.0), rows, np.concatenate([np.zeros(q), bound]),
+               sp.csr_array(np.append(np.ones(t), 0.0)[None, :]),
+               [(0, None)] * t + [(None, None)], "LP2 (best worst term)")
+    return _distribution(x[:t])
+
+
+def _violated(v: np.ndarray) -> np.ndarray:
+    """The columns some candidate violates, transposed and scaled to [-1, 1]: (k, T)."""
+    keep = np.flatnonzero(v.max(axis=0) > 0) if v.shape[1] else np.empty(0, np.intp)
+    g = np.asarray(v[:, keep], dtype=np.float64).T
+    return g / float(np.abs(g).max()) if keep.size else g  # the answer is scale invariant
+
+
+def _unit_range(values: np.ndarray) -> np.ndarray:
+    """``values`` shifted and scaled into [0, 1] together (the LPs' argmin is unchanged)."""
+    spread = float(values.max() - values.min())
+    return (values - values.min()) / spread if spread > 0 else np.zeros(values.shape)
+
+
+def _least_violation(g: np.ndarray) -> float:
+    """LP1's z* = min over the simplex of max(0, max_i (g p)_i), as achieved (g: (k, T))."""
+    k, t = g.shape
     a_ub = sp.hstack([sp.csr_array(g), sp.csr_array(-np.ones((k, 1)))], format="csr")
     a_eq = sp.csr_array(np.append(np.ones(t), 0.0)[None, :])
     x = _solve(np.append(np.zeros(t), 1.0), a_ub, np.zeros(k), a_eq,
                [(0, None)] * (t + 1), "LP1 (least violation)")
     p1 = np.clip(x[:t], 0.0, None)
-    z_star = max(0.0, float((g @ (p1 / p1.sum())).max()))  # achieved, so LP2 stays feasible
-    p = _solve(fs, sp.csr_array(g), np.full(k, z_star + RELATIVE_TOLERANCE),
-               sp.csr_array(np.ones((1, t))), [(0, None)] * t, "LP2 (best objective)")
+    return max(0.0, float((g @ (p1 / p1.sum())).max()))  # achieved, so LP2 stays feasible
+
+
+def _distribution(p: np.ndarray) -> np.ndarray:
+    """An LP's weights with those below :data:`WEIGHT_FLOOR` dropped, renormalized."""
     p = np.where(p >= WEIGHT_FLOOR, p, 0.0)
     return p / p.sum()
 

@@ -7,8 +7,9 @@ the kernels' dispatch (``_loss`` behind :func:`worker.kernels.objective.loss_val
 from here. Code 3 is the quadratic objective (:data:`QUADRATIC`), which is not a loss of a
 score.
 
-``pairwise_hinge`` (:data:`PAIRWISE_HINGE`) is the one name of ``objective.loss`` without a
-record of its own: its data are pairs of rows (x+, x-), and it compiles to the
+``pairwise_hinge`` (:data:`PAIRWISE_HINGE`) and ``softmax_cross_entropy``
+(:data:`SOFTMAX_CROSS_ENTROPY`) are the names of ``objective.loss`` without a record of their
+own. pairwise_hinge's data are pairs of rows (x+, x-), and it compiles to the
 :data:`PAIRWISE_BASE` loss (hinge) on the rows x+ - x- with every label 1.
 """
 
@@ -35,8 +36,13 @@ BY_CODE: dict[int, Loss] = {record.code: record for record in LOSSES.values()}
 PAIRWISE_HINGE = "pairwise_hinge"
 PAIRWISE_BASE = hinge.LOSS
 
+#: The multiclass loss on K scores: log sum_k exp(s_k) - s_y for a class index y in 0..K-1.
+#: Not a loss of one score, so no record: networks' heads compute it
+#: (:func:`worker.kernels.network.head_losses`).
+SOFTMAX_CROSS_ENTROPY = "softmax_cross_entropy"
+
 #: Every name ``objective.loss`` accepts.
-LOSS_NAMES = (*LOSSES, PAIRWISE_HINGE)
+LOSS_NAMES = (*LOSSES, PAIRWISE_HINGE, SOFTMAX_CROSS_ENTROPY)
 
 __all__ = ["BY_CODE", "CLASSES", "LOSSES", "LOSS_NAMES", "PAIRWISE_BASE", "PAIRWISE_HINGE",
-           "QUADRATIC", "TARGETS", "LabelRule", "Loss"]
+           "QUADRATIC", "SOFTMAX_CROSS_ENTROPY", "TARGETS", "LabelRule", "Loss"]

@@ -12,9 +12,11 @@ import math
 
 from worker.errors import SpecError
 from worker.problem.compiled import CompiledProblem
-from worker.spec.models import MonotoneLatticeConstraint, OrderingConstraint, Spec
+from worker.problem.network import NetworkProblem
+from worker.spec.models import MlpModel, MonotoneLatticeConstraint, OrderingConstraint, Spec
 
 _KERNEL_ARRAYS_PER_COORDINATE = 9   # w, running sum, stamps, two step buffers and their marks
+_NETWORK_ARRAYS = 4                  # theta, direction, AdaGrad sums, the mean
 #: Log weights, stamps, mu, tree (2x), lists (2), scratch (4), dense weights and factors.
 _KERNEL_ARRAYS_PER_GROUP = 13
 #: The compiled CSR (a float64 value and an int32 index) and the kernels' copy (int64 index).
@@ -43,9 +45,28 @@ def memory_parts(problem: CompiledProblem, candidates: int) -> dict[str, int]:
             STATE: _state_bytes(problem.d, candidates)}
 
 
+def network_memory_parts(problem: NetworkProblem, candidates: int) -> dict[str, int]:
+    """:func:`memory_parts` of a network problem: every term's and the rates' examples, and
+    the parameters' state (theta, direction, AdaGrad sums) and snapshots."""
+    rates = 0 if problem.rates is None else _BYTES_PER_NONZERO * problem.rates.features.nnz
+    data = sum(_BYTES_PER_NONZERO * term.features.nnz + 8 * term.n for term in problem.terms)
+    return {DATA: int(data + rates), CONSTRAINTS: 0,
+            STATE: 8 * problem.d * (_NETWORK_ARRAYS + candidates)}
+
+
+def _declared_parameters(spec: Spec) -> int:
+    """Parameters the spec fixes: a linear model's declared ``dimension``; an MLP's hidden
+    layers (and its first layer when ``dimension`` is declared)."""
+    d = spec.dimension or 0
+    if not isinstance(spec.model, MlpModel):
+        return d
+    widths = [d, *spec.model.hidden, 1]
+    return sum(a * b + b for a, b in zip(widths[:-1], widths[1:], strict=True))
+
+
 def declared_parts(spec: Spec) -> dict[str, int]:
     """The part of :func:`memory_parts` the spec fixes without its data: the state of a
-    declared ``dimension`` and the rows of ordering and lattice constraints."""
+    declared ``dimension`` or network and the rows of ordering and lattice constraints."""
     rows = 0
     for constraint in spec.constraints:
         if isinstance(constraint, OrderingConstraint):
@@ -56,7 +77,7 @@ def declared_parts(spec: Spec) -> dict[str, int]:
             rows += sum(size // constraint.shape[axis] * (constraint.shape[axis] - 1)
                         for axis in constraint.increasing)
     return {CONSTRAINTS: rows * _ORDERING_ROW_BYTES,
-            STATE: _state_bytes(spec.dimension or 0, spec.solver.candidates)}
+            STATE: _state_bytes(_declared_parameters(spec), spec.solver.candidates)}
 
 
 def check_memory(parts: dict[str, int], budget: int | None) -> int:

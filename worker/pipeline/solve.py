@@ -25,8 +25,15 @@ from worker.distributed.batch import PartitionedBatch, open_partitioned
 from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions
 from worker.errors import SolverError
-from worker.pipeline.memory import check_memory, declared_parts, memory_parts
+from worker.pipeline.memory import (
+    check_memory,
+    declared_parts,
+    memory_parts,
+    network_memory_parts,
+)
+from worker.pipeline.network import solve_network
 from worker.problem.compile import DataSource, compile_problem
+from worker.problem.compile_network import compile_network_problem
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project
 from worker.result import Expected, Member, Point, Projected, Result, Sizes
@@ -82,9 +89,15 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
     check_memory(declared_parts(model), max_job_bytes)
     source = DataSource(roots if roots is not None else data_roots())
     svrg = model.solver.svrg
-    plan = plan_partitions(model, source.roots, svrg.partition_rows,
-                           DaskSettings().partition_bytes)
-    if plan is None:
+    plan = None if model.network else plan_partitions(model, source.roots, svrg.partition_rows,
+                                                      DaskSettings().partition_bytes)
+    if model.network:
+        problem = compile_network_problem(model, source)
+        check_memory(network_memory_parts(problem, model.solver.candidates), max_job_bytes)
+        load_s = time.perf_counter() - started
+        result = solve_network(model, problem, solver_options(model.solver), progress)
+        result.stats["load_s"] = load_s
+    elif plan is None:
         problem = compile_problem(model, source)
         check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
         result = _solved(model, problem, solver_options(model.solver), progress, started)

@@ -63,7 +63,7 @@ def compile_problem(spec: Spec, source: Sequence[Path] | DataSource,
         else _rowless(spec, width_elsewhere)
     d = _dimension(spec, objective_d)
     objective = _fit_objective(objective, d)
-    lower, upper = _bounds(spec, d, source)
+    lower, upper = box_bounds(spec, d, source)
     notes: list[str] = []
     return CompiledProblem(objective=objective,
                            constraints=_constraint_rows(spec, d, source, notes),
@@ -191,7 +191,8 @@ def _bound(value, path: str, d: int, default: float, source) -> np.ndarray:
     return vector
 
 
-def _bounds(spec: Spec, d: int, source) -> tuple[np.ndarray, np.ndarray]:
+def box_bounds(spec: Spec, d: int, source) -> tuple[np.ndarray, np.ndarray]:
+    """``bounds.lower`` and ``bounds.upper`` as vectors of length d (the parameters)."""
     lower = _bound(spec.bounds.lower, "bounds.lower", d, -np.inf, source)
     upper = _bound(spec.bounds.upper, "bounds.upper", d, np.inf, source)
     crossed = np.flatnonzero(lower > upper)

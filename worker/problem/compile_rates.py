@@ -109,6 +109,8 @@ def _objective_examples(spec: Spec, objective: Objective, source, path: str,
     if objective.kind == QUADRATIC or not isinstance(obj, EmpiricalRisk) \
             or obj.loss == PAIRWISE_HINGE:
         kind = "a quadratic objective" if objective.kind == QUADRATIC else \
+            "a max_of objective (its terms have their own examples)" \
+            if not isinstance(obj, EmpiricalRisk) else \
             "a pairwise_hinge objective (its rows are pairs)"
         raise SpecError.at(path, f"rate constraints count predictions on the objective's "
                            f"examples, and {kind} has no scored examples; give this "

@@ -21,7 +21,7 @@ from pydantic import (
 
 from worker.data.refs import MAX_SIZE, MatrixValue, VectorValue
 from worker.errors import SpecError
-from worker.losses import LOSS_NAMES, PAIRWISE_HINGE
+from worker.losses import LOSS_NAMES, PAIRWISE_HINGE, SOFTMAX_CROSS_ENTROPY
 
 #: The largest ``solver.iterations``: far beyond any time limit, well inside the kernels'
 #: 64-bit counters.
@@ -38,6 +38,13 @@ Count = Annotated[int, Field(ge=1, le=MAX_SIZE)]
 Scale = Annotated[float, Field(gt=0, le=MAX_SCALE, allow_inf_nan=False)]
 #: A regularization weight.
 Weight = Annotated[float, Field(ge=0.0, le=MAX_SCALE, allow_inf_nan=False)]
+
+#: The most units of a hidden layer, hidden layers of a network, classes of a multiclass loss
+#: and terms of a robust objective (memory is bounded by the job budget besides).
+MAX_UNITS = 65_536
+MAX_LAYERS = 16
+MAX_CLASSES = 10_000
+MAX_TERMS = 256
 
 ALGORITHMS = ("auto", "lighttouch", "fulltouch", "midtouch", "projected_sgd", "epro_sgd",
               "epro_orda", "svrg_ol", "lagrangian", "proxy_lagrangian")
@@ -101,10 +108,15 @@ class EmpiricalRisk(StrictModel):
     data: RiskData
     l1: Weight = 0.0
     l2: Weight = 0.0
+    #: K of softmax_cross_entropy (labels 0..K-1); null: the largest label + 1
+    classes: Annotated[int, Field(ge=2, le=MAX_CLASSES)] | None = None
 
     @model_validator(mode="after")
     def _data_fits_loss(self) -> EmpiricalRisk:
         data = self.data
+        if self.classes is not None and self.loss != SOFTMAX_CROSS_ENTROPY:
+            raise ValueError(f"classes is the K of softmax_cross_entropy; loss {self.loss!r} "
+                             "scores one output (omit classes)")
         if self.loss == PAIRWISE_HINGE:
             missing = [k for k in ("positive", "negative") if getattr(data, k) is None]
             extra = [k for k in ("features", "labels") if getattr(data, k) is not None]
@@ -130,7 +142,51 @@ class Quadratic(StrictModel):
     l2: Weight = 0.0
 
 
-Objective = Annotated[EmpiricalRisk | Quadratic, Field(discriminator="type")]
+class MaxOf(StrictModel):
+    """The robust objective max_i L_i(theta) over empirical risks, each with its own data
+    (Cotter et al. 2019, §6.1: solved as min xi s.t. L_i(theta) <= xi, their Equation 3)."""
+
+    type: Literal["max_of"]
+    terms: list[EmpiricalRisk] = Field(min_length=2, max_length=MAX_TERMS)
+
+    @model_validator(mode="after")
+    def _terms_agree(self) -> MaxOf:
+        first = self.terms[0]
+        for i, term in enumerate(self.terms):
+            if term.loss == PAIRWISE_HINGE:
+                raise ValueError(f"terms[{i}]: a robust objective takes losses of scored "
+                                 "examples, not pairwise_hinge")
+            if (term.loss == SOFTMAX_CROSS_ENTROPY) != (first.loss == SOFTMAX_CROSS_ENTROPY):
+                raise ValueError(f"terms[{i}]: every term must score the same outputs; mix "
+                                 "softmax_cross_entropy (K outputs) with binary losses "
+                                 "(one output) in separate problems")
+            if term.classes != first.classes:
+                raise ValueError(f"terms[{i}].classes is {term.classes} but terms[0].classes "
+                                 f"is {first.classes}; every term has the same K")
+        return self
+
+
+Objective = Annotated[EmpiricalRisk | Quadratic | MaxOf, Field(discriminator="type")]
+
+
+class LinearModel(StrictModel):
+    """Scores x.w (one output), or x W with W (d, K) for softmax_cross_entropy."""
+
+    type: Literal["linear"]
+
+
+class MlpModel(StrictModel):
+    """A network of dense layers (:mod:`worker.kernels.network`): ``hidden`` ReLU layers of
+    the given widths, biases on every layer, weights initialized from ``init_seed``."""
+
+    type: Literal["mlp"]
+    hidden: list[Annotated[int, Field(ge=1, le=MAX_UNITS)]] = Field(min_length=1,
+                                                                    max_length=MAX_LAYERS)
+    activation: Literal["relu"] = "relu"
+    init_seed: int = Field(0, ge=0, lt=2**63)
+
+
+Model = Annotated[LinearModel | MlpModel, Field(discriminator="type")]
 
 
 class LinearConstraint(StrictModel):
@@ -222,6 +278,10 @@ Constraint = Annotated[
 ]
 
 
+#: What trains networks, multiclass and robust problems (:attr:`Spec.network`).
+NETWORK_ALGORITHMS = ("auto", "lagrangian", "proxy_lagrangian")
+
+
 class Minibatch(StrictModel):
     """Fixed minibatch sizes: examples (k_f), sampled constraints (k_g), p-update (k_p)."""
 
@@ -300,10 +360,50 @@ class Spec(StrictModel):
     name: str | None = None
     dimension: int | None = Field(None, ge=1, le=MAX_SIZE)
     bounds: Bounds = Bounds()
+    model: Model = LinearModel(type="linear")
     objective: Objective
     constraints: list[Constraint] = []
     solver: Solver = Solver()
     output: Output = Output()
+
+    @property
+    def terms(self) -> list[EmpiricalRisk]:
+        """The objective's empirical risks (none for a quadratic)."""
+        objective = self.objective
+        return objective.terms if isinstance(objective, MaxOf) else \
+            [objective] if isinstance(objective, EmpiricalRisk) else []
+
+    @property
+    def network(self) -> bool:
+        """Whether the network games solve it (:mod:`worker.algorithms.network_games`): an
+        MLP, K scores, or a robust objective."""
+        return (isinstance(self.model, MlpModel) or isinstance(self.objective, MaxOf)
+                or any(t.loss == SOFTMAX_CROSS_ENTROPY for t in self.terms))
+
+    @model_validator(mode="after")
+    def _network_fits(self) -> Spec:
+        if not self.network:
+            return self
+        if isinstance(self.objective, Quadratic):
+            raise ValueError("model: a quadratic objective has no examples to score; use "
+                             "the linear model")
+        if any(t.loss == PAIRWISE_HINGE for t in self.terms):
+            raise ValueError("objective.loss: pairwise_hinge scores differences of rows, "
+                             "which only a linear model can; use the linear model")
+        if self.solver.algorithm not in NETWORK_ALGORITHMS:
+            raise ValueError(f"solver.algorithm: {self.solver.algorithm} trains linear "
+                             "models on one objective; networks, softmax_cross_entropy and "
+                             f"max_of take one of {', '.join(NETWORK_ALGORITHMS)}")
+        multiclass = any(t.loss == SOFTMAX_CROSS_ENTROPY for t in self.terms)
+        for k, constraint in enumerate(self.constraints):
+            if constraint.type != "rate":
+                raise ValueError(f"constraints[{k}]: {constraint.type} constraints act on "
+                                 "a linear model's weights; with this model only rate "
+                                 "constraints are supported")
+            if multiclass:
+                raise ValueError(f"constraints[{k}]: rate constraints count positive "
+                                 "predictions of one score; softmax_cross_entropy has K")
+        return self
 
 
 def format_location(location: tuple[Any, ...]) -> str:
@@ -340,9 +440,9 @@ def _tags(union: Any) -> set[str]:
     return {get_args(member.model_fields["type"].annotation)[0] for member in members}
 
 
-_TAGS = _tags(Constraint) | _tags(Objective)
+_TAGS = _tags(Constraint) | _tags(Objective) | _tags(Model)
 _TYPE_NAMES = {"float", "int", "str", "bool", "list", "dict", "CooMatrix", "DataRef", "RateTerm",
-               "Minibatch", "Bounds"}
+               "Minibatch", "Bounds", "EmpiricalRisk"}
 
 
 def _is_union_member(part: Any) -> bool:

@@ -1,0 +1,100 @@
+"""Spec → :class:`~worker.problem.network.NetworkProblem`: read each objective term's
+examples, check labels against the head, size the network, compile the box and the rates.
+
+Errors name the JSON path: ``objective.terms[2].data.labels[17]: 10 is not a class index
+0..9``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from worker.data.labels import checked_labels, label_kind
+from worker.errors import SpecError
+from worker.kernels.network import SOFTMAX
+from worker.losses import LOSSES, SOFTMAX_CROSS_ENTROPY
+from worker.problem.compile import DataSource, box_bounds
+from worker.problem.compile_rates import compile_rates
+from worker.problem.compiled import Objective
+from worker.problem.csr import as_csr
+from worker.problem.network import Network, NetworkProblem, Term
+from worker.spec.models import EmpiricalRisk, MaxOf, MlpModel, Spec
+
+
+def compile_network_problem(spec: Spec, source: DataSource) -> NetworkProblem:
+    """Read the data of a :attr:`~worker.spec.models.Spec.network` spec and build it."""
+    robust = isinstance(spec.objective, MaxOf)
+    paths = [f"objective.terms[{i}]" for i in range(len(spec.terms))] if robust \
+        else ["objective"]
+    read = [_examples(term, path, source) for term, path in zip(spec.terms, paths, strict=True)]
+    d = _width(spec, read, paths)
+    multiclass = spec.terms[0].loss == SOFTMAX_CROSS_ENTROPY
+    classes = _classes(spec, read, paths) if multiclass else 1
+    terms = [Term(features, _labels(term, labels, path, classes),
+                  SOFTMAX if multiclass else LOSSES[term.loss].code, term.l1, term.l2)
+             for term, (features, labels), path in zip(spec.terms, read, paths, strict=True)]
+    model = spec.model
+    hidden = tuple(model.hidden) if isinstance(model, MlpModel) else ()
+    network = Network((d, *hidden, classes), bias=isinstance(model, MlpModel))
+    lower, upper = box_bounds(spec, network.parameters, source)
+    rates = None
+    if not robust:
+        first = terms[0]
+        rates = compile_rates(spec, Objective(first.code, first.features, first.labels,
+                                              sp.csr_matrix((0, 0)), np.zeros(0)), source, d)
+    return NetworkProblem(network, terms, robust, lower, upper, rates,
+                          init_seed=getattr(model, "init_seed", 0))
+
+
+def _examples(term: EmpiricalRisk, path: str, source: DataSource):
+    features, labels = source.examples(term.data.features, term.data.labels, f"{path}.data")
+    features = as_csr(features)
+    if labels.shape[0] != features.shape[0]:
+        raise SpecError.at(f"{path}.data.labels", f"{labels.shape[0]} labels for "
+                           f"{features.shape[0]} feature rows; give one label per row")
+    if features.shape[0] == 0:
+        raise SpecError.at(f"{path}.data.features", "no examples; give at least one row")
+    return features, labels
+
+
+def _width(spec: Spec, read: list, paths: list[str]) -> int:
+    """d: every term's columns, and ``dimension`` if given, agree."""
+    d = read[0][0].shape[1]
+    for (features, _), path in zip(read, paths, strict=True):
+        if features.shape[1] != d:
+            raise SpecError.at(f"{path}.data.features", f"{features.shape[1]} columns but "
+                               f"{paths[0]}.data.features has {d}; every term scores the "
+                               "same features")
+    if spec.dimension is not None and spec.dimension != d:
+        raise SpecError.at("dimension", f"the data have {d} features but dimension is "
+                           f"{spec.dimension}; with this model dimension counts features")
+    return d
+
+
+def _classes(spec: Spec, read: list, paths: list[str]) -> int:
+    """K: ``classes`` if given, else the largest label + 1 over every term."""
+    declared = spec.terms[0].classes
+    if declared is not None:
+        return declared
+    largest = max(float(np.max(labels)) for _, labels in read)
+    if not np.isfinite(largest) or largest < 1:
+        raise SpecError.at(f"{paths[0]}.data.labels", "softmax_cross_entropy needs class "
+                           "indices 0..K-1 with K >= 2; give at least two classes or set "
+                           "classes")
+    return int(largest) + 1
+
+
+def _labels(term: EmpiricalRisk, labels: np.ndarray, path: str, classes: int) -> np.ndarray:
+    """Labels as the head takes them: class indices 0..K-1, or the binary loss's rule."""
+    if term.loss != SOFTMAX_CROSS_ENTROPY:
+        return checked_labels(labels, label_kind(term.loss), f"{path}.data",
+                              f"{path}.data.labels")
+    bad = np.flatnonzero(~np.isfinite(labels) | (labels != np.round(labels))
+                         | (labels < 0) | (labels >= classes))
+    if bad.size:
+        i = int(bad[0])
+        raise SpecError.at(f"{path}.data.labels[{i}]", f"{float(labels[i])!r} is not a class "
+                           f"index 0..{classes - 1}; give integer labels below classes "
+                           f"({classes})")
+    return np.ascontiguousarray(labels, dtype=np.float64)
