@@ -72,7 +72,7 @@ from pathlib import Path
 import numpy as np
 from scipy import ndimage
 
-#: Image side in pixels, the largest raw pixel value, and the split (§ module docstring).
+#: Image side in pixels, the largest raw pixel value, and the split (module docstring).
 SIDE = 8
 MAX_VALUE = 16.0
 TRAIN_FRACTION = 0.7
@@ -83,8 +83,7 @@ MAX_ANGLE = 30.0
 PATCH_SIDE = 2
 BLUR_SIGMA = (0.6, 1.0)
 CONTRAST = (0.4, 0.6)
-#: The sets in order (set k is ``SETS[k - 1]``), and the key of the training union.
-SETS = ("noise", "rotation", "occlusion", "blur")
+#: The key of the training union in :func:`write_digits`'s files.
 UNION = "union"
 #: The §6.1 network and run.
 HIDDEN = (1024,)
@@ -181,8 +180,9 @@ def blur(images: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return mean + contrast * (blurred - mean)
 
 
-#: Set name -> corruption, in set order.
+#: Set name -> corruption, in set order (set k is the k-th), and the names alone.
 CORRUPTIONS = {"noise": add_noise, "rotation": rotate, "occlusion": occlude, "blur": blur}
+SETS = tuple(CORRUPTIONS)
 
 
 def _pair(images: np.ndarray, labels: np.ndarray, train: np.ndarray,
