@@ -14,6 +14,9 @@ from sklearn.datasets import load_digits
 from tests.data.helpers import MATRIX, VECTOR, isolated_data_cache
 from worker.data.read import read_examples
 from worker.datasets import digits
+from worker.problem.compile import DataSource
+from worker.problem.compile_network import compile_network_problem
+from worker.spec.models import parse_spec
 
 SIDES = digits.SIDE * digits.SIDE
 
@@ -167,9 +170,13 @@ def test_robust_spec_is_the_max_of_the_four_training_losses(paths):
     assert spec["objective"]["type"] == "max_of"
     terms = spec["objective"]["terms"]
     assert [term["loss"] for term in terms] == ["softmax_cross_entropy"] * 4
-    files = [uri_path(term["data"]["features"]) for term in terms]
+    files = [uri_path(term["data"]["features"]["uri"]) for term in terms]
     assert files == [paths[f"{name}_train"] for name in digits.SETS]
-    assert all(path.is_file() for path in files)
+    assert all(term["data"]["labels"]["uri"] == term["data"]["features"]["uri"]
+               for term in terms)
+    problem = compile_network_problem(parse_spec(spec), DataSource([paths["union_train"].parent]))
+    assert problem.robust and problem.network.sizes == (64, 16, 8, 10)
+    assert [term.n for term in problem.terms] == [1257] * 4
 
 
 def test_union_spec_trains_the_same_network_on_the_union(paths):
@@ -180,7 +187,7 @@ def test_union_spec_trains_the_same_network_on_the_union(paths):
     assert robust["solver"]["iterations"] == 50_000
     objective = union["objective"]
     assert (objective["type"], objective["loss"]) == ("empirical_risk", "softmax_cross_entropy")
-    path = uri_path(objective["data"]["features"])
+    path = uri_path(objective["data"]["features"]["uri"])
     assert path == paths["union_train"] and path.is_file()
 
 

@@ -18,7 +18,7 @@ def numpy_scores(network: Network, theta: np.ndarray, x: np.ndarray) -> np.ndarr
     """The network of worker.problem.network written with numpy: (n, d) -> (n, K)."""
     at, z = 0, x
     layers = len(network.sizes) - 1
-    for layer, (n_in, n_out) in enumerate(zip(network.sizes[:-1], network.sizes[1:])):
+    for layer, (n_in, n_out) in enumerate(zip(network.sizes[:-1], network.sizes[1:], strict=True)):
         weights = theta[at:at + n_in * n_out].reshape(n_in, n_out)
         at += n_in * n_out
         z = z @ weights

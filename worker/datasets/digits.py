@@ -56,9 +56,8 @@ worst on rotation.
 
 :func:`write_digits` writes each set and split as an ``.npz`` archive of two arrays,
 ``features`` (n, 64) float64 and ``labels`` (n,) int64, plus the union of the four training
-sets. Today's npz reader takes one member per reference (``{"uri": ..., "key": "features"}``
-and ``"key": "labels"``); the specs below name each archive as the features file alone, so
-the labels are to come from its ``labels`` member. :func:`robust_spec` is §6.1's problem
+sets; a spec names each member by ``key`` (``{"uri": ..., "key": "features"}`` and
+``"key": "labels"``). :func:`robust_spec` is §6.1's problem
 (one hidden layer of 1,024 ReLU units, 50,000 iterations, 100 candidates) and
 :func:`union_spec` its baseline, the same network trained on the union.
 """
@@ -231,8 +230,10 @@ def write_digits(directory: Path, seed: int = 0) -> dict[str, Path]:
 
 def _risk(path: Path) -> dict:
     """The softmax cross-entropy of the examples in the ``.npz`` file at ``path``."""
+    uri = Path(path).resolve().as_uri()
     return {"type": "empirical_risk", "loss": "softmax_cross_entropy",
-            "data": {"features": Path(path).resolve().as_uri()}}
+            "data": {"features": {"uri": uri, "key": "features"},
+                     "labels": {"uri": uri, "key": "labels"}}}
 
 
 def _spec(name: str, objective: dict, hidden: Sequence[int], iterations: int,
