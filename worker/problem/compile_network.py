@@ -38,11 +38,9 @@ def compile_network_problem(spec: Spec, source: DataSource) -> NetworkProblem:
     hidden = tuple(model.hidden) if isinstance(model, MlpModel) else ()
     network = Network((d, *hidden, classes), bias=isinstance(model, MlpModel))
     lower, upper = box_bounds(spec, network.parameters, source)
-    rates = None
-    if not robust:
-        first = terms[0]
-        rates = compile_rates(spec, Objective(first.code, first.features, first.labels,
-                                              sp.csr_matrix((0, 0)), np.zeros(0)), source, d)
+    first = terms[0]  # the examples a rate constraint without its own data counts on
+    rates = compile_rates(spec, Objective(first.code, first.features, first.labels,
+                                          sp.csr_matrix((0, 0)), np.zeros(0)), source, d)
     return NetworkProblem(network, terms, robust, lower, upper, rates,
                           init_seed=getattr(model, "init_seed", 0))
 

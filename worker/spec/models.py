@@ -149,22 +149,6 @@ class MaxOf(StrictModel):
     type: Literal["max_of"]
     terms: list[EmpiricalRisk] = Field(min_length=2, max_length=MAX_TERMS)
 
-    @model_validator(mode="after")
-    def _terms_agree(self) -> MaxOf:
-        first = self.terms[0]
-        for i, term in enumerate(self.terms):
-            if term.loss == PAIRWISE_HINGE:
-                raise ValueError(f"terms[{i}]: a robust objective takes losses of scored "
-                                 "examples, not pairwise_hinge")
-            if (term.loss == SOFTMAX_CROSS_ENTROPY) != (first.loss == SOFTMAX_CROSS_ENTROPY):
-                raise ValueError(f"terms[{i}]: every term must score the same outputs; mix "
-                                 "softmax_cross_entropy (K outputs) with binary losses "
-                                 "(one output) in separate problems")
-            if term.classes != first.classes:
-                raise ValueError(f"terms[{i}].classes is {term.classes} but terms[0].classes "
-                                 f"is {first.classes}; every term has the same K")
-        return self
-
 
 Objective = Annotated[EmpiricalRisk | Quadratic | MaxOf, Field(discriminator="type")]
 
@@ -388,12 +372,19 @@ class Spec(StrictModel):
             raise ValueError("model: a quadratic objective has no examples to score; use "
                              "the linear model")
         if any(t.loss == PAIRWISE_HINGE for t in self.terms):
-            raise ValueError("objective.loss: pairwise_hinge scores differences of rows, "
-                             "which only a linear model can; use the linear model")
+            raise ValueError("objective: pairwise_hinge scores differences of rows, which "
+                             "only a linear model on one objective can")
         if self.solver.algorithm not in NETWORK_ALGORITHMS:
             raise ValueError(f"solver.algorithm: {self.solver.algorithm} trains linear "
                              "models on one objective; networks, softmax_cross_entropy and "
                              f"max_of take one of {', '.join(NETWORK_ALGORITHMS)}")
+        for i, term in enumerate(self.terms):
+            if (term.loss, term.classes) != (self.terms[0].loss, self.terms[0].classes) and \
+                    SOFTMAX_CROSS_ENTROPY in (term.loss, self.terms[0].loss):
+                raise ValueError(f"objective.terms[{i}]: loss {term.loss!r} with classes "
+                                 f"{term.classes} does not score the outputs terms[0] does "
+                                 f"({self.terms[0].loss!r}, classes {self.terms[0].classes});"
+                                 " every term of a robust objective scores the same K")
         multiclass = any(t.loss == SOFTMAX_CROSS_ENTROPY for t in self.terms)
         for k, constraint in enumerate(self.constraints):
             if constraint.type != "rate":
