@@ -3,11 +3,14 @@ problems against CVXPY's exact optima, shrinking over MLP candidates, deploying 
 
 from __future__ import annotations
 
+import json
+
 import cvxpy as cp
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from service.cli import main
 from worker.candidates.shrink import expected_violation
 from worker.mixture import Mixture
 from worker.pipeline.solve import solve
@@ -129,3 +132,29 @@ def test_same_spec_and_seed_give_the_same_result():
     assert [m.solution for m in first.mixture] == [m.solution for m in again.mixture]
     spec["model"]["init_seed"] = 4
     assert [m.solution for m in solve(spec).mixture] != [m.solution for m in first.mixture]
+
+
+def test_cli_solves_a_multiclass_spec_and_predicts_classes(tmp_path, capsys, monkeypatch):
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(150, 3))
+    labels = x.argmax(axis=1)
+    np.savez(tmp_path / "train.npz", features=x, labels=labels)
+    uri = (tmp_path / "train.npz").as_uri()
+    spec = {"model": {"type": "mlp", "hidden": [6]},
+            "objective": {"type": "empirical_risk", "loss": "softmax_cross_entropy",
+                          "data": {"features": {"uri": uri, "key": "features"},
+                                   "labels": {"uri": uri, "key": "labels"}}},
+            "solver": {"iterations": 1500}}
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    np.save(tmp_path / "x.npy", x[:20])
+    monkeypatch.chdir(tmp_path)
+    assert main(["solve", "spec.json", "-o", "result.json"]) == 0
+    result = json.loads((tmp_path / "result.json").read_text())
+    assert result["model"] == {"type": "mlp", "sizes": [3, 6, 3], "bias": True,
+                               "activation": "relu"}
+    capsys.readouterr()
+    assert main(["predict", "result.json", "x.npy", "--mode", "deterministic"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert np.array(out["scores"]).shape == (20, 3)
+    assert out["classes"] == np.array(out["scores"]).argmax(axis=1).tolist()
+    assert np.mean(np.array(out["classes"]) != labels[:20]) < 0.2
