@@ -16,6 +16,7 @@ import pytest
 
 from worker import solve
 from worker.datasets import adult as adult_data
+from worker.mixture import Mixture
 
 
 @pytest.fixture(scope="module")
@@ -65,3 +66,20 @@ def test_lagrangian_satisfies_its_relaxed_constraints(adult, proxy):
     assert 1 <= len(result.mixture) <= 5
     _, ratios = stochastic(train, result)
     assert min(ratios.values()) >= 0.95 - 1e-9
+
+
+
+def test_an_mlp_meets_equal_opportunity_too(adult, tmp_path):
+    """Rate constraints through a network's score: one 16-unit ReLU layer on Adult."""
+    train, test, _ = adult
+    spec = adult_data.adult_spec(train, tmp_path, algorithm="proxy_lagrangian",
+                                 iterations=3000)
+    spec["model"] = {"type": "mlp", "hidden": [16]}
+    result = solve(spec, roots=[tmp_path])
+    assert result.model.type == "mlp" and result.sizes.m == 4
+    assert 1 <= len(result.mixture) <= 5
+    assert result.expected.max_violation <= 1e-9
+    mixture = Mixture.from_result(result)
+    ratios = adult_data.true_positive_ratios(train, mixture.positive_probability(train.features))
+    assert min(ratios.values()) >= adult_data.RATIO - 1e-9, ratios
+    assert mixture.error_rate(test.features, test.labels) <= 0.16

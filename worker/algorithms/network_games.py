@@ -6,7 +6,9 @@ and theta-bar), with the theta-player stepping through the network
 (:func:`~worker.kernels.network_game.network_game_steps`) by diagonal AdaGrad, as the paper's
 §6 does for both players. A robust objective max_i L_i is played as Equation 3: minimize the
 slack xi subject to L_i(theta) <= xi, with xi in [0, max_i L_i(theta(1))] (the start bounds
-the optimum from above) and starting at that upper end.
+the optimum from above), starting at that upper end and stepping by AdaGrad with the step
+its regret bound asks for, the interval's length over sqrt(2) (Duchi, Hazan & Singer 2011),
+so that xi can cross its range within a few hundred steps whatever theta's step is.
 
 Defaults:
 
@@ -92,7 +94,8 @@ def run_network_game(problem: NetworkProblem, options: SolverOptions, algorithm:
                          slack_squares=np.zeros(1), values=np.zeros(m), lam=lam, log_m=log_m,
                          log_lam=log_lam, losses=np.zeros(len(problem.terms)),
                          counters=counters, rng=seed_state(options.seed))
-    cfg = NetworkConfig(game=game, robust=problem.robust, slack_upper=slack_upper)
+    cfg = NetworkConfig(game=game, robust=problem.robust, slack_upper=slack_upper,
+                        slack_eta=slack_upper / math.sqrt(2.0))
     net, terms = problem.network.arrays(), network_terms(problem)
     rates = rate_arrays(problem.rates, problem.network.inputs,
                         relaxed=formulation == LAGRANGIAN)

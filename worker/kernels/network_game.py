@@ -34,6 +34,7 @@ NetworkConfig = namedtuple("NetworkConfig", [
     "game",         # GameConfig (formulation, eta_w = AdaGrad's step, eta_lambda, ..., k_f, k_r)
     "robust",       # True: objective xi with slack constraints L_i - xi <= 0
     "slack_upper",  # the largest xi
+    "slack_eta",    # AdaGrad's step for xi
 ])
 
 NetworkState = namedtuple("NetworkState", [
@@ -146,7 +147,7 @@ def network_game_steps(net, terms, r, lower, upper, cfg, s, n_steps):
             s.theta[j] = _adagrad(s.theta[j], g, s.squares[j], eta, lower[j], upper[j])
         if cfg.robust:
             s.slack_squares[0] += slack_slope * slack_slope
-            s.slack[0] = _adagrad(s.slack[0], slack_slope, s.slack_squares[0], eta, 0.0,
-                                  cfg.slack_upper)
+            s.slack[0] = _adagrad(s.slack[0], slack_slope, s.slack_squares[0], cfg.slack_eta,
+                                  0.0, cfg.slack_upper)
         multiplier_step(cfg.game, s.lam, s.log_m, s.log_lam, s.values)
         s.counters[ITERATION] += 1
