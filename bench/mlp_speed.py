@@ -83,7 +83,7 @@ def product_step(x: np.ndarray, labels: np.ndarray, hidden: int):
                          np.zeros(1), np.zeros(0), lam, log_m, log_lam, np.zeros(1),
                          np.ones(N_COUNTERS, dtype=np.int64), seed_state(0))
     game = GameConfig(LAGRANGIAN, ETA, 0.1, np.inf, 0.0, BATCH, BATCH, 0)
-    cfg = NetworkConfig(game, False, 0.0)
+    cfg = NetworkConfig(game, False, 0.0, 0.0)
     arrays, terms = network.arrays(), network_terms(problem)
     rates = rate_arrays(None, x.shape[1], relaxed=True)
     def run(steps: int) -> int:
