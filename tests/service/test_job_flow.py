@@ -152,3 +152,28 @@ def test_a_spec_the_engine_rejects_ends_failed_naming_the_field(service: Stack):
         wait_status(client, after, {"succeeded"})
     assert failed["status"] == "failed"
     assert failed["error"].startswith("constraints[0].chain[1]: index 9 is out of range")
+
+
+def test_a_network_job_returns_its_model_and_parameters(service: Stack):
+    """An MLP on a robust objective through the queue: the Result names the network, and the
+    vectors download with one entry per parameter."""
+    rng = np.random.default_rng(0)
+    terms = []
+    for shift in (1.0, -1.0):
+        x = rng.normal(size=(60, 3))
+        terms.append({"type": "empirical_risk", "loss": "logistic",
+                      "data": {"features": x.tolist(),
+                               "labels": np.where(x[:, 0] + shift * x[:, 1] > 0, 1, -1)
+                               .tolist()}})
+    spec = {"model": {"type": "mlp", "hidden": [5]},
+            "objective": {"type": "max_of", "terms": terms}, "solver": {"iterations": 500}}
+    with service.client() as client:
+        job_id = submit(client, spec)
+        assert wait_status(client, job_id, {"succeeded", "failed"})["status"] == "succeeded"
+        result = client.get(f"/v1/jobs/{job_id}/result").json()
+        mixture = np.load(io.BytesIO(client.get(f"/v1/jobs/{job_id}/solution.npy",
+                                                params={"vector": "mixture"}).content))
+    assert result["model"] == {"type": "mlp", "sizes": [3, 5, 1], "bias": True,
+                               "activation": "relu"}
+    assert result["algorithm"] == "lagrangian" and result["sizes"]["m"] == 2
+    assert mixture.shape == (len(result["mixture"]), 3 * 5 + 5 + 5 + 1)
