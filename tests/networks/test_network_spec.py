@@ -91,3 +91,10 @@ def test_hidden_layers_are_accepted_exactly_when_in_range(hidden):
     else:
         with pytest.raises(SpecError, match=r"^model\.hidden"):
             parse_spec(spec)
+
+
+def test_a_network_over_the_memory_budget_is_refused_before_its_data_are_read():
+    spec = mlp(model={"type": "mlp", "hidden": [MAX_UNITS, MAX_UNITS]})
+    spec["objective"]["data"]["features"] = {"uri": "file:///nonexistent/x.npy"}
+    with pytest.raises(SpecError, match=r"^solver\.candidates: the job would hold about .* GiB"):
+        summarize_spec(spec, max_job_bytes=2**30)
