@@ -62,14 +62,23 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--hidden", type=int, default=1024)
     parser.add_argument("--iterations", type=int, default=5000)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--eta-w", type=float, default=None,
+                        help="AdaGrad's step for every run (default: the product's auto)")
+    parser.add_argument("--eta-lambda", type=float, default=None,
+                        help="the multipliers' step of every game (default: auto)")
     parser.add_argument("--output", type=Path, default=RESULTS / "robust_digits.json")
     return parser.parse_args()
 
 
-def train(spec: dict, algorithm: str, directory: Path):
+def train(spec: dict, algorithm: str, directory: Path, args: argparse.Namespace):
     """(candidates (T, P), theta-bar's weights (T,), the shrunk weights (T,), network,
-    seconds) of one game on ``spec``."""
-    model = parse_spec(dict(spec, solver=dict(spec["solver"], algorithm=algorithm)))
+    seconds, stats) of one game on ``spec``."""
+    solver = dict(spec["solver"], algorithm=algorithm)
+    if args.eta_w is not None:
+        solver["eta_w"] = args.eta_w
+    if args.eta_lambda is not None:
+        solver["game"] = {"eta_lambda": args.eta_lambda}
+    model = parse_spec(dict(spec, solver=solver))
     problem = compile_network_problem(model, DataSource([directory]))
     options = solver_options(model.solver)
     began = time.perf_counter()
@@ -128,10 +137,10 @@ def seed_rows(args: argparse.Namespace, seed: int) -> list[dict]:
         paths = write_digits(directory, seed)
         common = {"hidden": [args.hidden], "iterations": args.iterations, "seed": seed}
         rows = table_rows("Baseline", train(union_spec(paths, **common), "lagrangian",
-                                            directory), data)
+                                            directory, args), data)
         for name, algorithm in (("Lagrangian", "lagrangian"), ("Proxy", "proxy_lagrangian")):
-            rows += table_rows(name, train(robust_spec(paths, **common), algorithm, directory),
-                               data)
+            rows += table_rows(name, train(robust_spec(paths, **common), algorithm, directory,
+                                           args), data)
     for row in rows:
         row["worst_test"] = max(row["test"])
     return rows
