@@ -157,6 +157,11 @@ class ServiceSettings(BaseSettings):
     max_job_bytes: int = Field(
         default_factory=default_max_job_bytes, ge=MIB,
         description="per-job memory budget: a job whose memory estimate exceeds it is refused")
+    validate_timeout_s: float = Field(
+        120.0, gt=0, allow_inf_nan=False,
+        description="seconds POST /v1/validate may spend reading and compiling the data")
+    validate_processes: int = Field(
+        2, ge=1, description="validations (child processes) that may run at once")
     max_active_jobs: int = Field(100, ge=1,
                                  description="per-tenant cap on queued + running jobs (429)")
     heartbeat_s: int = Field(5, ge=1, le=300,
