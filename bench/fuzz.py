@@ -5,9 +5,10 @@ Every case is sent to a real API (with real workers, so accepted jobs run); then
 * ``server_errors``: answers with a 5xx status (must be 0);
 * ``internal_error_jobs``: accepted jobs that ended with an internal error (must be 0);
 * ``unnamed_refusals``: refusals that name no field (must be 0). A 422 or 400 names its
-  field when every entry of ``errors`` has a path, or when it refuses the whole body (not
-  JSON, nested too deep), which it says; a 415 names the Content-Type, a 413 the body size,
-  a 405 lists ``Allow``, a 404 names the job id;
+  field when every entry of ``errors`` has a path; an entry with the empty path refuses the
+  whole body (not JSON, nested too deep, not an object), counted in ``body_refusals``; a 415
+  names the Content-Type, a 413 the body size, a 405 lists ``Allow``, a 404 names the job
+  id or says that no route matches the path;
 * ``broken_connections``: requests the server answered by dropping the connection;
 * the API process's resident memory before and after (``api_rss_growth_bytes``).
 
@@ -57,6 +58,7 @@ class Report:
         default_factory=lambda: collections.defaultdict(collections.Counter))
     server_errors: int = 0
     unnamed_refusals: int = 0
+    body_refusals: int = 0
     broken_connections: int = 0
     jobs: dict[str, str] = field(default_factory=dict)
     job_outcomes: collections.Counter = field(default_factory=collections.Counter)
@@ -70,7 +72,7 @@ class Report:
 
     def as_dict(self) -> dict:
         return {"requests": self.requests, "server_errors": self.server_errors,
-                "unnamed_refusals": self.unnamed_refusals,
+                "unnamed_refusals": self.unnamed_refusals, "body_refusals": self.body_refusals,
                 "broken_connections": self.broken_connections,
                 "jobs_accepted": len(self.jobs), "internal_error_jobs": self.internal_error_jobs,
                 "job_outcomes": dict(self.job_outcomes),
@@ -89,12 +91,16 @@ def names_its_field(response: httpx.Response) -> bool:
     detail = str(body.get("detail", ""))
     status = response.status_code
     if status in (400, 422):
-        errors = body.get("errors") or []
-        if errors and all(entry.get("path") for entry in errors):
-            return True
-        return bool(errors) and "the request body" in detail
+        return bool(body.get("errors")) and all("path" in entry for entry in body["errors"])
     return {415: "Content-Type" in detail, 413: "body" in detail,
-            405: bool(response.headers.get("allow")), 404: "no job" in detail}.get(status, False)
+            405: bool(response.headers.get("allow")),
+            404: "no job" in detail or "no route" in detail}.get(status, False)
+
+
+def refuses_the_body(response: httpx.Response) -> bool:
+    """A 422 whose issue is at the empty path: the body as a whole."""
+    return response.status_code == 422 and any(
+        entry.get("path") == "" for entry in response.json().get("errors") or [])
 
 
 def send(client: httpx.Client, case: Case, report: Report) -> None:
@@ -118,6 +124,8 @@ def send(client: httpx.Client, case: Case, report: Report) -> None:
     elif status in REFUSALS and not names_its_field(response):
         report.unnamed_refusals += 1
         report.note("unnamed_refusals", case, f"{status} {response.text}")
+    elif refuses_the_body(response):
+        report.body_refusals += 1
     elif status == 202 and case.path == "/v1/jobs":
         report.jobs[response.json()["id"]] = case.name
 
