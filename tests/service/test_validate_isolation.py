@@ -10,8 +10,10 @@ import pytest
 
 from bench import hostile_files
 from service.local_stack import RedisServer, Stack
+from service.validation import summarize_bounded
 from tests.service.conftest import problem
 from tests.service.stacks import api_stack
+from worker.errors import SpecError
 
 #: The stack's per-job memory budget.
 BUDGET = 64 * 2**20
@@ -92,3 +94,14 @@ def test_hostile_data_is_refused_naming_its_field_and_the_api_does_not_grow(api:
             assert phrase in body["errors"][0]["message"], (case, body)
         growth = resident_bytes(api.api.pid) - before
     assert growth < MAX_GROWTH, f"the API grew by {growth:,} bytes"
+
+
+def test_a_validation_over_its_time_limit_is_stopped_and_refused(data_root: Path,
+                                                                 monkeypatch):
+    """Reading 4 million svmlight rows takes far longer than 0.2 s: the child is killed and
+    the refusal names the limit."""
+    monkeypatch.setenv("LIGHTTOUCH_DATA_ROOTS", str(data_root))
+    spec = learning_spec({"uri": (data_root / "rows.svm").as_uri()})
+    with pytest.raises(SpecError, match=r"^objective: checking the data took longer than "
+                                        r"0.2 s \(LIGHTTOUCH_VALIDATE_TIMEOUT_S\)"):
+        summarize_bounded(spec, max_job_bytes=2**34, timeout_s=0.2, processes=1)
