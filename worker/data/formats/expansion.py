@@ -16,6 +16,9 @@ from worker.data.sizes import MAX_SIZE, gib
 from worker.errors import DataError
 from worker.settings import DataSettings
 
+#: Bytes of one value once read: every reader's output is float64.
+FLOAT64_BYTES = 8
+
 
 def check_expansion(nbytes: int, what: str, path: str) -> None:
     """Refuse data whose values would take more than the per-job memory budget.

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import scipy.io
 
-from worker.data.formats.expansion import check_axes, check_expansion
+from worker.data.formats.expansion import FLOAT64_BYTES, check_axes, check_expansion
 from worker.data.formats.parsed import Parsed
 from worker.errors import DataError
 
@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 #: Bytes at the end of a file searched for its last line.
 _TAIL_BYTES = 4096
 
-#: Bytes of one value of an array file, and of one coordinate entry (row, column, value).
-_VALUE_BYTES, _ENTRY_BYTES = 8, 24
+#: Bytes of one coordinate entry: row, column (int64) and value (float64).
+_ENTRY_BYTES = 24
 
 #: The shortest line of a coordinate entry: ``1 1\n`` (a pattern matrix).
 _MIN_ENTRY_LINE = 4
@@ -44,7 +44,7 @@ def _check_claim(stream: BinaryIO, path: str) -> None:
     rows, columns, entries, layout, symmetry = header
     check_axes((rows, columns), "the Matrix Market header", path)
     if layout == "array":
-        check_expansion(_VALUE_BYTES * rows * columns, "the Matrix Market array", path)
+        check_expansion(FLOAT64_BYTES * rows * columns, "the Matrix Market array", path)
         return
     if entries * _MIN_ENTRY_LINE > size:
         raise DataError(path, f"the Matrix Market header claims {entries:,} entries but the "

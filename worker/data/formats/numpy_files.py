@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, BinaryIO
 import numpy as np
 import scipy.sparse as sp
 
-from worker.data.formats.expansion import check_axes, check_expansion
+from worker.data.formats.expansion import FLOAT64_BYTES, check_axes, check_expansion
 from worker.data.formats.parsed import Parsed
 from worker.errors import DataError
 
@@ -29,9 +29,6 @@ ZIP_MAGIC = b"PK"
 
 #: Zip methods of the archives numpy and scipy write.
 _NUMPY_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
-
-#: Bytes of one value once converted to float64.
-_FLOAT_BYTES = 8
 
 
 def read_npy(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
@@ -59,7 +56,7 @@ def _held_bytes(stream: BinaryIO, held: int, where: str, path: str) -> int:
         raise DataError(path, f"the .npy header claims shape {shape} ({claimed:,} bytes of "
                               f"values) but {where} holds {held:,} bytes; the file is "
                               "truncated or forged")
-    return claimed + (0 if dtype == np.float64 else _FLOAT_BYTES * count)
+    return claimed + (0 if dtype == np.float64 else FLOAT64_BYTES * count)
 
 
 def _check_expanded(stream: BinaryIO, path: str) -> None:

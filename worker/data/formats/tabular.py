@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from worker.data.formats.expansion import check_expansion
+from worker.data.formats.expansion import FLOAT64_BYTES, check_expansion
 from worker.data.formats.parsed import Parsed
 from worker.errors import DataError
 from worker.losses import LOSSES
@@ -34,9 +34,6 @@ if TYPE_CHECKING:
     from worker.data.refs import DataRef
 
 _FAILED_COLUMN = re.compile(r"In CSV column #(\d+)")
-
-#: Bytes of one float64 value.
-_VALUE_BYTES = 8
 
 #: Bytes read at a time when counting lines.
 _COUNT_BLOCK = 2**24
@@ -166,7 +163,7 @@ def select_columns(names: Sequence[str], columns: Sequence[str | int] | None,
 def _table_bytes(rows: int, columns: int) -> int:
     """Bytes reading ``columns`` of ``rows`` holds: the Arrow table (at most 8 bytes a
     numeric value) and the float64 result."""
-    return 2 * _VALUE_BYTES * rows * columns
+    return 2 * FLOAT64_BYTES * rows * columns
 
 
 def _count_lines(stream: BinaryIO) -> int:
