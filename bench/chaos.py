@@ -34,7 +34,8 @@ RESULTS = Path(__file__).resolve().parent / "results"
 KILLS = ("horse", "parent", "worker")
 #: The local stack's heartbeat period (``LIGHTTOUCH_HEARTBEAT_S``).
 HEARTBEAT_S = 1
-#: Tries of a kill before it is skipped (all jobs may have ended), each after 0.2-1 s.
+#: Tries of a kill before it is skipped, each after 0.2-1 s (every 10th checks whether all
+#: jobs ended; then the rest of the plan is skipped).
 RETRIES = 120
 
 
@@ -46,7 +47,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--api-restarts", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--iterations", type=int, nargs=2, default=(1_000_000, 10_000_000),
+    parser.add_argument("--iterations", type=int, nargs=2, default=(10_000_000, 60_000_000),
                         help="range of the jobs' iteration counts: long enough that every "
                              "kill finds a busy worker")
     parser.add_argument("--output", type=Path, default=RESULTS / "chaos.json")
@@ -126,23 +127,31 @@ def run(args: argparse.Namespace) -> dict:
             jobs = [client.post("/v1/jobs", json=small_spec(
                 iterations=rng.randrange(*args.iterations), seed=k)).json()["id"]
                 for k in range(args.jobs)]
-        for action in actions(args, rng):
-            for _ in range(RETRIES):  # a kill waits for a busy worker (one may be starting)
+
+        def all_ended() -> bool:
+            with stack.client() as client:
+                return all(client.get(f"/v1/jobs/{job_id}").json()["status"] in TERMINAL
+                           for job_id in jobs)
+
+        plan = actions(args, rng)
+        for done, action in enumerate(plan):
+            hit = ended = False
+            for attempt in range(RETRIES):  # a kill waits for a busy worker (one may start)
                 time.sleep(rng.uniform(0.2, 1.0))
-                if disrupt(action, stack, server, rng):
+                hit = disrupt(action, stack, server, rng)
+                ended = not hit and attempt % 10 == 9 and all_ended()
+                if hit or ended:
                     break
-            else:
+            if ended:              # nothing left to hit: the rest of the plan is skipped
+                skipped += len(plan) - done
+                break
+            if not hit:
                 skipped += 1
                 continue
             counts[action] = counts.get(action, 0) + 1
             if action.startswith("redis"):
                 time.sleep(5)
                 workers_alive_after_redis.append(all(w.poll() is None for w in stack.workers))
-
-        def all_ended() -> bool:
-            with stack.client() as client:
-                return all(client.get(f"/v1/jobs/{job_id}").json()["status"] in TERMINAL
-                           for job_id in jobs)
 
         wait_for(all_ended, 3600, "every job to end", interval_s=2)
         findings = {job_id: job_findings(stack, job_id) for job_id in jobs}
