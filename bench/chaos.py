@@ -34,6 +34,9 @@ RESULTS = Path(__file__).resolve().parent / "results"
 KILLS = ("horse", "parent", "worker")
 #: The local stack's heartbeat period (``LIGHTTOUCH_HEARTBEAT_S``).
 HEARTBEAT_S = 1
+#: Tries of a kill before it is skipped, each after 0.2-1 s (every 10th checks whether all
+#: jobs ended; then the rest of the plan is skipped).
+RETRIES = 120
 
 
 def parse_args() -> argparse.Namespace:
@@ -44,6 +47,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--api-restarts", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--iterations", type=int, nargs=2, default=(10_000_000, 60_000_000),
+                        help="range of the jobs' iteration counts: long enough that every "
+                             "kill finds a busy worker")
     parser.add_argument("--output", type=Path, default=RESULTS / "chaos.json")
     return parser.parse_args()
 
@@ -111,6 +117,7 @@ def run(args: argparse.Namespace) -> dict:
                   {"LIGHTTOUCH_MAX_ACTIVE_JOBS": str(args.jobs + 10)})
     started = time.monotonic()
     counts: dict[str, int] = {}
+    skipped = 0
     workers_alive_after_redis = []
     try:
         stack.start_api()
@@ -118,21 +125,33 @@ def run(args: argparse.Namespace) -> dict:
             stack.start_worker()
         with stack.client() as client:
             jobs = [client.post("/v1/jobs", json=small_spec(
-                iterations=rng.randrange(200_000, 3_000_000), seed=k)).json()["id"]
+                iterations=rng.randrange(*args.iterations), seed=k)).json()["id"]
                 for k in range(args.jobs)]
-        for action in actions(args, rng):
-            time.sleep(rng.uniform(0.2, 1.0))
-            if not disrupt(action, stack, server, rng):
-                continue
-            counts[action] = counts.get(action, 0) + 1
-            if action.startswith("redis"):
-                time.sleep(5)
-                workers_alive_after_redis.append(all(w.poll() is None for w in stack.workers))
 
         def all_ended() -> bool:
             with stack.client() as client:
                 return all(client.get(f"/v1/jobs/{job_id}").json()["status"] in TERMINAL
                            for job_id in jobs)
+
+        plan = actions(args, rng)
+        for done, action in enumerate(plan):
+            hit = ended = False
+            for attempt in range(RETRIES):  # a kill waits for a busy worker (one may start)
+                time.sleep(rng.uniform(0.2, 1.0))
+                hit = disrupt(action, stack, server, rng)
+                ended = not hit and attempt % 10 == 9 and all_ended()
+                if hit or ended:
+                    break
+            if ended:              # nothing left to hit: the rest of the plan is skipped
+                skipped += len(plan) - done
+                break
+            if not hit:
+                skipped += 1
+                continue
+            counts[action] = counts.get(action, 0) + 1
+            if action.startswith("redis"):
+                time.sleep(5)
+                workers_alive_after_redis.append(all(w.poll() is None for w in stack.workers))
 
         wait_for(all_ended, 3600, "every job to end", interval_s=2)
         findings = {job_id: job_findings(stack, job_id) for job_id in jobs}
@@ -143,7 +162,9 @@ def run(args: argparse.Namespace) -> dict:
     for finding in findings.values():
         statuses[str(finding["status"])] = statuses.get(str(finding["status"]), 0) + 1
     return {"jobs": args.jobs, "workers": args.workers, "seed": args.seed,
-            "disruptions": counts, "outcomes": statuses,
+            "iterations": args.iterations, "disruptions": counts,
+            "kills": sum(counts.get(kind, 0) for kind in KILLS),
+            "kills_skipped_without_a_busy_worker": skipped, "outcomes": statuses,
             "jobs_with_problems": {job_id: f["problems"] for job_id, f in findings.items()
                                    if f["problems"]},
             "workers_alive_after_each_redis_restart": workers_alive_after_redis,

@@ -25,6 +25,11 @@ from worker.settings import ServiceSettings, load_settings
 
 log = logging.getLogger(__name__)
 
+#: Seconds an event stream's blocking read may wait beyond its keep-alive period before the
+#: Redis connection is taken as dead (the client's default socket timeout, 5 s, would end
+#: every wait longer than that with an error that drops the stream).
+STREAM_READ_MARGIN_S = 10.0
+
 
 def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     """A configured app; settings default to the ``LIGHTTOUCH_*`` environment."""
@@ -50,7 +55,8 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     if settings.open_mode:
         log.warning("LIGHTTOUCH_API_KEYS is empty: open dev mode, every caller is tenant 'dev'")
     pool = redis.asyncio.BlockingConnectionPool.from_url(
-        settings.redis_url, max_connections=settings.sse_max_streams)
+        settings.redis_url, max_connections=settings.sse_max_streams,
+        socket_timeout=settings.sse_keepalive_s + STREAM_READ_MARGIN_S)
     app.state.stream_redis = redis.asyncio.Redis(connection_pool=pool)
     reaper = asyncio.create_task(_reap_forever(app.state.redis, settings.heartbeat_s))
     try:

@@ -112,9 +112,13 @@ async def _request_validation_error(request: Request,
 
 async def _http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
     headers = dict(error.headers or {})
+    detail = str(error.detail)
     if error.status_code == 405:
         headers["Allow"] = ", ".join(allowed_methods(request))
-    return problem(request, HTTPError(error.status_code, str(error.detail), headers))
+    elif error.status_code == 404 and detail == "Not Found":  # no route, not a missing job
+        detail = (f"no route of this API matches {request.url.path[:200]!r}; its paths are "
+                  "listed in /openapi.json")
+    return problem(request, HTTPError(error.status_code, detail, headers))
 
 
 def allowed_methods(request: Request) -> list[str]:

@@ -41,11 +41,18 @@ class SpecError(LightTouchError):
 
 
 class DataError(LightTouchError):
-    """A data reference (inline, ``data:`` or ``file://``) could not be read or does not fit."""
+    """A data reference (inline, ``data:`` or ``file://``) could not be read or does not fit.
+    ``issues`` is the one ``(path, message)`` pair, as in :class:`SpecError`."""
 
     def __init__(self, path: str, message: str):
         self.path = path
+        self.message = message
         super().__init__(f"{path}: {message}" if path else message)
+
+    @property
+    def issues(self) -> list[tuple[str, str]]:
+        """``[(path, message)]``, or ``[]`` when no path is known."""
+        return [(self.path, self.message)] if self.path else []
 
 
 class SolverError(LightTouchError):

@@ -41,6 +41,18 @@ DEFAULT_FETCH_TIMEOUT_S = 300.0
 DEFAULT_CACHE_BYTES = 10 * 2**30
 
 
+MIB = 1024 * 1024
+
+
+#: The share of the machine's memory one job may use by default.
+JOB_MEMORY_SHARE = 0.5
+
+
+def default_max_job_bytes() -> int:
+    """Half of this machine's physical memory (``LIGHTTOUCH_MAX_JOB_BYTES``'s default)."""
+    return int(JOB_MEMORY_SHARE * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+
+
 def default_cache_dir() -> Path:
     """``$XDG_CACHE_HOME/lighttouch/data``, else ``~/.cache/lighttouch/data``."""
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
@@ -57,6 +69,8 @@ class DataSettings(BaseSettings):
                                      even when they resolve to loopback, private or
                                      link-local addresses (none)
     ``LIGHTTOUCH_MAX_DATA_BYTES``    bytes one referenced file may hold (2 GiB)
+    ``LIGHTTOUCH_MAX_JOB_BYTES``     the per-job memory budget, which also caps what one
+                                     file may expand to once read (half the memory)
     ``LIGHTTOUCH_FETCH_TIMEOUT_S``   seconds one http(s)/s3 request may take (300)
     ``LIGHTTOUCH_DATA_CACHE_DIR``    parsed-data cache (``~/.cache/lighttouch/data``)
     ``LIGHTTOUCH_DATA_CACHE_BYTES``  cache size cap; 0 turns the cache off (10 GiB)
@@ -71,6 +85,7 @@ class DataSettings(BaseSettings):
 
     uri_allow_hosts: Annotated[list[str], NoDecode] = []
     max_data_bytes: int = Field(DEFAULT_MAX_DATA_BYTES, gt=0)
+    max_job_bytes: int = Field(default_factory=default_max_job_bytes, ge=MIB)
     fetch_timeout_s: float = Field(DEFAULT_FETCH_TIMEOUT_S, gt=0, allow_inf_nan=False)
     data_cache_dir: Path = Field(default_factory=default_cache_dir)
     data_cache_bytes: int = Field(DEFAULT_CACHE_BYTES, ge=0)
@@ -122,16 +137,6 @@ class DaskSettings(BaseSettings):
 
 
 TENANT_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,64}")
-MIB = 1024 * 1024
-
-
-#: The share of the machine's memory one job may use by default.
-JOB_MEMORY_SHARE = 0.5
-
-
-def default_max_job_bytes() -> int:
-    """Half of this machine's physical memory (``LIGHTTOUCH_MAX_JOB_BYTES``'s default)."""
-    return int(JOB_MEMORY_SHARE * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
 
 
 class ServiceSettings(BaseSettings):
@@ -152,6 +157,11 @@ class ServiceSettings(BaseSettings):
     max_job_bytes: int = Field(
         default_factory=default_max_job_bytes, ge=MIB,
         description="per-job memory budget: a job whose memory estimate exceeds it is refused")
+    validate_timeout_s: float = Field(
+        120.0, gt=0, allow_inf_nan=False,
+        description="seconds POST /v1/validate may spend reading and compiling the data")
+    validate_processes: int = Field(
+        2, ge=1, description="validations (child processes) that may run at once")
     max_active_jobs: int = Field(100, ge=1,
                                  description="per-tenant cap on queued + running jobs (429)")
     heartbeat_s: int = Field(5, ge=1, le=300,

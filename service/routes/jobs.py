@@ -11,7 +11,7 @@ from service import events, jobs
 from service.deps import Body, RedisDep, SettingsDep, StreamRedisDep, Tenant
 from service.models import JobPage, JobView, SpecSummary, Submitted
 from service.problems import problem_responses
-from worker.pipeline.validate import summarize_spec
+from service.validation import summarize_bounded
 from worker.queue.records import JobFilter, load_job
 from worker.queue.state import JobState
 from worker.queue.submit import MAX_LISTED_JOBS
@@ -107,5 +107,8 @@ async def job_events(job_id: JobId, tenant: Tenant, redis: RedisDep,
              responses=problem_responses(413, 415))
 def validate_spec(body: Body, tenant: Tenant, settings: SettingsDep) -> SpecSummary:
     """Dry run: parse, read the data, compile; sizes, algorithm, memory estimate, or the errors
-    (422 also for a job over the per-job memory budget)."""
-    return SpecSummary(**summarize_spec(body.value, max_job_bytes=settings.max_job_bytes))
+    (422 also for a job over the per-job memory budget, or data that need more memory or time
+    than a check may take: the data are read in a bounded child process)."""
+    return SpecSummary(**summarize_bounded(
+        body.value, max_job_bytes=settings.max_job_bytes,
+        timeout_s=settings.validate_timeout_s, processes=settings.validate_processes))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -320,28 +319,6 @@ def test_an_svmlight_index_past_the_largest_dimension_names_its_row(tmp_path):
     with pytest.raises(DataError, match=r"row 1 has feature index 2,000,000,000: more than "
                                         r"134,217,728 features"):
         load({"uri": uri}, tmp_path)
-
-
-def npz_bomb(path: Path, values: int) -> Path:
-    """An npz archive of ``values`` zeros (float64), deflated to a few kilobytes."""
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        with archive.open("x.npy", "w", force_zip64=True) as member:
-            np.lib.format.write_array_header_1_0(
-                member, {"descr": "<f8", "fortran_order": False, "shape": (values,)})
-            block = bytes(2**20)
-            for _ in range(values * 8 // len(block)):
-                member.write(block)
-    return path
-
-
-def test_an_npz_expanding_past_the_data_cap_is_refused_before_decompressing(tmp_path,
-                                                                             monkeypatch):
-    monkeypatch.setenv("LIGHTTOUCH_MAX_DATA_BYTES", str(2**20))
-    bomb = npz_bomb(tmp_path / "bomb.npz", 2**18)          # 2 MiB of zeros
-    assert bomb.stat().st_size < 2**14
-    with pytest.raises(DataError, match=r"expands to 2,097,\d+ bytes, over the cap of "
-                                        r"1,048,576 \(LIGHTTOUCH_MAX_DATA_BYTES\)"):
-        load({"uri": bomb.as_uri()}, tmp_path)
 
 
 def test_an_npy_header_claiming_more_than_the_file_holds_is_refused(tmp_path):

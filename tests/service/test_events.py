@@ -11,6 +11,7 @@ from httpx_sse import connect_sse
 
 from service.local_stack import Stack, small_spec
 from tests.service.conftest import event_ids, submit, wait_progress
+from tests.service.stacks import api_stack
 
 #: About two seconds of solving, with dozens of progress events.
 TIMED_SPEC = small_spec(iterations=600_000)
@@ -69,6 +70,21 @@ def test_a_waiting_stream_sends_keep_alives_and_ends_when_the_job_is_cancelled(
     after_keepalives = [lines[k + 1] for k, line in enumerate(lines) if line == ": keep-alive"]
     assert "" not in after_keepalives        # no blank line: nothing is dispatched again
     assert lines[-3:] == ["event: status", 'data: {"status": "cancelled", "error": null}', ""]
+
+
+def test_a_keep_alive_period_longer_than_the_redis_client_default_timeout_is_waited_out(
+        redis_server, tmp_path):
+    """redis-py gives up on a read after 5 s by default; a 6 s wait for events must not."""
+    with api_stack(redis_server, tmp_path, 8, {"LIGHTTOUCH_SSE_KEEPALIVE_S": "6"}) as stack, \
+            stack.client() as client:
+        job_id = submit(client, small_spec())
+        with client.stream("GET", f"/v1/jobs/{job_id}/events") as response:
+            lines = []
+            for line in response.iter_lines():
+                lines.append(line)
+                if line == ": keep-alive":
+                    break
+    assert lines[-1] == ": keep-alive" and "event: status" in lines
 
 
 @pytest.mark.slow

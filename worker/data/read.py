@@ -287,7 +287,12 @@ def _load(ref: DataRef, path: str, roots: Sequence[Path], settings: DataSettings
         with source.open() as stream:
             size = stream.seek(0, io.SEEK_END)
             stream.seek(0)
-            parsed = _normalized(_parse(reader, stream, ref, path), path)
+            try:
+                parsed = _normalized(_parse(reader, stream, ref, path), path)
+            except MemoryError:
+                raise DataError(path, f"reading {brief(ref.uri)} needs more memory than this "
+                                      f"process may use; use smaller data, or ask the "
+                                      f"operator to raise LIGHTTOUCH_MAX_JOB_BYTES") from None
         if key is not None:
             cache.put(key, parsed)
     if stats is not None:
@@ -304,7 +309,7 @@ def _parse(reader: Reader, stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
         if ref.sha256 is not None:
             _verify_sha256(stream, ref.sha256, path)
         return reader(stream, ref, path)
-    except DataError:
+    except (DataError, MemoryError):
         raise
     except Exception as exc:  # parsers of untrusted bytes fail in open-ended ways
         raise DataError(path, f"cannot read {brief(ref.uri)} as {ref.format}: "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from worker.data.sizes import gib
 from worker.errors import SpecError
 from worker.problem.compiled import CompiledProblem
 from worker.problem.network import NetworkProblem
@@ -86,9 +87,9 @@ def check_memory(parts: dict[str, int], budget: int | None) -> int:
     total = sum(parts.values())
     if budget is not None and total > budget:
         field = max(parts, key=lambda name: parts[name])
-        raise SpecError.at(field, f"the job would hold about {_gib(total)} (memory estimate "
-                           f"{total:,} bytes, {_gib(parts[field])} of it for {field}), over "
-                           f"the per-job budget of {_gib(budget)} (LIGHTTOUCH_MAX_JOB_BYTES); "
+        raise SpecError.at(field, f"the job would hold about {gib(total)} (memory estimate "
+                           f"{total:,} bytes, {gib(parts[field])} of it for {field}), over "
+                           f"the per-job budget of {gib(budget)} (LIGHTTOUCH_MAX_JOB_BYTES); "
                            f"shrink {_advice(field)}")
     return total
 
@@ -96,7 +97,3 @@ def check_memory(parts: dict[str, int], budget: int | None) -> int:
 def _advice(field: str) -> str:
     return {DATA: "the data", CONSTRAINTS: "the constraints",
             STATE: "solver.candidates or the dimension"}[field]
-
-
-def _gib(count: int) -> str:
-    return f"{count / 2**30:,.2f} GiB"

@@ -4,8 +4,10 @@ matrix, plus labels.
 Columns are chosen as in parquet (:func:`worker.data.formats.tabular.read_columns`):
 ``columns`` by name or 0-based index, default every column but ``label_column``, which holds
 the labels. The footer gives the schema, so the types are checked first and only the
-selected columns' buffers are read. The Arrow IPC *stream* format and Feather V1 files are
-refused with a message saying how to write an IPC file instead.
+selected columns' buffers are read, once the rows (counted from the batches' headers,
+without decompressing) show that they fit the per-job memory budget. The Arrow IPC *stream*
+format and Feather V1 files are refused with a message saying how to write an IPC file
+instead.
 """
 
 from __future__ import annotations
@@ -34,8 +36,9 @@ IPC_STREAM_MAGIC = b"\xff\xff\xff\xff"
 def read_feather(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
     """The selected numeric columns of an Arrow IPC file (Feather V2)."""
     _expect_ipc_file(stream, path)
-    schema = ipc.open_file(stream).schema
-    return read_columns(schema, lambda names: _columns(stream, schema, names), ref, path)
+    reader = ipc.open_file(stream)
+    return read_columns(reader.schema, reader.count_rows(),
+                        lambda names: _columns(stream, reader.schema, names), ref, path)
 
 
 def _columns(stream: BinaryIO, schema: pa.Schema, names: list[str]) -> pa.Table:

@@ -17,15 +17,18 @@ from typing import TYPE_CHECKING, BinaryIO
 import numpy as np
 import scipy.sparse as sp
 
+from worker.data.formats.expansion import FLOAT64_BYTES, check_axes, check_expansion
 from worker.data.formats.parsed import Parsed
 from worker.errors import DataError
-from worker.settings import DataSettings
 
 if TYPE_CHECKING:
     from worker.data.refs import DataRef
 
 NPY_MAGIC = b"\x93NUMPY"
 ZIP_MAGIC = b"PK"
+
+#: Zip methods of the archives numpy and scipy write.
+_NUMPY_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 
 
 def read_npy(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
@@ -34,41 +37,52 @@ def read_npy(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
     _expect_magic(stream, NPY_MAGIC, "npy", path)
     size = stream.seek(0, io.SEEK_END)
     stream.seek(0)
-    _check_claim(stream, size, "the file", path)
+    check_expansion(_held_bytes(stream, size, "the file", path), "the .npy array", path)
     stream.seek(0)
     return Parsed(np.load(stream, allow_pickle=False))
 
 
-def _check_claim(stream: BinaryIO, held: int, where: str, path: str) -> None:
-    """Refuse an .npy header whose shape needs more bytes than ``held``."""
+def _held_bytes(stream: BinaryIO, held: int, where: str, path: str) -> int:
+    """Bytes an .npy array will take once read and made float64, from its header alone;
+    a header whose shape needs more bytes than the ``held`` bytes of the file (or zip member)
+    is refused as forged."""
     version = np.lib.format.read_magic(stream)
     header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
               else np.lib.format.read_array_header_2_0)
     shape, _, dtype = header(stream)
-    claimed = math.prod(shape) * dtype.itemsize
+    count = math.prod(shape)
+    claimed = count * dtype.itemsize
     if claimed > held:
         raise DataError(path, f"the .npy header claims shape {shape} ({claimed:,} bytes of "
                               f"values) but {where} holds {held:,} bytes; the file is "
                               "truncated or forged")
+    return claimed + (0 if dtype == np.float64 else FLOAT64_BYTES * count)
 
 
 def _check_expanded(stream: BinaryIO, path: str) -> None:
-    """Refuse an npz archive whose members expand past ``LIGHTTOUCH_MAX_DATA_BYTES``, or
-    whose arrays claim more than their members hold, from the zip directory and the .npy
-    headers alone: nothing is decompressed beyond the headers."""
-    limit = DataSettings().max_data_bytes
+    """Refuse an npz archive that would expand past the per-job memory budget, or whose
+    arrays claim more than their members hold, from the zip directory and the .npy headers
+    alone: nothing is decompressed beyond the headers. Members must be stored or deflated
+    (what numpy and scipy write); other methods decompress without a bound per read."""
     with zipfile.ZipFile(stream) as archive:
         members = archive.infolist()
-        expanded = sum(member.file_size for member in members)
-        if expanded > limit:
-            raise DataError(path, f"the npz archive expands to {expanded:,} bytes, over the "
-                                  f"cap of {limit:,} (LIGHTTOUCH_MAX_DATA_BYTES)")
+        for member in members:
+            if member.compress_type not in _NUMPY_METHODS:
+                raise DataError(path, f"npz member {member.filename!r} is compressed with "
+                                      f"zip method {member.compress_type}; write the archive "
+                                      f"with numpy.savez, numpy.savez_compressed or "
+                                      f"scipy.sparse.save_npz (stored or deflated members)")
+        expanded = 0
         for member in members:
             with archive.open(member) as content:
-                if content.read(len(NPY_MAGIC)) == NPY_MAGIC:
-                    with archive.open(member) as again:
-                        _check_claim(again, member.file_size, f"member {member.filename!r}",
-                                     path)
+                is_array = content.read(len(NPY_MAGIC)) == NPY_MAGIC
+            if is_array:
+                with archive.open(member) as again:
+                    expanded += _held_bytes(again, member.file_size,
+                                            f"member {member.filename!r}", path)
+            else:
+                expanded += member.file_size
+            check_expansion(expanded, "the npz archive", path)
     stream.seek(0)
 
 
@@ -127,6 +141,8 @@ def read_npz(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
         names = archive.files
         if ref.key is not None or not {"format", "shape"} <= set(names):
             return Parsed(_npz_member(archive, ref.key, names, path))
+        check_axes([int(side) for side in np.ravel(archive["shape"])],
+                   "the sparse npz matrix", path)
     stream.seek(0)
     matrix = sp.load_npz(stream)
     if matrix.format in ("csr", "csc", "bsr"):

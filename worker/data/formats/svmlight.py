@@ -1,8 +1,9 @@
 """``svmlight`` (libsvm) reader: sparse CSR features and the labels, in two streaming passes.
 
 The first pass counts newlines and colons to size the output exactly (an upper bound on rows
-and entries); the second parses chunks of whole lines with the numba kernel
-:func:`worker.kernels.svmlight.parse_chunk`. Memory is the output plus one chunk.
+and entries), which must fit the per-job memory budget; the second parses chunks of whole
+lines with the numba kernel :func:`worker.kernels.svmlight.parse_chunk`. Memory is the output
+plus one chunk.
 
 Indices are one-based unless ``zero_based`` is true; when it is omitted, a file in which no
 index is 0 is taken as one-based (the rule of ``sklearn.datasets.load_svmlight_file``).
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, BinaryIO
 import numpy as np
 import scipy.sparse as sp
 
+from worker.data.formats.expansion import check_expansion
 from worker.data.formats.parsed import Parsed
 from worker.data.sizes import MAX_SIZE
 from worker.errors import DataError
@@ -30,6 +32,9 @@ CHUNK_BYTES = 16 * 2**20
 
 #: Number tokens the fast path leaves to numpy, converted in batches of this many.
 SIDE_SLOTS = 2**16
+
+#: Bytes :class:`_Output` holds per row (label, row pointer) and per entry (index, value).
+_ROW_BYTES, _ENTRY_BYTES = 16, 12
 
 _PROBLEMS = {
     kernel.BAD_LABEL: "the label {token!r} is not a number (each line starts with one "
@@ -120,7 +125,9 @@ def read_svmlight_lines(block: bytes, path: str) -> tuple[sp.csr_matrix, np.ndar
 
 def _parsed(stream: BinaryIO, path: str) -> _Output:
     """Every line of the stream parsed: counted first, so the arrays are allocated once."""
-    output = _Output(*_count(stream))
+    rows, entries = _count(stream)
+    check_expansion(_ROW_BYTES * rows + _ENTRY_BYTES * entries, "the svmlight file", path)
+    output = _Output(rows, entries)
     stream.seek(0)
     _parse_lines(stream, output, path)
     output.flush_side(path)

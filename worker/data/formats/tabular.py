@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
+from worker.data.formats.expansion import FLOAT64_BYTES, check_expansion
 from worker.data.formats.parsed import Parsed
 from worker.errors import DataError
 from worker.losses import LOSSES
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
     from worker.data.refs import DataRef
 
 _FAILED_COLUMN = re.compile(r"In CSV column #(\d+)")
+
+#: Bytes read at a time when counting lines.
+_COUNT_BLOCK = 2**24
 
 #: Labels as the error message words them: each label rule of :mod:`worker.losses` and the
 #: losses that follow it.
@@ -45,6 +49,9 @@ LABEL_RULE = "labels must be numbers: " + "; ".join(
 def read_csv(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
     """Selected columns of a comma-separated file (``header``: first line names columns)."""
     names = csv_names(stream, ref.header, path)
+    features, label = select_columns(names, ref.columns, ref.label_column, ref.header, path)
+    check_expansion(_table_bytes(_count_lines(stream), len(_selected(features, label))),
+                    "the csv file", path)
     return _read_csv(stream, names, ref, path,
                      pa_csv.ReadOptions(autogenerate_column_names=not ref.header))
 
@@ -82,8 +89,8 @@ def _read_csv(stream: BinaryIO, names: Sequence[str], ref: DataRef, path: str,
 def read_parquet(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
     """Selected numeric columns of a parquet file."""
     parquet = pq.ParquetFile(stream)
-    return read_columns(parquet.schema_arrow, lambda names: parquet.read(columns=names),
-                        ref, path)
+    return read_columns(parquet.schema_arrow, parquet.metadata.num_rows,
+                        lambda names: parquet.read(columns=names), ref, path)
 
 
 def read_parquet_groups(stream: BinaryIO, groups: Sequence[int], ref: DataRef,
@@ -91,7 +98,8 @@ def read_parquet_groups(stream: BinaryIO, groups: Sequence[int], ref: DataRef,
     """Selected numeric columns of some row groups of a parquet file (one partition,
     :mod:`worker.distributed.partitions`); only the footer and those groups' columns are read."""
     parquet = pq.ParquetFile(stream)
-    return read_columns(parquet.schema_arrow,
+    rows = sum(parquet.metadata.row_group(group).num_rows for group in groups)
+    return read_columns(parquet.schema_arrow, rows,
                         lambda names: parquet.read_row_groups(list(groups), columns=names),
                         ref, path)
 
@@ -102,14 +110,17 @@ def parquet_group_rows(stream: BinaryIO) -> list[int]:
     return [metadata.row_group(group).num_rows for group in range(metadata.num_row_groups)]
 
 
-def read_columns(schema: pa.Schema, read: Callable[[list[str]], pa.Table], ref: DataRef,
-                 path: str) -> Parsed:
+def read_columns(schema: pa.Schema, rows: int, read: Callable[[list[str]], pa.Table],
+                 ref: DataRef, path: str) -> Parsed:
     """The selected numeric columns of a columnar file whose columns ``schema`` lists.
 
     Parameters
     ----------
     schema : pyarrow.Schema
         The file's columns, checked to hold numbers before anything else is read.
+    rows : int
+        The rows ``read`` returns, from the file's footer: the table they make must fit the
+        per-job memory budget before any column is decompressed.
     read : callable
         ``read(names)`` returns the table of those columns (the rows wanted).
     ref : DataRef
@@ -126,6 +137,7 @@ def read_columns(schema: pa.Schema, read: Callable[[list[str]], pa.Table], ref: 
                 or pa.types.is_boolean(kind) or pa.types.is_decimal(kind)):
             raise DataError(path, _type_message(_describe(names[index], index),
                                                 f"{kind} values", index == label))
+    check_expansion(_table_bytes(rows, len(selected)), "the columns read", path)
     table = read([names[i] for i in selected])
     return _arrays(table, [names[i] for i in features],
                    None if label is None else names[label], path)
@@ -146,6 +158,21 @@ def select_columns(names: Sequence[str], columns: Sequence[str | int] | None,
     if len(set(features)) != len(features):
         raise DataError(path, "\"columns\" names a column twice; list each column once")
     return features, label
+
+
+def _table_bytes(rows: int, columns: int) -> int:
+    """Bytes reading ``columns`` of ``rows`` holds: the Arrow table (at most 8 bytes a
+    numeric value) and the float64 result."""
+    return 2 * FLOAT64_BYTES * rows * columns
+
+
+def _count_lines(stream: BinaryIO) -> int:
+    """Lines of the stream (an upper bound on its rows), counted in blocks; rewound after."""
+    lines = 1
+    while block := stream.read(_COUNT_BLOCK):
+        lines += block.count(b"\n")
+    stream.seek(0)
+    return lines
 
 
 def _selected(features: list[int], label: int | None) -> list[int]:
