@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worker.kernels.network import SOFTMAX, backward, dense_rows, forward, head_losses
+from worker.kernels.network import SOFTMAX, dense_rows, loss_gradient
 from worker.losses import LOSSES
 from worker.problem.network import Network
 
@@ -43,12 +43,8 @@ def csr_parts(x: sp.csr_matrix):
 
 def loss_and_gradient(network, theta, x, labels, rows, code):
     """The kernels' summed loss over ``rows`` and its gradient (P,)."""
-    parts = csr_parts(x)
-    dense, outputs = forward(network.arrays(), theta, *parts, rows)
-    delta = np.empty_like(outputs[-1])
-    total = head_losses(code, outputs[-1], labels, rows, delta, 1.0)
     grad = np.zeros_like(theta)
-    backward(network.arrays(), theta, *parts, rows, dense, outputs, delta, grad)
+    total = loss_gradient(network.arrays(), theta, *csr_parts(x), labels, rows, code, 1.0, grad)
     return total, grad
 
 

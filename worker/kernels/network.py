@@ -146,6 +146,23 @@ def backward(net, theta, x_indptr, x_indices, x_data, rows, dense, outputs, delt
 
 
 @njit(cache=True)
+def network_scores(net, theta, x_indptr, x_indices, x_data, rows):
+    """The scores (B, K) of the CSR rows ``rows`` (B,) under theta."""
+    return forward(net, theta, x_indptr, x_indices, x_data, rows)[1][-1]
+
+
+@njit(cache=True)
+def loss_gradient(net, theta, x_indptr, x_indices, x_data, labels, rows, code, weight, grad):
+    """The summed loss of the rows (B,) (head ``code``, labels (n,)) and
+    grad += weight * its gradient in theta (P,): forward, head, backward in one call."""
+    dense, outputs = forward(net, theta, x_indptr, x_indices, x_data, rows)
+    delta = np.empty_like(outputs[-1])
+    total = head_losses(code, outputs[-1], labels, rows, delta, weight)
+    backward(net, theta, x_indptr, x_indices, x_data, rows, dense, outputs, delta, grad)
+    return total
+
+
+@njit(cache=True)
 def head_losses(code, scores, labels, rows, delta, weight):
     """Losses of the scores (B, K) of rows with ``labels`` (n,); delta = weight d loss / d s.
 

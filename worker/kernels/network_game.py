@@ -19,7 +19,7 @@ from numba import njit
 
 from worker.kernels.games import multiplier_step, rate_example
 from worker.kernels.layout import CHECKS, GRADIENT_SAMPLES, ITERATION
-from worker.kernels.network import backward, forward, head_losses
+from worker.kernels.network import backward, forward, loss_gradient
 from worker.kernels.random import randint
 
 NetworkTerms = namedtuple("NetworkTerms", [
@@ -65,13 +65,8 @@ def _term_gradients(net, terms, cfg, s, m_r):
     for i in range(terms.code.shape[0]):
         weight = s.lam[1 + m_r + i] if cfg.robust else s.lam[0]
         rows = _sample(s.rng, terms.row_at[i], terms.row_at[i + 1], k_f)
-        dense, outputs = forward(net, s.theta, terms.x_indptr, terms.x_indices,
-                                 terms.x_data, rows)
-        delta = np.empty_like(outputs[-1])
-        loss = head_losses(terms.code[i], outputs[-1], terms.labels, rows, delta,
-                           weight / k_f) / k_f
-        backward(net, s.theta, terms.x_indptr, terms.x_indices, terms.x_data, rows, dense,
-                 outputs, delta, s.direction)
+        loss = loss_gradient(net, s.theta, terms.x_indptr, terms.x_indices, terms.x_data,
+                             terms.labels, rows, terms.code[i], weight / k_f, s.direction) / k_f
         l1, l2 = terms.l1[i], terms.l2[i]
         if l1 > 0.0 or l2 > 0.0:
             for j in range(s.theta.shape[0]):

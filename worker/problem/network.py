@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from worker.kernels.network import NetworkArrays, forward, head_losses
+from worker.kernels.network import NetworkArrays, head_losses, network_scores
 from worker.problem.rates import RateSet
 
 #: Rows per forward pass when scoring whole data sets.
@@ -95,7 +95,7 @@ class Network:
         net = self.arrays()
         for start in range(0, features.shape[0], SCORE_CHUNK):
             rows = np.arange(start, min(start + SCORE_CHUNK, features.shape[0]))
-            out[rows] = forward(net, theta, *csr, rows)[1][-1]
+            out[rows] = network_scores(net, theta, *csr, rows)
         return out
 
 
