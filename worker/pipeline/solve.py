@@ -89,15 +89,14 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
     check_memory(declared_parts(model), max_job_bytes)
     source = DataSource(roots if roots is not None else data_roots())
     svrg = model.solver.svrg
-    plan = None if model.network else plan_partitions(model, source.roots, svrg.partition_rows,
-                                                      DaskSettings().partition_bytes)
-    if model.network:
+    if model.network:  # networks, multiclass and robust objectives are never partitioned
         problem = compile_network_problem(model, source)
         check_memory(network_memory_parts(problem, model.solver.candidates), max_job_bytes)
         load_s = time.perf_counter() - started
         result = solve_network(model, problem, solver_options(model.solver), progress)
         result.stats["load_s"] = load_s
-    elif plan is None:
+    elif (plan := plan_partitions(model, source.roots, svrg.partition_rows,
+                                  DaskSettings().partition_bytes)) is None:
         problem = compile_problem(model, source)
         check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
         result = _solved(model, problem, solver_options(model.solver), progress, started)

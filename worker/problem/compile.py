@@ -105,17 +105,24 @@ def _objective(spec: Spec, source) -> tuple[Objective, int | None]:
     assert isinstance(obj, EmpiricalRisk)
     if obj.loss == PAIRWISE_HINGE:
         return _pairwise_objective(obj, source)
-    features, labels = source.examples(obj.data.features, obj.data.labels, "objective.data")
-    features = as_csr(features)
-    if labels.shape[0] != features.shape[0]:
-        raise SpecError.at("objective.data.labels", f"{labels.shape[0]} labels for "
-                           f"{features.shape[0]} feature rows; give one label per row")
-    if features.shape[0] == 0:
-        raise SpecError.at("objective.data.features", "no examples; give at least one row")
+    features, labels = risk_examples(obj, "objective", source)
     labels = _check_labels(obj.loss, labels)
     objective = Objective(LOSS_CODES[obj.loss], features, labels,
                           sp.csr_matrix((0, 0)), np.zeros(0), obj.l2, obj.l1)
     return objective, features.shape[1]
+
+
+def risk_examples(risk: EmpiricalRisk, path: str, source: DataSource):
+    """The examples of an empirical risk at JSON ``path``: CSR features (n, d), n >= 1, and
+    one unchecked label per row (n,)."""
+    features, labels = source.examples(risk.data.features, risk.data.labels, f"{path}.data")
+    features = as_csr(features)
+    if labels.shape[0] != features.shape[0]:
+        raise SpecError.at(f"{path}.data.labels", f"{labels.shape[0]} labels for "
+                           f"{features.shape[0]} feature rows; give one label per row")
+    if features.shape[0] == 0:
+        raise SpecError.at(f"{path}.data.features", "no examples; give at least one row")
+    return features, labels
 
 
 def _rowless(spec: Spec, width: int) -> tuple[Objective, int]:

@@ -14,10 +14,9 @@ from worker.data.labels import checked_labels, label_kind
 from worker.errors import SpecError
 from worker.kernels.network import SOFTMAX
 from worker.losses import LOSSES, SOFTMAX_CROSS_ENTROPY
-from worker.problem.compile import DataSource, box_bounds
+from worker.problem.compile import DataSource, box_bounds, risk_examples
 from worker.problem.compile_rates import compile_rates
 from worker.problem.compiled import Objective
-from worker.problem.csr import as_csr
 from worker.problem.network import Network, NetworkProblem, Term
 from worker.spec.models import EmpiricalRisk, MaxOf, MlpModel, Spec
 
@@ -27,7 +26,7 @@ def compile_network_problem(spec: Spec, source: DataSource) -> NetworkProblem:
     robust = isinstance(spec.objective, MaxOf)
     paths = [f"objective.terms[{i}]" for i in range(len(spec.terms))] if robust \
         else ["objective"]
-    read = [_examples(term, path, source) for term, path in zip(spec.terms, paths, strict=True)]
+    read = [risk_examples(term, path, source) for term, path in zip(spec.terms, paths, strict=True)]
     d = _width(spec, read, paths)
     multiclass = spec.terms[0].loss == SOFTMAX_CROSS_ENTROPY
     classes = _classes(spec, read, paths) if multiclass else 1
@@ -43,17 +42,6 @@ def compile_network_problem(spec: Spec, source: DataSource) -> NetworkProblem:
                                           sp.csr_matrix((0, 0)), np.zeros(0)), source, d)
     return NetworkProblem(network, terms, robust, lower, upper, rates,
                           init_seed=getattr(model, "init_seed", 0))
-
-
-def _examples(term: EmpiricalRisk, path: str, source: DataSource):
-    features, labels = source.examples(term.data.features, term.data.labels, f"{path}.data")
-    features = as_csr(features)
-    if labels.shape[0] != features.shape[0]:
-        raise SpecError.at(f"{path}.data.labels", f"{labels.shape[0]} labels for "
-                           f"{features.shape[0]} feature rows; give one label per row")
-    if features.shape[0] == 0:
-        raise SpecError.at(f"{path}.data.features", "no examples; give at least one row")
-    return features, labels
 
 
 def _width(spec: Spec, read: list, paths: list[str]) -> int:
