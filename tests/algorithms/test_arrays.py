@@ -1,13 +1,17 @@
-"""Kernel inputs: rows padded to a fixed width hold the same matrix and touch the same columns."""
+"""Kernel inputs: rows padded to a fixed width, and difference rows, hold the same matrix and
+give the same constraint values."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worker.algorithms.arrays import PAD_SLACK, _padded_rows
+from tests.problems import random_problem
+from worker.algorithms.arrays import PAD_SLACK, _difference_rows, _padded_rows, problem_arrays
+from worker.kernels.constraints import constraint_values, group_maximum, group_value
 
 
 @st.composite
@@ -48,3 +52,56 @@ def test_ordering_rows_are_pairs():
     assert width == 2
     np.testing.assert_array_equal(indices, [0, 1, 1, 2, 2, 2])
     np.testing.assert_array_equal(data, [1.0, -1.0, 1.0, -1.0, 1.0, 0.0])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 30), st.integers(2, 9), st.integers(0, 2**32 - 1))
+def test_difference_rows_hold_the_same_matrix_with_the_positive_entry_first(rows, cols, seed):
+    rng = np.random.default_rng(seed)
+    scale = rng.uniform(0.1, 2.0)
+    dense = np.zeros((rows, cols))
+    for i in range(rows):
+        a, b = rng.choice(cols, 2, replace=False)
+        dense[i, a], dense[i, b] = scale, -scale
+    matrix = sp.csr_matrix(dense)
+    indptr, indices, data, width = _padded_rows(matrix)
+    oriented, coefficients, found = _difference_rows(indices, data, width)
+    assert found == scale
+    np.testing.assert_array_equal(coefficients[0::2], scale)
+    np.testing.assert_array_equal(coefficients[1::2], -scale)
+    rebuilt = sp.csr_matrix((coefficients, oriented, indptr), shape=matrix.shape)
+    np.testing.assert_array_equal(rebuilt.toarray(), dense)
+
+
+@pytest.mark.parametrize("rows", [
+    [[1.0, -1.0, 0.0], [0.0, 2.0, -2.0]],        # two scales
+    [[1.0, -1.0, 0.0], [0.0, 1.0, 1.0]],         # a sum, not a difference
+    [[1.0, -1.0, 0.0], [0.0, 0.0, 1.0]],         # a padded one-entry row
+    [[1.0, -1.0, 0.5], [0.0, 1.0, -1.0]],        # three entries
+])
+def test_other_rows_are_left_as_they_are(rows):
+    matrix = sp.csr_matrix(np.array(rows))
+    _, indices, data, width = _padded_rows(matrix)
+    oriented, coefficients, scale = _difference_rows(indices, data, width)
+    assert scale == 0.0
+    assert oriented is indices and coefficients is data
+
+
+@pytest.mark.parametrize("constraint", ["ordering", "lattice", "linear"])
+def test_every_layout_gives_the_same_constraint_values(constraint):
+    problem = random_problem("hinge", constraint, d=8)
+    arrays = problem_arrays(problem, 3)
+    assert (arrays.a_scale > 0) == (constraint != "linear")
+    w = np.random.default_rng(0).normal(size=problem.d)
+    expected = problem.constraints.matrix @ w - problem.constraints.rhs
+    for layout in (arrays, arrays._replace(a_scale=0.0),
+                   arrays._replace(a_scale=0.0, a_width=0)):
+        values = np.empty(problem.m)
+        constraint_values(layout, w, values)
+        np.testing.assert_allclose(values, expected, rtol=0, atol=1e-12)
+        for group in range(layout.group_ptr.size - 1):
+            rows = slice(layout.group_ptr[group], layout.group_ptr[group + 1])
+            best, at = group_value(layout, group, w)
+            assert best == pytest.approx(expected[rows].max(), abs=1e-12)
+            assert expected[at] == pytest.approx(best, abs=1e-12)
+            assert group_maximum(layout, group, w) == best

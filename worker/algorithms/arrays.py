@@ -70,6 +70,26 @@ def _padded_rows(matrix: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndar
     return np.arange(0, width * counts.size + 1, width, dtype=np.int64), indices, data, width
 
 
+def _difference_rows(indices: np.ndarray, data: np.ndarray,
+                     width: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """Two-entry rows that all read c (w_a - w_b) for one c > 0, each reordered so that its
+    positive entry comes first, and that c; otherwise the rows unchanged and c = 0.
+
+    Ordering, monotonicity and lattice constraints have this form after normalization; the
+    kernels then check one without reading its coefficients
+    (:func:`worker.kernels.constraints.constraint_value`).
+    """
+    if width != 2 or data.size == 0:
+        return indices, data, 0.0
+    first, second = data[0::2], data[1::2]
+    scale = abs(float(first[0]))
+    if scale == 0.0 or not (np.all(np.abs(first) == scale) and np.all(second == -first)):
+        return indices, data, 0.0
+    swap = np.repeat(first < 0, 2)
+    order = np.arange(data.size) ^ swap.astype(np.int64)   # 2i <-> 2i + 1 where swapped
+    return indices[order], data[order], scale
+
+
 def group_partition(m: int, n_groups: int) -> np.ndarray:
     """Split constraints 0..m-1 into n_groups consecutive blocks of size <= ceil(m/n_groups).
 
@@ -90,6 +110,7 @@ def problem_arrays(problem: CompiledProblem, n_groups: int) -> ProblemArrays:
     x_indptr, x_indices, x_data, x_width = _padded_rows(objective.features)
     q_indptr, q_indices, q_data = _csr_parts(objective.quadratic)
     a_indptr, a_indices, a_data, a_width = _padded_rows(problem.constraints.matrix)
+    a_indices, a_data, a_scale = _difference_rows(a_indices, a_data, a_width)
     return ProblemArrays(
         kind=np.int64(objective.kind), quadratic=objective.kind == QUADRATIC,
         l2=float(objective.l2), l1=float(objective.l1),
@@ -100,7 +121,7 @@ def problem_arrays(problem: CompiledProblem, n_groups: int) -> ProblemArrays:
         linear=np.ascontiguousarray(objective.linear, dtype=np.float64),
         a_indptr=a_indptr, a_indices=a_indices, a_data=a_data,
         rhs=np.ascontiguousarray(problem.constraints.rhs, dtype=np.float64),
-        a_width=a_width, a_entries=int(problem.constraints.matrix.nnz),
+        a_width=a_width, a_entries=int(problem.constraints.matrix.nnz), a_scale=a_scale,
         group_ptr=group_partition(problem.m, n_groups),
         lower=np.ascontiguousarray(problem.lower, dtype=np.float64),
         upper=np.ascontiguousarray(problem.upper, dtype=np.float64),

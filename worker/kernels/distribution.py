@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from worker.kernels.constraints import group_value
+from worker.kernels.constraints import group_maximum
 from worker.kernels.jit import kernel
 from worker.kernels.layout import (
     CHECKS,
@@ -68,7 +68,7 @@ def init_distribution(p, cfg, s, w, t):
     s.scalars[SHIFT] = 0.0
     s.counters[N_VIOLATED] = 0
     for j in range(n_groups):
-        value, _ = group_value(p, j, w)
+        value = group_maximum(p, j, w)
         s.counters[CHECKS] += group_size(p, j)
         s.log_w[j] = 0.0
         s.stamp[j] = t
@@ -252,7 +252,7 @@ def update_distribution(p, cfg, s, w, k_p, t):
     spread = 0.0
     for q in range(k_p):
         j = s.sampled[q]
-        value, _ = group_value(p, j, w)
+        value = group_maximum(p, j, w)
         s.counters[CHECKS] += group_size(p, j)
         s.sampled_viol[q] = max(0.0, value)
         spread += (s.sampled_viol[q] - s.mu[j]) ** 2
