@@ -10,10 +10,12 @@ this thread, so that other processes on the machine disturb them less than wall 
 * ``apply_step``: w <- clip(w - eta direction) with the lazy running average;
 * ``iteration``: whole iterations with the §5.2 minibatch rule, as a default run makes them.
 
-Each is measured twice in one run: with the rows as the kernels receive them (fixed-width
-rows where :func:`worker.algorithms.arrays.problem_arrays` pads them) and with the same rows
-read through their CSR row pointers (``x_width = a_width = 0``), so the ratio shows what the
-fixed-width layout saves. Writes ``bench/results/iteration_<D>.json`` and ``.png``. Run:
+Each is measured three times in one run: with the rows as the kernels receive them
+(:func:`worker.algorithms.arrays.problem_arrays` pads the examples to a fixed width and
+stores the lattice's constraints as difference rows, ``a_scale > 0``), with the constraints
+read with their coefficients (``a_scale = 0``), and with every row read through its CSR row
+pointers (``x_width = a_width = 0``), so the ratios show what each layout saves. Writes
+``bench/results/iteration_<D>.json`` and ``.png``. Run:
 ``.venv/bin/python bench/iteration_bench.py --dims 12 --pairs 612587``.
 """
 
@@ -93,7 +95,7 @@ def measure(arrays, d: int, lazy: bool, count: int, repeats: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Time both layouts, print the table, write JSON and PNG."""
+    """Time every layout, print the table, write JSON and PNG."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     lattice_arguments(parser, dims=12, pairs=612_587)
     parser.add_argument("--count", type=int, default=100_000, help="calls per timing")
@@ -103,7 +105,9 @@ def main(argv: list[str] | None = None) -> None:
     lazy = lazy_update(problem.m, "auto")
     groups = group_count(problem.m, None, lazy)
     arrays = problem_arrays(problem, groups)
-    layouts = {"fixed-width rows": arrays, "CSR rows": arrays._replace(x_width=0, a_width=0)}
+    layouts = {"difference rows": arrays,
+               "two-entry rows": arrays._replace(a_scale=0.0),
+               "CSR rows": arrays._replace(x_width=0, a_width=0, a_scale=0.0)}
     reports = {name: measure(a, problem.d, lazy, args.count, args.repeats)
                for name, a in layouts.items()}
     for name, report in reports.items():
