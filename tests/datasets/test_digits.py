@@ -28,7 +28,7 @@ def sets() -> digits.DigitsSets:
 
 @pytest.fixture(scope="module")
 def paths(tmp_path_factory) -> dict[str, Path]:
-    return digits.write_digits(tmp_path_factory.mktemp("digits"))
+    return digits.write_digits(tmp_path_factory.mktemp("digits"), digits.corrupted_digits())
 
 
 def pairs(sets: digits.DigitsSets) -> dict[str, digits.Pair]:
@@ -46,6 +46,26 @@ def test_split_is_stratified_70_30_and_the_same_rows_in_every_set(sets):
     for name, pair in sets.sets.items():
         np.testing.assert_array_equal(pair.train.labels, sets.clean.train.labels, name)
         np.testing.assert_array_equal(pair.test.labels, sets.clean.test.labels, name)
+
+
+def test_validation_split_holds_out_a_stratified_fifth_of_each_training_set(sets):
+    held = digits.validation_split(sets)
+    train = np.bincount(sets.clean.train.labels, minlength=10)
+    for name, pair in held.sets.items():
+        whole = sets.sets[name].train
+        fit, validation = pair.train, pair.test
+        assert fit.labels.size + validation.labels.size == whole.labels.size, name
+        counts = np.bincount(validation.labels, minlength=10)
+        assert np.all(np.abs(counts - digits.VALIDATION_FRACTION * train) <= 1), name
+        rows = {row.tobytes() for row in whole.features}
+        assert {row.tobytes() for row in fit.features} <= rows, name
+        assert {row.tobytes() for row in validation.features} <= rows, name
+        assert not {row.tobytes() for row in fit.features} & \
+            {row.tobytes() for row in validation.features}, name
+        np.testing.assert_array_equal(fit.labels, held.sets["noise"].train.labels, name)
+    np.testing.assert_array_equal(
+        held.union.features, np.vstack([held.sets[name].train.features for name in digits.SETS]))
+    assert held.clean is sets.clean
 
 
 def test_features_are_float_pixels_in_the_unit_interval_and_labels_are_digits(sets):

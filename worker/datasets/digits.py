@@ -76,6 +76,8 @@ SIDE = 8
 MAX_VALUE = 16.0
 TRAIN_FRACTION = 0.7
 SPLIT_SEED = 0
+#: The share of the training images :func:`validation_split` holds out.
+VALIDATION_FRACTION = 0.2
 #: Corruption strengths (module docstring).
 NOISE_STD = 0.25
 MAX_ANGLE = 30.0
@@ -205,10 +207,32 @@ def corrupted_digits(seed: int = 0) -> DigitsSets:
     return DigitsSets(_pair(images, labels, train, test), sets, union)
 
 
-def write_digits(directory: Path, seed: int = 0) -> dict[str, Path]:
+def validation_split(digits: DigitsSets, fraction: float = VALIDATION_FRACTION,
+                     seed: int = SPLIT_SEED) -> DigitsSets:
+    """The sets with each training split divided in two, stratified by label with
+    scikit-learn's ``train_test_split`` (``fraction`` held out, ``random_state=seed``; the
+    same images in every set): each :class:`Pair` becomes (fit, validation) and the union
+    is that of the fit parts. The clean pair is left as it is.
+
+    §6.2 of Cotter et al. (2019) holds out 20% of the training data to choose step sizes.
+    """
+    from sklearn.model_selection import train_test_split
+    labels = digits.clean.train.labels
+    fit, held = train_test_split(np.arange(labels.shape[0]), test_size=fraction,
+                                 stratify=labels, random_state=seed)
+    sets = {name: Pair(Split(pair.train.features[fit], pair.train.labels[fit]),
+                       Split(pair.train.features[held], pair.train.labels[held]))
+            for name, pair in digits.sets.items()}
+    union = Split(np.vstack([pair.train.features for pair in sets.values()]),
+                  np.concatenate([pair.train.labels for pair in sets.values()]))
+    return DigitsSets(digits.clean, sets, union)
+
+
+def write_digits(directory: Path, digits: DigitsSets) -> dict[str, Path]:
     """Write ``{name}_{train,test}.npz`` for each set and ``union_train.npz`` into
     ``directory`` (created if missing); each archive holds ``features`` (n, 64) float64 and
-    ``labels`` (n,) int64.
+    ``labels`` (n,) int64; ``digits`` is :func:`corrupted_digits`'s sets or a
+    :func:`validation_split` of them (whose fit parts are then the ``train`` files).
 
     Returns
     -------
@@ -217,7 +241,6 @@ def write_digits(directory: Path, seed: int = 0) -> dict[str, Path]:
     """
     directory = Path(directory).resolve()
     directory.mkdir(parents=True, exist_ok=True)
-    digits = corrupted_digits(seed)
     splits = {f"{name}_{part}": getattr(pair, part)
               for name, pair in digits.sets.items() for part in ("train", "test")}
     splits[f"{UNION}_train"] = digits.union
