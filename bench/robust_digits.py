@@ -36,12 +36,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from worker.algorithms.network_games import run_network_game  # noqa: E402
-from worker.datasets.digits import (
+from worker.datasets.digits import (  # noqa: E402
     SETS,
+    Split,
     corrupted_digits,
     robust_spec,
     union_spec,
-    write_digits,  # noqa: E402
+    validation_split,
+    write_digits,
 )
 from worker.pipeline.network import summarize_network  # noqa: E402
 from worker.pipeline.solve import solver_options  # noqa: E402
@@ -57,27 +59,46 @@ PAPER = {"Baseline (theta-bar)": ((2.58, 2.66, 2.01, 2.52), (1.06, 1.45, 0.43, 1
          "Lagrangian (LP)": ((1.66, 1.67, 1.63, 1.62), (0.00, 0.01, 0.00, 0.00))}
 
 
-def parse_args() -> argparse.Namespace:
+#: ``--tune``'s grids, powers of two around the defaults (AUTO_ETA 0.05 for the AdaGrad step;
+#: the multipliers' 0.1 for the Lagrangian, 1.0 for the proxy-Lagrangian).
+ETA_W_GRID = tuple(0.05 * 2.0 ** k for k in range(-2, 3))
+ETA_LAMBDA_GRID = {"lagrangian": tuple(0.1 * 2.0 ** k for k in (-2, 0, 2)),
+                   "proxy_lagrangian": tuple(2.0 ** k for k in (-2, 0, 2))}
+#: Row family, algorithm, spec builder, and whether the multipliers' step is tuned.
+METHODS = (("Baseline", "lagrangian", union_spec, False),
+           ("Lagrangian", "lagrangian", robust_spec, True),
+           ("Proxy", "proxy_lagrangian", robust_spec, True))
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hidden", type=int, default=1024)
-    parser.add_argument("--iterations", type=int, default=5000)
+    parser.add_argument("--iterations", type=int, default=1000)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--eta-w", type=float, default=None,
                         help="AdaGrad's step for every run (default: the product's auto)")
     parser.add_argument("--eta-lambda", type=float, default=None,
                         help="the multipliers' step of every game (default: auto)")
-    parser.add_argument("--output", type=Path, default=RESULTS / "robust_digits.json")
-    return parser.parse_args()
+    parser.add_argument("--tune", action="store_true",
+                        help="choose each row's steps on a validation split (the grids above)")
+    parser.add_argument("--output", type=Path, default=None,
+                        help="default bench/results/robust_digits[_tuned].json")
+    args = parser.parse_args(argv)
+    if args.output is None:
+        args.output = RESULTS / ("robust_digits_tuned.json" if args.tune
+                                 else "robust_digits.json")
+    return args
 
 
-def train(spec: dict, algorithm: str, directory: Path, args: argparse.Namespace):
+def train(spec: dict, algorithm: str, directory: Path, eta_w: float | None,
+          eta_lambda: float | None):
     """(candidates (T, P), theta-bar's weights (T,), the shrunk weights (T,), network,
-    seconds, stats) of one game on ``spec``."""
+    seconds, stats) of one game on ``spec`` (steps None: the product's automatic ones)."""
     solver = dict(spec["solver"], algorithm=algorithm)
-    if args.eta_w is not None:
-        solver["eta_w"] = args.eta_w
-    if args.eta_lambda is not None:
-        solver["game"] = {"eta_lambda": args.eta_lambda}
+    if eta_w is not None:
+        solver["eta_w"] = eta_w
+    if eta_lambda is not None:
+        solver["game"] = {"eta_lambda": eta_lambda}
     model = parse_spec(dict(spec, solver=solver))
     problem = compile_network_problem(model, DataSource([directory]))
     options = solver_options(model.solver)
@@ -91,28 +112,29 @@ def train(spec: dict, algorithm: str, directory: Path, args: argparse.Namespace)
     return thetas, trajectory.baseline, shrunk, problem.network, seconds, result.stats
 
 
-def errors(network, thetas: np.ndarray, features: np.ndarray, labels: np.ndarray) -> np.ndarray:
+def errors(network, thetas: np.ndarray, split: Split) -> np.ndarray:
     """Each candidate's error rate on one split: shape (T,)."""
-    csr = sp.csr_matrix(features)
-    return np.array([float(np.mean(network.scores(theta, csr).argmax(axis=1) != labels))
+    csr = sp.csr_matrix(split.features)
+    return np.array([float(np.mean(network.scores(theta, csr).argmax(axis=1) != split.labels))
                      for theta in thetas])
 
 
-def table_rows(name: str, run, data) -> list[dict]:
-    """The theta-bar and LP rows (or theta(T) for the baseline) of one run."""
+def table_rows(name: str, run, splits: dict[str, list[Split]]) -> list[dict]:
+    """The theta-bar and LP rows (or theta(T) for the baseline) of one run, with their error
+    in % on each set of every split (``splits``: split name -> the four sets' splits)."""
     thetas, baseline, shrunk, network, seconds, stats = run
-    per_set = {split: np.stack([errors(network, thetas, getattr(data.sets[s], split).features,
-                                       getattr(data.sets[s], split).labels) for s in SETS],
-                               axis=1) for split in ("test", "train")}  # (T, 4)
+    per_set = {key: np.stack([errors(network, thetas, split) for split in sets], axis=1)
+               for key, sets in splits.items()}  # (T, 4) each
     last = np.zeros(len(thetas))
     last[-1] = 1.0
     mixtures = [("theta-bar", baseline),
                 ("theta(T)" if name == "Baseline" else "LP", last if name == "Baseline"
                  else shrunk)]
     return [{"row": f"{name} ({label})", "support": int(np.count_nonzero(weights)),
-             "test": (100 * weights @ per_set["test"]).round(2).tolist(),
-             "train": (100 * weights @ per_set["train"]).round(2).tolist(),
-             "train_seconds": round(seconds, 1), "iterations": stats["iterations"]}
+             **{key: (100 * weights @ errors_).round(2).tolist()
+                for key, errors_ in per_set.items()},
+             "train_seconds": round(seconds, 1), "iterations": stats["iterations"],
+             "eta_w": stats["eta_w"]}
             for label, weights in mixtures]
 
 
@@ -130,17 +152,33 @@ def plot(rows: list[dict], path: Path) -> None:
 
 
 def seed_rows(args: argparse.Namespace, seed: int) -> list[dict]:
-    """Every row of the table for one seed (data corruption, initial weights, sampling)."""
+    """Every row of the table for one seed (data corruption, initial weights, sampling):
+    trained on the training splits at the given steps, or (``--tune``) each row at the grid
+    point whose classifier has the lowest worst-set error on a validation split held out of
+    the training images (ties: the first grid point), as §6 chose its AdaGrad steps."""
     data = corrupted_digits(seed)
+    fit = validation_split(data) if args.tune else data
+    splits = {"test": [data.sets[s].test for s in SETS],
+              "train": [fit.sets[s].train for s in SETS]}
+    if args.tune:
+        splits["validation"] = [fit.sets[s].test for s in SETS]
+    rows = []
     with tempfile.TemporaryDirectory() as folder:
         directory = Path(folder)
-        paths = write_digits(directory, seed)
-        common = {"hidden": [args.hidden], "iterations": args.iterations, "seed": seed}
-        rows = table_rows("Baseline", train(union_spec(paths, **common), "lagrangian",
-                                            directory, args), data)
-        for name, algorithm in (("Lagrangian", "lagrangian"), ("Proxy", "proxy_lagrangian")):
-            rows += table_rows(name, train(robust_spec(paths, **common), algorithm, directory,
-                                           args), data)
+        paths = write_digits(directory, fit)
+        for name, algorithm, build, tunes_lambda in METHODS:
+            spec = build(paths, hidden=[args.hidden], iterations=args.iterations, seed=seed)
+            grid = [(args.eta_w, args.eta_lambda)]
+            if args.tune:
+                grid = [(eta_w, eta_lambda) for eta_w in ETA_W_GRID
+                        for eta_lambda in (ETA_LAMBDA_GRID[algorithm] if tunes_lambda
+                                           else (None,))]
+            tried = [table_rows(name, train(spec, algorithm, directory, *steps), splits)
+                     for steps in grid]
+            for k in range(len(tried[0])):
+                runs = [run[k] | {"eta_lambda": steps[1]}
+                        for run, steps in zip(tried, grid, strict=True)]
+                rows.append(min(runs, key=lambda r: max(r.get("validation", [0.0]))))
     for row in rows:
         row["worst_test"] = max(row["test"])
     return rows
@@ -148,24 +186,32 @@ def seed_rows(args: argparse.Namespace, seed: int) -> list[dict]:
 
 def mean_rows(runs: list[list[dict]]) -> list[dict]:
     """Each row's errors and support averaged over the seeds' runs."""
+    keys = [key for key in ("support", "test", "train", "validation", "worst_test")
+            if key in runs[0][0]]
     return [{"row": rows[0]["row"],
              **{key: np.mean([r[key] for r in rows], axis=0).round(2).tolist()
-                for key in ("support", "test", "train", "worst_test")}}
+                for key in keys}}
             for rows in zip(*runs, strict=True)]
 
 
-def main() -> None:
-    args = parse_args()
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
     runs = [seed_rows(args, seed) for seed in args.seeds]
     rows = mean_rows(runs)
     print(f"{'row (mean over seeds)':26s} {'support':>7s}  test error (%) per set      "
           "training error (%)   worst test")
     for row in rows:
+        worst_validation = f"   (validation {max(row['validation']):5.2f})" \
+            if "validation" in row else ""
         print(f"{row['row']:26s} {row['support']:7.1f}  "
               + " ".join(f"{v:5.2f}" for v in row["test"]) + "   "
-              + " ".join(f"{v:5.2f}" for v in row["train"]) + f"   {row['worst_test']:5.2f}")
+              + " ".join(f"{v:5.2f}" for v in row["train"]) + f"   {row['worst_test']:5.2f}"
+              + worst_validation)
+    settings = vars(args) | {"output": str(args.output)}
+    if args.tune:
+        settings |= {"eta_w_grid": ETA_W_GRID, "eta_lambda_grid": ETA_LAMBDA_GRID}
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps({"settings": vars(args) | {"output": str(args.output)},
+    args.output.write_text(json.dumps({"settings": settings,
                                        "sets": list(SETS), "rows": rows,
                                        "seeds": dict(zip(map(str, args.seeds), runs,
                                                          strict=True)),
