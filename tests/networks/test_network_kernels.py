@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from worker.kernels.network import SOFTMAX, dense_rows, loss_gradient
+from worker.kernels.network_game import _adagrad
 from worker.losses import LOSSES
 from worker.problem.network import Network
 
@@ -128,3 +129,14 @@ def test_initial_weights_are_seeded_and_scaled():
     assert np.abs(hidden).max() <= np.sqrt(6 / 64)
     assert np.count_nonzero(first[64 * 32:64 * 32 + 32]) == 0  # biases start at 0
     np.testing.assert_array_equal(Network((5, 1), False).initial(3), np.zeros(5))
+
+
+@pytest.mark.parametrize(("gradient", "squares", "expected"), [
+    (1e-170, (1e-170) ** 2, 0.5),     # the square underflowed to 0: no step, no error
+    (0.0, 0.0, 0.5),                  # no gradient yet
+    (0.0, 4.0, 0.5),                  # no gradient now
+    (2.0, 4.0, 0.4),                  # 0.5 - 0.1 * 2 / 2
+    (-200.0, 4.0, 1.0),               # clipped to the upper end
+])
+def test_adagrad_step_of_a_coordinate(gradient, squares, expected):
+    assert _adagrad(0.5, gradient, squares, 0.1, 0.0, 1.0) == pytest.approx(expected)

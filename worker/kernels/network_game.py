@@ -106,8 +106,10 @@ def _rate_gradients(net, r, cfg, s):
 
 @njit(cache=True)
 def _adagrad(value, gradient, squares, eta, low, high):
-    """One diagonal AdaGrad step of a coordinate, clipped to [low, high]."""
-    if gradient == 0.0:
+    """One diagonal AdaGrad step of a coordinate, clipped to [low, high]; none while the
+    sum of squares is 0 (no gradient yet, or gradients so small, e.g. weighted by
+    multipliers near 0, that their squares underflow)."""
+    if squares <= 0.0:
         return value
     return min(max(value - eta * gradient / np.sqrt(squares), low), high)
 
