@@ -10,7 +10,7 @@ from tests.specs import random_spec
 from worker import Result, solve
 
 TIMING = {"wall_s", "solve_s", "lp_s", "projection_s", "load_s", "data_load_s",
-          "projection_s_total"}
+          "projection_s_total", "lower_bound_s"}
 
 
 def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:

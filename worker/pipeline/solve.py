@@ -19,6 +19,7 @@ from worker.algorithms.loop import ProgressCallback
 from worker.algorithms.options import SolverOptions, Trajectory
 from worker.algorithms.registry import run_algorithm
 from worker.candidates.best_single import best_single
+from worker.candidates.lower_bound import lower_bound_stats
 from worker.candidates.scores import ObjectiveValues, evaluate_point, score_candidates
 from worker.candidates.shrink import best_mixture, expected_violation
 from worker.distributed.batch import PartitionedBatch, open_partitioned
@@ -127,7 +128,8 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
     values = None if batch is None else \
         (lambda points: batch.values(points, trajectory.arrays))
     result = summarize(problem, trajectory, model.output.mixture, model.output.project,
-                       with_single=model.output.single, values=values,
+                       with_single=model.output.single,
+                       with_lower_bound=model.output.lower_bound, values=values,
                        n=None if batch is None else batch.n)
     result.stats["load_s"] = load_s
     if batch is not None:
@@ -138,11 +140,13 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
 
 def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: bool,
               with_projection: bool, *, with_single: bool = False,
-              values: ObjectiveValues | None = None, n: int | None = None) -> Result:
+              with_lower_bound: bool = False, values: ObjectiveValues | None = None,
+              n: int | None = None) -> Result:
     """Shrink the candidates to a mixture, average it, project the mean (not with rate
     constraints: their feasible set is not convex); report the algorithm's own mixture
-    (``trajectory.baseline``) as ``baseline_*`` stats and, if asked, the best single one.
-    ``values`` and ``n`` stand in for the problem's rows when it holds none."""
+    (``trajectory.baseline``) as ``baseline_*`` stats, if asked the best single one, and
+    (``with_lower_bound``, hinge-loss LPs) a lower bound on the optimum from the projected
+    mean. ``values`` and ``n`` stand in for the problem's rows when it holds none."""
     arrays = trajectory.arrays
     candidates: Candidates = trajectory.candidates
     solutions = np.array(candidates.solutions)
@@ -184,6 +188,8 @@ def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: 
                               max_violation=violation, method=projection.method,
                               status=projection.status)
         stats["projection_s"] = projection.seconds
+        if with_lower_bound:
+            stats.update(lower_bound_stats(problem, projection.solution, objective))
     single = member(best_single(scores.objectives, scores.violations), 1.0) \
         if with_single else None
     return Result(algorithm=trajectory.algorithm,

@@ -330,11 +330,14 @@ class Solver(StrictModel):
 
 class Output(StrictModel):
     """What the Result carries besides the mixture summary; ``single`` adds the best single
-    model of the candidates (Cotter et al. 2019, §6.2 heuristic)."""
+    model of the candidates (Cotter et al. 2019, §6.2 heuristic); ``lower_bound`` a certified
+    lower bound on the optimum where the problem is a hinge-loss LP
+    (:mod:`worker.candidates.lower_bound`)."""
 
     mixture: bool = True
     project: bool = True
     single: bool = False
+    lower_bound: bool = True
 
 
 class Spec(StrictModel):

@@ -1,0 +1,93 @@
+"""The hinge LP's lower bound against CVXPY/Clarabel's exact optimum, and in a solve."""
+
+from __future__ import annotations
+
+import math
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.problems import random_problem
+from worker.candidates.lower_bound import hinge_lower_bound, lower_bound_stats
+from worker.pipeline.solve import solve
+
+
+def exact(problem) -> tuple[float, np.ndarray]:
+    """min mean hinge over the box and A w <= b, by Clarabel: (value, w)."""
+    objective, constraints = problem.objective, problem.constraints
+    x = objective.features.toarray() * objective.labels[:, None]
+    w = cp.Variable(problem.d)
+    rows = [w >= problem.lower, w <= problem.upper]
+    if constraints.m:
+        rows.append(constraints.matrix.toarray() @ w <= constraints.rhs)
+    value = cp.Problem(cp.Minimize(cp.sum(cp.pos(1 - x @ w)) / x.shape[0]), rows).solve(
+        solver=cp.CLARABEL)
+    return value, w.value
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["none", "linear", "ordering", "lattice"]), st.integers(0, 10**6),
+       st.floats(0.0, 0.5), st.integers(0, 40), st.floats(0.0, 2.0))
+def test_any_reference_gives_a_bound_below_the_optimum(constraint, seed, band, keep, spread):
+    problem = random_problem("hinge", constraint, d=8, n=40, seed=seed)
+    optimum, _ = exact(problem)
+    reference = np.random.default_rng(seed).normal(scale=spread, size=problem.d)
+    bound = hinge_lower_bound(problem, reference, band, keep)
+    assert bound is not None
+    assert bound.band_examples >= keep
+    assert bound.value <= optimum + 1e-6
+
+
+@pytest.mark.parametrize("constraint", ["none", "linear", "ordering", "lattice"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_bound_is_the_optimum_at_the_optimum_or_with_every_example_kept(constraint, seed):
+    problem = random_problem("hinge", constraint, d=8, n=40, seed=seed)
+    optimum, solution = exact(problem)
+    at_optimum = hinge_lower_bound(problem, solution, 1e-3, keep=0)
+    assert at_optimum.band_examples < problem.n
+    assert at_optimum.value == pytest.approx(optimum, abs=1e-6)
+    for everything in (hinge_lower_bound(problem, np.zeros(problem.d), math.inf, keep=0),
+                       hinge_lower_bound(problem, np.zeros(problem.d), 0.0)):   # n <= KEEP
+        assert everything.band_examples == problem.n
+        assert everything.value == pytest.approx(optimum, abs=1e-6)
+
+
+@pytest.mark.parametrize(("loss", "l1", "l2"), [("logistic", 0.0, 0.0), ("squared", 0.0, 0.0),
+                                                ("quadratic", 0.0, 0.0), ("hinge", 0.1, 0.0),
+                                                ("hinge", 0.0, 0.1)])
+def test_problems_other_than_the_hinge_lp_have_no_bound(loss, l1, l2):
+    problem = random_problem(loss, "ordering", l1=l1, l2=l2)
+    assert hinge_lower_bound(problem, np.zeros(problem.d)) is None
+    assert lower_bound_stats(problem, np.zeros(problem.d), 1.0) == {}
+
+
+def test_an_unbounded_lp_gives_no_bound():
+    problem = random_problem("hinge", "none", bound=math.inf)
+    assert hinge_lower_bound(problem, np.zeros(problem.d), 0.0, keep=0) is None
+
+
+def test_a_solve_reports_the_bound_and_its_gap(tmp_path):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(300, 6))
+    y = np.where(x @ rng.normal(size=6) + 0.5 * rng.normal(size=300) > 0, 1.0, -1.0)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", y)
+    spec = {"bounds": {"lower": -1, "upper": 1},
+            "objective": {"type": "empirical_risk", "loss": "hinge",
+                          "data": {"features": {"uri": (tmp_path / "x.npy").as_uri()},
+                                   "labels": {"uri": (tmp_path / "y.npy").as_uri()}}},
+            "constraints": [{"type": "ordering", "chain": [0, 1, 2, 3]}],
+            "solver": {"algorithm": "lighttouch", "iterations": 20_000}}
+    result = solve(spec, roots=[tmp_path])
+    stats = result.stats
+    objective = result.projected.objective
+    assert stats["lower_bound"] <= objective + 1e-9
+    assert stats["gap"] == pytest.approx(objective - stats["lower_bound"])
+    assert stats["relative_gap"] == pytest.approx(stats["gap"] / abs(stats["lower_bound"]))
+    assert stats["lower_bound_examples"] == 300              # n <= KEEP: the exact optimum
+    assert stats["relative_gap"] < 0.05
+    off = solve(dict(spec, output={"lower_bound": False}), roots=[tmp_path])
+    assert "lower_bound" not in off.stats
