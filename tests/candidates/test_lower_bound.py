@@ -61,12 +61,17 @@ def test_the_bound_is_the_optimum_at_the_optimum_or_with_every_example_kept(cons
 def test_problems_other_than_the_hinge_lp_have_no_bound(loss, l1, l2):
     problem = random_problem(loss, "ordering", l1=l1, l2=l2)
     assert hinge_lower_bound(problem, np.zeros(problem.d)) is None
-    assert lower_bound_stats(problem, np.zeros(problem.d), 1.0) == {}
+    assert lower_bound_stats(problem, np.zeros(problem.d), 1.0, 60.0) == {}
 
 
-def test_an_unbounded_lp_gives_no_bound():
-    problem = random_problem("hinge", "none", bound=math.inf)
-    assert hinge_lower_bound(problem, np.zeros(problem.d), 0.0, keep=0) is None
+def test_an_unbounded_lp_or_one_out_of_time_gives_no_bound_and_says_why():
+    unbounded = hinge_lower_bound(random_problem("hinge", "none", bound=math.inf),
+                                  np.zeros(8), 0.0, keep=0)
+    assert (unbounded.status, unbounded.value) == ("unbounded", None)
+    problem = random_problem("hinge", "ordering", d=64, n=2000)
+    late = hinge_lower_bound(problem, np.zeros(problem.d), time_limit=1e-4)
+    assert (late.status, late.value) == ("time_limit", None)
+    assert hinge_lower_bound(problem, np.zeros(problem.d)).status == "optimal"
 
 
 def test_a_solve_reports_the_bound_and_its_gap(tmp_path):
@@ -87,6 +92,7 @@ def test_a_solve_reports_the_bound_and_its_gap(tmp_path):
     assert stats["lower_bound"] <= objective + 1e-9
     assert stats["gap"] == pytest.approx(objective - stats["lower_bound"])
     assert stats["relative_gap"] == pytest.approx(stats["gap"] / abs(stats["lower_bound"]))
+    assert stats["lower_bound_status"] == "optimal"
     assert stats["lower_bound_examples"] == 300              # n <= KEEP: the exact optimum
     assert stats["relative_gap"] < 0.05
     off = solve(dict(spec, output={"lower_bound": False}), roots=[tmp_path])

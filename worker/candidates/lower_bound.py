@@ -19,11 +19,13 @@ lower bound").
 
 Only plain hinge objectives (``pairwise_hinge`` compiles to one) without l1, l2 or rate
 constraints and with their examples in memory have this LP; :func:`hinge_lower_bound`
-returns None for the others, and when the LP is unbounded (an infinite box).
+returns None for the others. An infinite box can make the LP unbounded, and a time limit
+keeps it within a share of the job's budget: the status says so and no bound is reported.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -39,11 +41,20 @@ BAND = 0.01
 KEEP = 4096
 
 
+#: The LP's time limit: this share of the solver's ``time_limit_s``, and at least MIN_SECONDS.
+TIME_SHARE = 0.25
+MIN_SECONDS = 10.0
+#: scipy's linprog status codes -> ``stats.lower_bound_status``.
+STATUS = {0: "optimal", 1: "time_limit", 2: "infeasible", 3: "unbounded"}
+
+
 @dataclass(frozen=True)
 class LowerBound:
-    """The bound, the examples kept as hinges, and the seconds it took."""
+    """The LP's outcome: ``status`` (a :data:`STATUS` value, or HiGHS's message), the bound
+    when ``status == "optimal"`` (else None), the examples kept as hinges, the seconds."""
 
-    value: float
+    status: str
+    value: float | None
     band_examples: int
     seconds: float
 
@@ -57,7 +68,7 @@ def has_lower_bound(problem: CompiledProblem) -> bool:
 
 
 def hinge_lower_bound(problem: CompiledProblem, reference: np.ndarray, band: float = BAND,
-                      keep: int = KEEP) -> LowerBound | None:
+                      keep: int = KEEP, time_limit: float = math.inf) -> LowerBound | None:
     """LB <= the problem's optimum (module docstring), or None when it does not apply.
 
     Parameters
@@ -73,6 +84,8 @@ def hinge_lower_bound(problem: CompiledProblem, reference: np.ndarray, band: flo
     keep : int
         ... and at least the ``keep`` examples nearest the kink do (all of them when n <=
         keep: the bound is then the optimum itself).
+    time_limit : float
+        Seconds HiGHS may take; past them the status is ``"time_limit"`` and no bound.
     """
     if not has_lower_bound(problem):
         return None
@@ -95,24 +108,30 @@ def hinge_lower_bound(problem: CompiledProblem, reference: np.ndarray, band: flo
     right = np.concatenate([constraints.rhs, -np.ones(kept.size)])
     bounds = np.column_stack([np.concatenate([problem.lower, np.zeros(kept.size)]),
                               np.concatenate([problem.upper, np.full(kept.size, np.inf)])])
-    solved = linprog(cost, A_ub=rows, b_ub=right, bounds=bounds, method="highs-ipm")
-    if solved.status != 0:
-        return None
-    return LowerBound(value=float(solved.fun + np.count_nonzero(below) / n),
-                      band_examples=int(kept.size), seconds=time.perf_counter() - began)
+    solved = linprog(cost, A_ub=rows, b_ub=right, bounds=bounds, method="highs-ipm",
+                     options={"time_limit": time_limit})
+    status = STATUS.get(solved.status, solved.message)
+    value = float(solved.fun + np.count_nonzero(below) / n) if solved.status == 0 else None
+    return LowerBound(status=status, value=value, band_examples=int(kept.size),
+                      seconds=time.perf_counter() - began)
 
 
-def lower_bound_stats(problem: CompiledProblem, point: np.ndarray,
-                      objective: float) -> dict[str, float | int]:
+def lower_bound_stats(problem: CompiledProblem, point: np.ndarray, objective: float,
+                      solver_time_limit: float) -> dict[str, float | int | str]:
     """The Result's ``stats`` for a feasible ``point`` (d,) of value ``objective``:
-    ``lower_bound``, ``gap`` (objective - lower_bound, >= 0 up to the LP's tolerance),
-    ``relative_gap`` (gap / |lower_bound|, when it is not 0), ``lower_bound_examples`` and
-    ``lower_bound_s``; empty when the bound does not apply."""
-    bound = hinge_lower_bound(problem, point)
+    ``lower_bound_status``, ``lower_bound_examples``, ``lower_bound_s`` and, when the LP was
+    solved, ``lower_bound``, ``gap`` (objective - lower_bound, >= 0 up to the LP's tolerance)
+    and ``relative_gap`` (gap / |lower_bound|, when it is not 0); empty when the bound does
+    not apply. The LP may take :data:`TIME_SHARE` of ``solver_time_limit`` seconds, at least
+    :data:`MIN_SECONDS`."""
+    bound = hinge_lower_bound(problem, point,
+                              time_limit=max(MIN_SECONDS, TIME_SHARE * solver_time_limit))
     if bound is None:
         return {}
-    stats = {"lower_bound": bound.value, "gap": objective - bound.value,
-             "lower_bound_examples": bound.band_examples, "lower_bound_s": bound.seconds}
-    if bound.value != 0:
-        stats["relative_gap"] = stats["gap"] / abs(bound.value)
+    stats = {"lower_bound_status": bound.status, "lower_bound_examples": bound.band_examples,
+             "lower_bound_s": bound.seconds}
+    if bound.value is not None:
+        stats.update(lower_bound=bound.value, gap=objective - bound.value)
+        if bound.value != 0:
+            stats["relative_gap"] = stats["gap"] / abs(bound.value)
     return stats
