@@ -129,8 +129,7 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
         (lambda points: batch.values(points, trajectory.arrays))
     result = summarize(problem, trajectory, model.output.mixture, model.output.project,
                        with_single=model.output.single,
-                       lower_bound_budget=options.time_limit_s if model.output.lower_bound
-                       else None, values=values,
+                       with_lower_bound=model.output.lower_bound, values=values,
                        n=None if batch is None else batch.n)
     result.stats["load_s"] = load_s
     if batch is not None:
@@ -141,14 +140,13 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
 
 def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: bool,
               with_projection: bool, *, with_single: bool = False,
-              lower_bound_budget: float | None = None, values: ObjectiveValues | None = None,
+              with_lower_bound: bool = False, values: ObjectiveValues | None = None,
               n: int | None = None) -> Result:
     """Shrink the candidates to a mixture, average it, project the mean (not with rate
     constraints: their feasible set is not convex); report the algorithm's own mixture
-    (``trajectory.baseline``) as ``baseline_*`` stats, if asked the best single one, and,
-    given the solver's time limit as ``lower_bound_budget`` (hinge-loss LPs), a lower bound
-    on the optimum from the projected mean. ``values`` and ``n`` stand in for the problem's
-    rows when it holds none."""
+    (``trajectory.baseline``) as ``baseline_*`` stats, if asked the best single one, and
+    (``with_lower_bound``, hinge-loss LPs) a lower bound on the optimum from the projected
+    mean. ``values`` and ``n`` stand in for the problem's rows when it holds none."""
     arrays = trajectory.arrays
     candidates: Candidates = trajectory.candidates
     solutions = np.array(candidates.solutions)
@@ -190,9 +188,9 @@ def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: 
                               max_violation=violation, method=projection.method,
                               status=projection.status)
         stats["projection_s"] = projection.seconds
-        if lower_bound_budget is not None:
+        if with_lower_bound:
             stats.update(lower_bound_stats(problem, projection.solution, objective,
-                                           lower_bound_budget))
+                                           trajectory.stats.get("solve_s", 0.0)))
     single = member(best_single(scores.objectives, scores.violations), 1.0) \
         if with_single else None
     return Result(algorithm=trajectory.algorithm,
