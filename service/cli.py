@@ -117,9 +117,13 @@ def _solve(args: argparse.Namespace) -> int:
     text = result.model_dump_json(indent=None if args.output else 2)
     if args.output:
         Path(args.output).write_text(text + "\n", encoding="utf-8")
+        certified = result.stats.get("relative_gap")
+        bound = "" if certified is None else \
+            f"; projected answer within {certified:.2%} of the optimum (certified)"
         _console.print(f"{result.algorithm}: objective {result.expected.objective:.6g}, "
                        f"max violation {result.expected.max_violation:.3g}, "
-                       f"{len(result.mixture)} member(s); result written to {args.output}")
+                       f"{len(result.mixture)} member(s){bound}; result written to "
+                       f"{args.output}")
     else:
         sys.stdout.write(text + "\n")
     return 0

@@ -36,6 +36,18 @@ def test_solve_writes_the_same_result_as_the_python_api(tmp_path):
     assert comparable(written.model_dump()) == comparable(solve(spec).model_dump())
 
 
+def test_solve_says_how_far_a_hinge_answer_can_be_from_the_optimum(tmp_path):
+    spec = random_spec("hinge", "lattice", 2, iterations=20_000)
+    spec_path = tmp_path / "spec.json"
+    spec_path.write_text(json.dumps(spec))
+    out = tmp_path / "result.json"
+    process = run_cli("solve", str(spec_path), "-o", str(out), "-q")
+    assert process.returncode == 0, process.stderr
+    gap = json.loads(out.read_text())["stats"]["relative_gap"]
+    said = " ".join((process.stdout + process.stderr).split())
+    assert f"within {gap:.2%} of the optimum (certified)" in said, said
+
+
 def test_same_spec_and_seed_give_the_same_result():
     spec = random_spec("hinge", "lattice", 2, iterations=20_000)
     assert comparable(solve(spec).model_dump()) == comparable(solve(spec).model_dump())
