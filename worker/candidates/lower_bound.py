@@ -39,8 +39,6 @@ from worker.problem.compiled import LOSS_HINGE, CompiledProblem
 #: least this many of them (the nearest to the kink).
 BAND = 0.01
 KEEP = 4096
-
-
 #: The LP's time limit: this share of the seconds the algorithm ran, and at least MIN_SECONDS,
 #: so the bound adds at most a quarter to a long solve. (An ordering chain over d = 100,000
 #: coordinates with 50,000 examples took 96 s; d = 1,000,000 was still running after 300 s.)
@@ -102,8 +100,7 @@ def hinge_lower_bound(problem: CompiledProblem, reference: np.ndarray, band: flo
     below = margins < 1.0
     below[kept] = False
     # f_low(w) = (1/n) [ |below| - sum_{below} y_i x_i . w + sum_{kept} xi_i ]
-    cost = np.concatenate([-np.asarray(signed[below].sum(axis=0)).ravel(),
-                           np.ones(kept.size)]) / n
+    cost = np.concatenate([-(signed.T @ below.astype(np.float64)), np.ones(kept.size)]) / n
     hinges = sp.hstack([-signed[kept], -sp.identity(kept.size)])   # -z_i - xi_i <= -1
     rows = sp.vstack([sp.hstack([constraints.matrix, sp.csr_matrix((constraints.m, kept.size))]),
                       hinges], format="csr")
