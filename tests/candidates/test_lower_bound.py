@@ -68,7 +68,7 @@ def test_an_unbounded_lp_or_one_out_of_time_gives_no_bound_and_says_why():
     unbounded = hinge_lower_bound(random_problem("hinge", "none", bound=math.inf),
                                   np.zeros(8), 0.0, keep=0)
     assert (unbounded.status, unbounded.value) == ("unbounded", None)
-    problem = random_problem("hinge", "ordering", d=64, n=2000)
+    problem = random_problem("hinge", "ordering", d=128, n=4000)   # about 2 s to solve
     late = hinge_lower_bound(problem, np.zeros(problem.d), time_limit=1e-4)
     assert (late.status, late.value) == ("time_limit", None)
     assert hinge_lower_bound(problem, np.zeros(problem.d)).status == "optimal"
