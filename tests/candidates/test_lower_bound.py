@@ -4,28 +4,15 @@ from __future__ import annotations
 
 import math
 
-import cvxpy as cp
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.candidates.hinge_problems import exact, hinge_spec
 from tests.problems import random_problem
-from worker.candidates.lower_bound import hinge_lower_bound, lower_bound_stats
+from worker.candidates.lower_bound import bound_seconds, hinge_lower_bound, lower_bound_stats
 from worker.pipeline.solve import solve
-
-
-def exact(problem) -> tuple[float, np.ndarray]:
-    """min mean hinge over the box and A w <= b, by Clarabel: (value, w)."""
-    objective, constraints = problem.objective, problem.constraints
-    x = objective.features.toarray() * objective.labels[:, None]
-    w = cp.Variable(problem.d)
-    rows = [w >= problem.lower, w <= problem.upper]
-    if constraints.m:
-        rows.append(constraints.matrix.toarray() @ w <= constraints.rhs)
-    value = cp.Problem(cp.Minimize(cp.sum(cp.pos(1 - x @ w)) / x.shape[0]), rows).solve(
-        solver=cp.CLARABEL)
-    return value, w.value
 
 
 @settings(max_examples=40, deadline=None)
@@ -74,18 +61,16 @@ def test_an_unbounded_lp_or_one_out_of_time_gives_no_bound_and_says_why():
     assert hinge_lower_bound(problem, np.zeros(problem.d)).status == "optimal"
 
 
+def test_the_bound_takes_a_share_of_the_solve_or_what_is_left_of_the_time_limit():
+    assert bound_seconds(4.0, 0.0) == 10.0                 # at least 10 s
+    assert bound_seconds(80.0, 0.0) == 20.0                # a quarter of the solve
+    assert bound_seconds(600.0, 0.0) == 30.0               # at most 30 s
+    assert bound_seconds(600.0, 45.0) == 45.0              # unless more is left
+    assert bound_seconds(80.0, -3.0) == 20.0
+
+
 def test_a_solve_reports_the_bound_and_its_gap(tmp_path):
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=(300, 6))
-    y = np.where(x @ rng.normal(size=6) + 0.5 * rng.normal(size=300) > 0, 1.0, -1.0)
-    np.save(tmp_path / "x.npy", x)
-    np.save(tmp_path / "y.npy", y)
-    spec = {"bounds": {"lower": -1, "upper": 1},
-            "objective": {"type": "empirical_risk", "loss": "hinge",
-                          "data": {"features": {"uri": (tmp_path / "x.npy").as_uri()},
-                                   "labels": {"uri": (tmp_path / "y.npy").as_uri()}}},
-            "constraints": [{"type": "ordering", "chain": [0, 1, 2, 3]}],
-            "solver": {"algorithm": "lighttouch", "iterations": 20_000}}
+    spec = hinge_spec(tmp_path, 20_000)
     result = solve(spec, roots=[tmp_path])
     stats = result.stats
     objective = result.projected.objective

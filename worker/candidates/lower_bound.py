@@ -1,15 +1,14 @@
 """A certified lower bound on the optimum of a hinge-loss problem, from a point near it.
 
-The hinge h(z) = max(0, 1 - z) lies above each of its pieces: h(z) >= 1 - z and h(z) >= 0.
-At a reference point w_ref (the mixture's mean, projected), with margins z_i = y_i x_i . w_ref,
-the examples within ``band`` of the kink, and at least the ``keep`` nearest to it, keep their
-hinge; every other example is replaced by the piece it lies on, 1 - z below the kink and 0
-above. That objective f_low is below f everywhere, so
+At a reference point w_ref (the answer), with margins z_i = y_i x_i . w_ref, the examples
+within ``band`` of the kink, and at least the ``keep`` nearest to it, keep their hinge; every
+other example is replaced by the piece it lies on (:mod:`worker.candidates.hinge_lp`). That
+objective f_low is below f everywhere, so
 
     LB = min { f_low(w) : A w <= b, lower <= w <= upper }  <=  min over the same set of f,
 
-an LP with d + k variables and m + k rows for k kept examples (their hinges as
-xi_i >= 1 - z_i, xi_i >= 0), solved exactly by HiGHS's interior point. When w_ref is near
+an LP with d + k variables and m + k rows for k kept examples, solved exactly by HiGHS's
+interior point (with crossover). When w_ref is near
 the optimum, the examples away from the kink lie on the same piece at the optimum and LB is
 close to it: with the LightTouch paper's lattice problem (d = 4,096, m = 24,576,
 n = 612,587) and the projected mean of a 60-second run (+0.24% above the exact optimum),
@@ -30,20 +29,23 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from worker.problem.compiled import LOSS_HINGE, CompiledProblem
+from worker.candidates.hinge_lp import has_hinge_lp, piecewise_lp, signed_rows
+from worker.problem.compiled import CompiledProblem
 
 #: Examples within this distance of the hinge's kink (in margin) keep their hinge, and at
 #: least this many of them (the nearest to the kink).
 BAND = 0.01
 KEEP = 4096
-#: The LP's time limit: this share of the seconds the algorithm ran, and at least MIN_SECONDS,
-#: so the bound adds at most a quarter to a long solve. (An ordering chain over d = 100,000
-#: coordinates with 50,000 examples took 96 s; d = 1,000,000 was still running after 300 s.)
+#: The LP's time limit: this share of the seconds the algorithm ran, at least MIN_SECONDS and
+#: at most MAX_SECONDS, so the bound adds at most a quarter to a long solve and a job still
+#: ends within the minute a work horse is given after its time limit. (An ordering chain over
+#: d = 100,000 coordinates with 50,000 examples took 96 s; d = 1,000,000 was still running
+#: after 300 s.)
 TIME_SHARE = 0.25
 MIN_SECONDS = 10.0
+MAX_SECONDS = 30.0
 #: scipy's linprog status codes -> ``stats.lower_bound_status``.
 STATUS = {0: "optimal", 1: "time_limit", 2: "infeasible", 3: "unbounded"}
 
@@ -57,14 +59,6 @@ class LowerBound:
     value: float | None
     band_examples: int
     seconds: float
-
-
-def has_lower_bound(problem: CompiledProblem) -> bool:
-    """Whether :func:`hinge_lower_bound` applies: a hinge loss held in memory, no l1, l2,
-    quadratic part or rate constraints."""
-    objective = problem.objective
-    return (objective.kind == LOSS_HINGE and objective.l1 == 0 and objective.l2 == 0
-            and problem.rates is None and problem.n > 0)
 
 
 def hinge_lower_bound(problem: CompiledProblem, reference: np.ndarray, band: float = BAND,
@@ -87,44 +81,41 @@ def hinge_lower_bound(problem: CompiledProblem, reference: np.ndarray, band: flo
     time_limit : float
         Seconds HiGHS may take; past them the status is ``"time_limit"`` and no bound.
     """
-    if not has_lower_bound(problem):
+    if not has_hinge_lp(problem):
         return None
     began = time.perf_counter()
-    objective, constraints = problem.objective, problem.constraints
-    signed = sp.csr_matrix(objective.features.multiply(objective.labels[:, None]))
+    signed = signed_rows(problem)
     margins = signed @ reference
-    n = signed.shape[0]
     distance = np.abs(margins - 1.0)
-    count = max(int(np.count_nonzero(distance <= band)), min(n, keep))
+    count = max(int(np.count_nonzero(distance <= band)), min(distance.size, keep))
     kept = np.sort(np.argsort(distance, kind="stable")[:count])
-    below = margins < 1.0
-    below[kept] = False
-    # f_low(w) = (1/n) [ |below| - sum_{below} y_i x_i . w + sum_{kept} xi_i ]
-    cost = np.concatenate([-(signed.T @ below.astype(np.float64)), np.ones(kept.size)]) / n
-    hinges = sp.hstack([-signed[kept], -sp.identity(kept.size)])   # -z_i - xi_i <= -1
-    rows = sp.vstack([sp.hstack([constraints.matrix, sp.csr_matrix((constraints.m, kept.size))]),
-                      hinges], format="csr")
-    right = np.concatenate([constraints.rhs, -np.ones(kept.size)])
-    bounds = np.column_stack([np.concatenate([problem.lower, np.zeros(kept.size)]),
-                              np.concatenate([problem.upper, np.full(kept.size, np.inf)])])
-    solved = linprog(cost, A_ub=rows, b_ub=right, bounds=bounds, method="highs-ipm",
+    lp = piecewise_lp(problem, signed, margins, kept, problem.lower, problem.upper)
+    solved = linprog(lp.cost, A_ub=lp.rows, b_ub=lp.right,
+                     bounds=np.column_stack([lp.lower, lp.upper]), method="highs-ipm",
                      options={"time_limit": time_limit})
     status = STATUS.get(solved.status, solved.message)
-    value = float(solved.fun + np.count_nonzero(below) / n) if solved.status == 0 else None
+    value = float(solved.fun + lp.constant) if solved.status == 0 else None
     return LowerBound(status=status, value=value, band_examples=int(kept.size),
                       seconds=time.perf_counter() - began)
 
 
+def bound_seconds(solve_seconds: float, spare_seconds: float) -> float:
+    """The LP's time limit: :data:`TIME_SHARE` of the algorithm's ``solve_seconds``, at least
+    :data:`MIN_SECONDS` and at most :data:`MAX_SECONDS`, or the ``spare_seconds`` left of the
+    job's time limit when they are more."""
+    return max(min(MAX_SECONDS, max(MIN_SECONDS, TIME_SHARE * solve_seconds)), spare_seconds)
+
+
 def lower_bound_stats(problem: CompiledProblem, point: np.ndarray, objective: float,
-                      solve_seconds: float) -> dict[str, float | int | str]:
+                      solve_seconds: float, spare_seconds: float = 0.0
+                      ) -> dict[str, float | int | str]:
     """The Result's ``stats`` for a feasible ``point`` (d,) of value ``objective``:
     ``lower_bound_status``, ``lower_bound_examples``, ``lower_bound_s`` and, when the LP was
     solved, ``lower_bound``, ``gap`` (objective - lower_bound, >= 0 up to the LP's tolerance)
     and ``relative_gap`` (gap / |lower_bound|, when it is not 0); empty when the bound does
-    not apply. The LP may take :data:`TIME_SHARE` of the algorithm's ``solve_seconds``, at
-    least :data:`MIN_SECONDS`."""
+    not apply. The LP may take :func:`bound_seconds`."""
     bound = hinge_lower_bound(problem, point,
-                              time_limit=max(MIN_SECONDS, TIME_SHARE * solve_seconds))
+                              time_limit=bound_seconds(solve_seconds, spare_seconds))
     if bound is None:
         return {}
     stats = {"lower_bound_status": bound.status, "lower_bound_examples": bound.band_examples,

@@ -1,0 +1,82 @@
+"""The LP of a hinge-loss objective in which only some examples keep their hinge.
+
+The hinge h(z) = max(0, 1 - z) is 1 - z below the kink and 0 above it. Given the margins
+z_i = y_i x_i . w_ref at a reference point and a set K of kept examples, every other example
+is replaced by the piece it lies on at w_ref:
+
+    f_K(w) = (1/n) [ |below| - sum_{i in below} z_i(w) + sum_{i in K} xi_i ],
+    xi_i >= 1 - z_i(w), xi_i >= 0 (i in K),
+
+with ``below`` the examples outside K whose margin is under 1. f_K <= f everywhere (each
+piece is below the hinge), and f_K = f wherever no example outside K crosses the kink. The
+LP has d + |K| variables and m + |K| rows; :mod:`worker.candidates.lower_bound` minimizes it
+over the whole feasible set, :mod:`worker.candidates.polish` over a trust region.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from worker.problem.compiled import LOSS_HINGE, CompiledProblem
+
+
+def has_hinge_lp(problem: CompiledProblem) -> bool:
+    """Whether the objective is an LP: a hinge loss held in memory, no l1, l2, quadratic part
+    or rate constraints (``pairwise_hinge`` compiles to a hinge)."""
+    objective = problem.objective
+    return (objective.kind == LOSS_HINGE and objective.l1 == 0 and objective.l2 == 0
+            and problem.rates is None and problem.n > 0)
+
+
+def signed_rows(problem: CompiledProblem) -> sp.csr_matrix:
+    """The rows y_i x_i (n, d): the margins at w are ``signed_rows(problem) @ w``."""
+    objective = problem.objective
+    return sp.csr_matrix(objective.features.multiply(objective.labels[:, None]))
+
+
+@dataclass(frozen=True)
+class PiecewiseLP:
+    """min cost . x + constant s.t. rows x <= right, lower <= x <= upper, with x = (w, xi):
+    w (d,) first, then one xi per kept example."""
+
+    cost: np.ndarray
+    rows: sp.csr_matrix
+    right: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    constant: float
+
+
+def piecewise_lp(problem: CompiledProblem, signed: sp.csr_matrix, margins: np.ndarray,
+                 kept: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> PiecewiseLP:
+    """The LP of f_K (module docstring) over ``lower <= w <= upper`` and A w <= b.
+
+    Parameters
+    ----------
+    problem : CompiledProblem
+        A problem for which :func:`has_hinge_lp` holds: constraints A (m, d), b (m,).
+    signed : sparse matrix, shape (n, d)
+        :func:`signed_rows` of the problem.
+    margins : ndarray, shape (n,)
+        The margins at the reference point; they choose each dropped example's piece.
+    kept : ndarray of int, shape (k,)
+        The examples that keep their hinge, sorted.
+    lower, upper : ndarray, shape (d,)
+        Bounds on w (the box, or a trust region inside it).
+    """
+    n = signed.shape[0]
+    constraints = problem.constraints
+    below = margins < 1.0
+    below[kept] = False
+    cost = np.concatenate([-(signed.T @ below.astype(np.float64)), np.ones(kept.size)]) / n
+    hinges = sp.hstack([-signed[kept], -sp.identity(kept.size)])       # -z_i - xi_i <= -1
+    rows = sp.vstack([sp.hstack([constraints.matrix, sp.csr_matrix((constraints.m, kept.size))]),
+                      hinges], format="csr")
+    return PiecewiseLP(cost=cost, rows=rows,
+                       right=np.concatenate([constraints.rhs, -np.ones(kept.size)]),
+                       lower=np.concatenate([lower, np.zeros(kept.size)]),
+                       upper=np.concatenate([upper, np.full(kept.size, np.inf)]),
+                       constant=float(np.count_nonzero(below)) / n)
