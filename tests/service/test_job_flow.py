@@ -20,7 +20,8 @@ from tests.service.conftest import (
     wait_status,
 )
 
-TIMING_STATS = {"wall_s", "load_s", "solve_s", "lp_s", "projection_s", "lower_bound_s"}
+TIMING_STATS = {"wall_s", "load_s", "solve_s", "lp_s", "projection_s", "lower_bound_s",
+                "polish_s"}
 
 
 def solve_in_process(tmp_path, spec: dict) -> dict:

@@ -33,6 +33,7 @@ from worker.pipeline.memory import (
     network_memory_parts,
 )
 from worker.pipeline.network import solve_network
+from worker.pipeline.polishing import add_polished, algorithm_options, polishes
 from worker.problem.compile import DataSource, compile_problem
 from worker.problem.compile_network import compile_network_problem
 from worker.problem.compiled import CompiledProblem
@@ -122,15 +123,21 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
     examples held in partitions) objective values are map-reduces over them, counted as
     communication rounds."""
     load_s = time.perf_counter() - started
-    trajectory = run_algorithm(problem, options, progress)
+    polishing = polishes(model.solver.polish, problem, in_memory=batch is None)
+    trajectory = run_algorithm(problem, algorithm_options(options) if polishing else options,
+                               progress)
     trajectory.candidates.keep_finite()
+    if polishing:
+        add_polished(problem, trajectory, started + options.time_limit_s, options.tolerance,
+                     progress)
     trajectory.candidates.keep_last(options.candidates)        # the most recent, for the LP
     values = None if batch is None else \
         (lambda points: batch.values(points, trajectory.arrays))
     result = summarize(problem, trajectory, model.output.mixture, model.output.project,
                        with_single=model.output.single,
                        with_lower_bound=model.output.lower_bound, values=values,
-                       n=None if batch is None else batch.n)
+                       n=None if batch is None else batch.n,
+                       deadline=started + options.time_limit_s)
     result.stats["load_s"] = load_s
     if batch is not None:
         result.stats["communication_rounds"] += batch.value_rounds
@@ -141,12 +148,13 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
 def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: bool,
               with_projection: bool, *, with_single: bool = False,
               with_lower_bound: bool = False, values: ObjectiveValues | None = None,
-              n: int | None = None) -> Result:
+              n: int | None = None, deadline: float | None = None) -> Result:
     """Shrink the candidates to a mixture, average it, project the mean (not with rate
     constraints: their feasible set is not convex); report the algorithm's own mixture
     (``trajectory.baseline``) as ``baseline_*`` stats, if asked the best single one, and
     (``with_lower_bound``, hinge-loss LPs) a lower bound on the optimum from the projected
-    mean. ``values`` and ``n`` stand in for the problem's rows when it holds none."""
+    mean, whose LP may use what is left until ``deadline`` (a ``time.perf_counter()``
+    value). ``values`` and ``n`` stand in for the problem's rows when it holds none."""
     arrays = trajectory.arrays
     candidates: Candidates = trajectory.candidates
     solutions = np.array(candidates.solutions)
@@ -189,8 +197,9 @@ def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: 
                               status=projection.status)
         stats["projection_s"] = projection.seconds
         if with_lower_bound:
+            spare = 0.0 if deadline is None else deadline - time.perf_counter()
             stats.update(lower_bound_stats(problem, projection.solution, objective,
-                                           trajectory.stats.get("solve_s", 0.0)))
+                                           trajectory.stats.get("solve_s", 0.0), spare))
     single = member(best_single(scores.objectives, scores.violations), 1.0) \
         if with_single else None
     return Result(algorithm=trajectory.algorithm,

@@ -310,7 +310,9 @@ class Svrg(StrictModel):
 
 
 class Solver(StrictModel):
-    """Algorithm choice and its hyperparameters (LightTouch paper, Algorithm 4)."""
+    """Algorithm choice and its hyperparameters (LightTouch paper, Algorithm 4); ``polish``
+    refines the answer of a hinge-loss LP with trust-region LPs
+    (:mod:`worker.candidates.polish`)."""
 
     algorithm: Literal[ALGORITHMS] = "auto"  # type: ignore[valid-type]
     iterations: Literal["auto"] | Annotated[int, Field(ge=1, le=MAX_ITERATIONS)] = "auto"
@@ -324,6 +326,7 @@ class Solver(StrictModel):
     aggregate: Literal["auto"] | Count = "auto"
     p_update: Literal["auto", "dense", "lazy"] = "auto"
     candidates: int = Field(100, ge=1, le=10_000)
+    polish: bool = True
     svrg: Svrg = Svrg()
     game: Game = Game()
 

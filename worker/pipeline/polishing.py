@@ -1,0 +1,77 @@
+"""``solver.polish``: sharing a job's time between the algorithm and the trust-region LP
+polish of :mod:`worker.candidates.polish`, whose answer joins the shrinking LP's candidates.
+
+When the objective is a hinge-loss LP held in memory, the algorithm may run for
+:data:`ALGORITHM_SHARE` of ``solver.time_limit_s``, and ``iterations: "auto"`` stops it at
+:data:`ALGORITHM_TOLERANCE` times ``solver.tolerance``; the polish then starts from the exact
+projection of the algorithm's last running average and may run until the job's time limit.
+Its point is added as a ``"polished"`` candidate, so the shrinking LP (which picks it when
+it is the best feasible one) and the projection treat it like any other.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import numpy as np
+
+from worker.algorithms.loop import Progress, ProgressCallback
+from worker.algorithms.options import SolverOptions, Trajectory
+from worker.candidates.hinge_lp import has_hinge_lp
+from worker.candidates.polish import polish
+from worker.problem.compiled import CompiledProblem
+from worker.projection import project
+
+#: The share of ``time_limit_s`` the algorithm may take before the polish.
+ALGORITHM_SHARE = 0.5
+#: ``iterations: "auto"`` stops the algorithm at this multiple of ``solver.tolerance``: the
+#: polish takes the answer the rest of the way.
+ALGORITHM_TOLERANCE = 10.0
+
+
+def polishes(enabled: bool, problem: CompiledProblem, in_memory: bool) -> bool:
+    """Whether the job polishes: ``solver.polish`` on a hinge-loss LP held in memory."""
+    return enabled and in_memory and has_hinge_lp(problem)
+
+
+def algorithm_options(options: SolverOptions) -> SolverOptions:
+    """The algorithm's options when the polish follows: its share of the time limit and a
+    looser tolerance."""
+    return replace(options, time_limit_s=ALGORITHM_SHARE * options.time_limit_s,
+                   tolerance=min(0.5, ALGORITHM_TOLERANCE * options.tolerance))
+
+
+def add_polished(problem: CompiledProblem, trajectory: Trajectory, deadline: float,
+                 tolerance: float, progress: ProgressCallback | None = None) -> None:
+    """Polish the projection of the last running average (the last candidate if none is
+    an average) until ``deadline`` (a ``time.perf_counter()`` value) or ``tolerance``; add
+    the point as a ``"polished"`` candidate when it is better, and the polish's ``stats``:
+    ``polish_status``, ``polish_rounds``, ``polish_examples``, ``polish_s``. ``progress``
+    hears of every round's point, at the algorithm's last iteration."""
+    candidates = trajectory.candidates
+    if not candidates.solutions:
+        return
+    last = max((k for k, kind in enumerate(candidates.kinds) if kind == "average"),
+               default=len(candidates.kinds) - 1)
+    began = time.perf_counter()
+    start = project(candidates.solutions[last], problem.constraints, problem.lower,
+                    problem.upper).solution
+    iteration, solve_s = candidates.iterations[-1], trajectory.stats.get("solve_s", 0.0)
+
+    def report(w: np.ndarray, value: float) -> None:
+        violation = float(np.max(problem.constraints.matrix @ w - problem.constraints.rhs,
+                                 initial=0.0))
+        progress(Progress(iteration=iteration, iterations=iteration, objective=value,
+                          max_violation=violation, constraint_checks=candidates.checks[-1],
+                          elapsed_s=solve_s + time.perf_counter() - began))
+
+    polished = polish(problem, start, deadline, tolerance,
+                      after_round=None if progress is None else report)
+    trajectory.stats.update(polish_status=polished.status, polish_rounds=polished.rounds,
+                            polish_examples=polished.examples,
+                            polish_s=time.perf_counter() - began)
+    if polished.objective < polished.start_objective:
+        candidates.add(polished.solution, candidates.iterations[-1], "polished",
+                       candidates.checks[-1] + polished.rounds * problem.m,
+                       candidates.seconds[-1] + trajectory.stats["polish_s"])
