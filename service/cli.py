@@ -107,6 +107,12 @@ def _number(value: float | None, spec: str) -> str:
     return "nan" if value is None else format(value, spec)
 
 
+def relative_text(gap: float) -> str:
+    """A relative gap as a percentage, or in scientific notation below 0.01%."""
+    gap = max(gap, 0.0)
+    return f"{gap:.2%}" if gap >= 1e-4 else f"{gap:.1e}"
+
+
 def _solve(args: argparse.Namespace) -> int:
     from worker.commands import solve_file
     load_settings()
@@ -119,7 +125,7 @@ def _solve(args: argparse.Namespace) -> int:
         Path(args.output).write_text(text + "\n", encoding="utf-8")
         certified = result.stats.get("relative_gap")
         bound = "" if certified is None else \
-            f"; projected answer within {certified:.2%} of the optimum (certified)"
+            f"; projected answer within {relative_text(certified)} of the optimum (certified)"
         _console.print(f"{result.algorithm}: objective {result.expected.objective:.6g}, "
                        f"max violation {result.expected.max_violation:.3g}, "
                        f"{len(result.mixture)} member(s){bound}; result written to "

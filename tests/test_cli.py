@@ -6,11 +6,12 @@ import json
 import subprocess
 import sys
 
+from service.cli import relative_text
 from tests.specs import random_spec
 from worker import Result, solve
 
 TIMING = {"wall_s", "solve_s", "lp_s", "projection_s", "load_s", "data_load_s",
-          "projection_s_total", "lower_bound_s"}
+          "projection_s_total", "lower_bound_s", "polish_s"}
 
 
 def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -45,7 +46,13 @@ def test_solve_says_how_far_a_hinge_answer_can_be_from_the_optimum(tmp_path):
     assert process.returncode == 0, process.stderr
     gap = json.loads(out.read_text())["stats"]["relative_gap"]
     said = " ".join((process.stdout + process.stderr).split())
-    assert f"within {gap:.2%} of the optimum (certified)" in said, said
+    assert f"within {relative_text(gap)} of the optimum (certified)" in said, said
+
+
+def test_relative_gaps_print_as_percentages_or_tiny_numbers():
+    assert relative_text(0.0037) == "0.37%"
+    assert relative_text(2.4e-13) == "2.4e-13"
+    assert relative_text(-1e-15) == "0.0e+00"            # an LP's rounding below the bound
 
 
 def test_same_spec_and_seed_give_the_same_result():
