@@ -13,7 +13,10 @@ and its final gap. Runs:
   ``gamma`` automatic);
 * ``lighttouch_tuned``: the paper's gamma = 1 with the best fixed ``eta_w`` measured for the
   size (``--tuned-eta``), iterations automatic;
-* ``fulltouch`` and ``projected_sgd``: defaults, the same time limit.
+* ``fulltouch`` and ``projected_sgd``: defaults, the same time limit;
+* ``lighttouch_polished``: what a solve does with defaults (``solver.polish``): LightTouch
+  for half the time limit, then trust-region LP rounds from its last average's projection
+  (:mod:`worker.candidates.polish`) until the tolerance or the time limit; a point per round.
 
 Writes ``bench/results/accuracy_<D>.json`` and ``accuracy_<D>.png``. Run:
 ``.venv/bin/python bench/accuracy_bench.py --dims 10 --pairs 300000 --time 60``.
@@ -33,6 +36,7 @@ from worker.algorithms.options import SolverOptions
 from worker.algorithms.registry import run_algorithm
 from worker.datasets import lattice
 from worker.kernels.objective import objective_value
+from worker.pipeline.polishing import add_polished, algorithm_options
 from worker.problem.compile import compile_problem
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project
@@ -73,7 +77,26 @@ def plans(time_limit: float, tuned_eta: float) -> dict[str, SolverOptions]:
 
 def curve(problem: CompiledProblem, options: SolverOptions) -> tuple[list[dict], dict]:
     """Every snapshot average, projected exactly and scored: (points, the run's stats)."""
-    trajectory = run_algorithm(problem, options)
+    return snapshot_points(problem, run_algorithm(problem, options))
+
+
+def polished_curve(problem: CompiledProblem, options: SolverOptions) -> tuple[list[dict], dict]:
+    """The algorithm's points for its share of the time, then one per polish round."""
+    began = time.perf_counter()
+    trajectory = run_algorithm(problem, algorithm_options(options))
+    points, stats = snapshot_points(problem, trajectory)
+    last = points[-1]
+    rounds = []
+    add_polished(problem, trajectory, began + options.time_limit_s, options.tolerance,
+                 lambda report: rounds.append({"seconds": report.elapsed_s,
+                                               "iteration": last["iteration"],
+                                               "checks": last["checks"],
+                                               "objective": report.objective}))
+    return points + rounds, trajectory.stats
+
+
+def snapshot_points(problem: CompiledProblem, trajectory) -> tuple[list[dict], dict]:
+    """The trajectory's snapshot averages, projected exactly and scored."""
     arrays, candidates = trajectory.arrays, trajectory.candidates
     points = []
     for k, kind in enumerate(candidates.kinds):
@@ -124,9 +147,14 @@ def main(argv: list[str] | None = None) -> None:
     exact = exact_records(problem, args.cache / "exact", tuple(args.solvers.split(",")))
     optimum = exact["clarabel"]["value"]
     runs = {}
-    for name, options in plans(args.time, args.tuned_eta).items():
+    runs_to_do = dict(plans(args.time, args.tuned_eta))
+    runs_to_do["lighttouch_polished"] = SolverOptions(algorithm="lighttouch",
+                                                      time_limit_s=args.time,
+                                                      until_converged=True)
+    for name, options in runs_to_do.items():
         began = time.perf_counter()
-        points, stats = curve(problem, options)
+        points, stats = (polished_curve if name == "lighttouch_polished" else curve)(
+            problem, options)
         runs[name] = {"points": points, "wall_s": time.perf_counter() - began,
                       "stats": {k: v for k, v in stats.items() if np.isscalar(v)},
                       **{f"within_{t:g}": first_within(points, optimum, t) for t in TARGETS},
