@@ -8,10 +8,10 @@ grid point trains on the fit split; its reported classifier (the shrunk mixture,
 baseline its single model) is scored on the validation split by its error (the objective)
 and the equal-opportunity constraints g_i = 0.95 TPR(all) - TPR(G_i); the heuristic picks
 the grid point (ties: the first grid point). The grid is powers of two: eta_w 1/2 .. 64
-(the default is 1), eta_lambda 1/8 .. 4 for the proxy-Lagrangian (default 1) and
-0.1 * (1/32 .. 1) for the Lagrangian (default 0.1); a first grid of 1/4 .. 8 for eta_w and
-a factor 4 either side of the eta_lambda defaults chose its top eta_w, so it was widened. A
-choice on the grid's edge is flagged in the results.
+(the default, "auto", measures its own scale), eta_lambda 1/8 .. 4 for the
+proxy-Lagrangian (default 1) and 0.1 * (1/32 .. 1) for the Lagrangian (default 0.1); a
+first grid of 1/4 .. 8 for eta_w and a factor 4 either side of the eta_lambda defaults chose
+its top eta_w, so it was widened. A choice on the grid's edge is flagged in the results.
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ from worker.algorithms.games import (
 )
 from worker.algorithms.network_games import network_terms  # noqa: E402
 from worker.kernels.games import LAGRANGIAN, GameConfig  # noqa: E402
-from worker.kernels.layout import N_COUNTERS  # noqa: E402
+from worker.kernels.layout import N_COUNTERS, STEP_SCHEDULE  # noqa: E402
 from worker.kernels.network import SOFTMAX  # noqa: E402
 from worker.kernels.network_game import NetworkConfig, NetworkState, network_game_steps  # noqa: E402
 from worker.kernels.random import seed_state  # noqa: E402
@@ -82,7 +82,7 @@ def product_step(x: np.ndarray, labels: np.ndarray, hidden: int):
     state = NetworkState(theta, np.zeros_like(theta), np.zeros_like(theta), np.zeros(1),
                          np.zeros(1), np.zeros(0), lam, log_m, log_lam, np.zeros(1),
                          np.ones(N_COUNTERS, dtype=np.int64), seed_state(0))
-    game = GameConfig(LAGRANGIAN, ETA, 0.1, np.inf, 0.0, BATCH, BATCH, 0)
+    game = GameConfig(LAGRANGIAN, ETA, 0.1, np.inf, 0.0, BATCH, BATCH, 0, STEP_SCHEDULE)
     cfg = NetworkConfig(game, False, 0.0, 0.0)
     arrays, terms = network.arrays(), network_terms(problem)
     rates = rate_arrays(None, x.shape[1], relaxed=True)

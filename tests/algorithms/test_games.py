@@ -14,9 +14,10 @@ from hypothesis.extra.numpy import arrays
 
 from tests import reference
 from tests.problems import random_problem
-from worker.algorithms.arrays import problem_arrays
+from worker.algorithms.arrays import DOG_START, problem_arrays
 from worker.algorithms.games import initial_state, rate_arrays
 from worker.kernels import games as games_kernels
+from worker.kernels.layout import STEP_ADAGRAD_NORM, STEP_DOG, STEP_SCHEDULE
 from worker.problem.compiled import CompiledProblem
 from worker.problem.rates import build_rate_set
 
@@ -116,6 +117,7 @@ def reference_game(problem, cfg, steps, seed, formulation):
     state = initial_state(np.zeros(problem.d), problem.m_total, formulation, seed)
     w, lam, log_m = state.w.copy(), state.lam.copy(), state.log_m.copy()
     log_lam = log_m[:, 0].copy()
+    squares, radius = 0.0, DOG_START * (1.0 + np.linalg.norm(w))
     for t in range(1, steps + 1):
         rows = [rng.randint(o.n) for _ in range(cfg.k_f)]
         slopes = reference.loss_slope(o.kind, x[rows] @ w, o.labels[rows])
@@ -137,7 +139,15 @@ def reference_game(problem, cfg, steps, seed, formulation):
                 values[problem.m:] += share * (plus[:, i] * (s > 0) + minus[:, i] * (s <= 0))
             slope = plus[:, i] * rising_up - minus[:, i] * rising_down
             direction += share * (lam[1 + problem.m:] @ slope) * xr[i]
-        w = np.clip(w - cfg.eta_w / np.sqrt(t) * direction, problem.lower, problem.upper)
+        if cfg.step_rule in (STEP_DOG, STEP_ADAGRAD_NORM):
+            squares += direction @ direction
+            diameter = cfg.eta_w * radius if cfg.step_rule == STEP_DOG else cfg.eta_w
+            eta = diameter / np.sqrt(squares) if squares > 0 else 0.0
+        else:
+            eta = cfg.eta_w / np.sqrt(t)
+        w = np.clip(w - eta * direction, problem.lower, problem.upper)
+        if cfg.step_rule == STEP_DOG:
+            radius = max(radius, np.linalg.norm(w - state.origin))
         if formulation == games_kernels.LAGRANGIAN:
             lam[1:] += cfg.eta_lambda * values
             games_kernels.project_multipliers(lam, cfg.radius)
@@ -150,6 +160,8 @@ def reference_game(problem, cfg, steps, seed, formulation):
     return w, lam
 
 
+@pytest.mark.parametrize("step_rule", [STEP_SCHEDULE, STEP_DOG, STEP_ADAGRAD_NORM],
+                         ids=["schedule", "dog", "adagrad_norm"])
 @pytest.mark.parametrize(
     "surrogate",
     [games_kernels.SURROGATE_HINGE, games_kernels.SURROGATE_RAMP],
@@ -159,13 +171,13 @@ def reference_game(problem, cfg, steps, seed, formulation):
     "formulation",
     [games_kernels.LAGRANGIAN, games_kernels.PROXY_SWAP, games_kernels.PROXY_EXTERNAL],
 )
-def test_game_steps_match_reference(formulation, surrogate):
+def test_game_steps_match_reference(formulation, surrogate, step_rule):
     problem = small_rate_problem()
     arrays = problem_arrays(problem, problem.m)
     rates = rate_arrays(problem.rates, problem.d, relaxed=formulation == games_kernels.LAGRANGIAN)
     cfg = games_kernels.GameConfig(formulation=formulation, eta_w=0.3, eta_lambda=0.5, radius=5.0,
                      log_floor=math.log(1e-3 / (problem.m_total + 1)), k_f=3, k_r=4,
-                     surrogate=surrogate)
+                     surrogate=surrogate, step_rule=step_rule)
     state = initial_state(np.zeros(problem.d), problem.m_total, formulation, 9)
     games_kernels.game_steps(arrays, rates, cfg, state, 60)
     w, lam = reference_game(problem, cfg, 60, 9, formulation)

@@ -90,9 +90,9 @@ def warm_up(driver: Driver, cfg, until: int, after_each: Callable[[], None] | No
     return cfg._replace(step_rule=STEP_SCHEDULE, eta_w=driver.step_stats["eta_w_measured"])
 
 
-def copied(state: KernelState) -> KernelState:
-    """An independent copy of every array of a kernel state."""
-    return KernelState(*(np.copy(part) for part in state))
+def copied(state):
+    """An independent copy of every array of a state (a namedtuple of arrays)."""
+    return type(state)(*(np.copy(part) for part in state))
 
 
 def measured_scale(state: KernelState) -> dict[str, float]:
@@ -101,11 +101,18 @@ def measured_scale(state: KernelState) -> dict[str, float]:
     Returns
     -------
     dict
-        ``eta_w_measured`` (the scale chosen), ``warmup_radius`` (r),
-        ``warmup_rms_direction`` (G).
+        ``eta_w_measured`` (the scale chosen) and :func:`warmup_measurements`.
     """
+    measured = warmup_measurements(state)
+    rms = measured["warmup_rms_direction"]
+    eta_w = STEP_FRACTION * measured["warmup_radius"] / rms if rms > 0 else 1.0
+    return {"eta_w_measured": eta_w} | measured
+
+
+def warmup_measurements(state) -> dict[str, float]:
+    """What a warm-up measured, from a state's ``counters`` and ``scalars``:
+    ``warmup_radius`` (r, the largest distance of an iterate from the start) and
+    ``warmup_rms_direction`` (G, the root mean square of the directions' norms)."""
     steps = max(int(state.counters[ITERATION]) - 1, 1)
-    rms = float(np.sqrt(state.scalars[GRADIENT_SUM] / steps))
-    radius = float(state.scalars[RADIUS])
-    eta_w = STEP_FRACTION * radius / rms if rms > 0 else 1.0
-    return {"eta_w_measured": eta_w, "warmup_radius": radius, "warmup_rms_direction": rms}
+    return {"warmup_radius": float(state.scalars[RADIUS]),
+            "warmup_rms_direction": float(np.sqrt(state.scalars[GRADIENT_SUM] / steps))}

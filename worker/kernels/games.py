@@ -33,7 +33,14 @@ from numba import njit
 
 from worker.kernels.gradient import stochastic_gradient
 from worker.kernels.jit import kernel
-from worker.kernels.layout import CHECKS, ITERATION
+from worker.kernels.layout import (
+    CHECKS,
+    GRADIENT_SUM,
+    ITERATION,
+    RADIUS,
+    STEP_ADAGRAD_NORM,
+    STEP_DOG,
+)
 from worker.kernels.objective import row_dot
 from worker.kernels.random import randint
 
@@ -59,12 +66,13 @@ RateArrays = namedtuple("RateArrays", [
 
 GameConfig = namedtuple("GameConfig", [
     "formulation",     # LAGRANGIAN, PROXY_SWAP or PROXY_EXTERNAL
-    "eta_w",           # theta step eta_w / sqrt(t)
+    "eta_w",           # theta step eta_w / sqrt(t), or the multiplier of DoG's step
     "eta_lambda",      # constant lambda step
     "radius",          # R of the Lagrangian's multiplier set (inf: unbounded)
     "log_floor",       # log of the smallest entry of M / lambda (proxy formulations)
     "k_f", "k_r",      # examples per step for f and for the rates
     "surrogate",       # SURROGATE_HINGE or SURROGATE_RAMP
+    "step_rule",       # layout.STEP_SCHEDULE; eta_w "auto": STEP_DOG, then STEP_ADAGRAD_NORM
 ])
 
 GameState = namedtuple("GameState", [
@@ -73,7 +81,8 @@ GameState = namedtuple("GameState", [
     "lam",             # (m+1,): lambda[0] on the objective, lambda[1:] on the constraints
     "log_m",           # PROXY_SWAP: log M, (m+1, m+1), columns sum to 1 in exp
     "log_lam",         # PROXY_EXTERNAL: log lambda, (m+1,)
-    "counters", "rng",
+    "origin",          # theta(1) (d,), from which DoG measures its distance
+    "counters", "scalars", "rng",  # scalars: layout's GRADIENT_SUM and RADIUS (DoG)
 ])
 
 
@@ -259,6 +268,34 @@ def multiplier_step(cfg, lam, log_m, log_lam, values):
         external_regret_update(log_lam, lam, values, cfg.eta_lambda, cfg.log_floor)
 
 
+@kernel(inline="always")
+def theta_step(cfg, s, t):
+    """The theta-player's step at iteration t, by ``cfg.step_rule``: eta_w / sqrt(t); or,
+    adding this step's |direction|^2 to the sum, AdaGrad's norm step with diameter eta_w,
+    eta_w / sqrt(sum_{s <= t} |g_s|^2) (Duchi, Hazan & Singer, JMLR 2011; McMahan & Streeter,
+    COLT 2010); or distance over gradients (Ivgi, Hinder & Carmon, ICML 2023, eq. (1)), the
+    same with the diameter eta_w r_t."""
+    if cfg.step_rule != STEP_DOG and cfg.step_rule != STEP_ADAGRAD_NORM:
+        return cfg.eta_w / np.sqrt(t)
+    total = 0.0
+    for j in range(s.direction.shape[0]):
+        total += s.direction[j] * s.direction[j]
+    s.scalars[GRADIENT_SUM] += total
+    if s.scalars[GRADIENT_SUM] <= 0.0:
+        return 0.0
+    diameter = cfg.eta_w * s.scalars[RADIUS] if cfg.step_rule == STEP_DOG else cfg.eta_w
+    return diameter / np.sqrt(s.scalars[GRADIENT_SUM])
+
+
+@kernel(inline="always")
+def _track_radius(s):
+    """r_t = max(r_t, |theta - theta(1)|) after a DoG step."""
+    total = 0.0
+    for j in range(s.w.shape[0]):
+        total += (s.w[j] - s.origin[j]) ** 2
+    s.scalars[RADIUS] = max(s.scalars[RADIUS], np.sqrt(total))
+
+
 @njit(cache=True)
 def game_steps(p, r, cfg, s, n_steps):
     """n_steps of the game: a theta step on the (proxy-)Lagrangian, then a lambda step.
@@ -284,8 +321,10 @@ def game_steps(p, r, cfg, s, n_steps):
             s.direction[j] *= weight_f
         _linear_constraints(p, s)
         _rate_constraints(r, cfg, s, m_l)
-        eta = cfg.eta_w / np.sqrt(t)
+        eta = theta_step(cfg, s, t)
         for j in range(d):
             s.w[j] = min(max(s.w[j] - eta * s.direction[j], p.lower[j]), p.upper[j])
+        if cfg.step_rule == STEP_DOG:
+            _track_radius(s)
         multiplier_step(cfg, s.lam, s.log_m, s.log_lam, s.values)
         s.counters[ITERATION] = t + 1

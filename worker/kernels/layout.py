@@ -54,6 +54,7 @@ MODE_PLAIN = 2
 STEP_SCHEDULE = 0    # eta_w / sqrt(t), or eta_w / (lambda t) when strongly convex
 STEP_DOG = 1         # distance over gradients: eta_w r_t / sqrt(sum |g_s|^2)
 STEP_ADAGRAD = 2     # diagonal AdaGrad: eta_w (u_j - l_j) / sqrt(2 sum g_sj^2) per coordinate
+STEP_ADAGRAD_NORM = 3  # the games' theta-player: eta_w / sqrt(sum |g_s|^2), eta_w a diameter
 
 # counters (int64)
 ITERATION = 0        # t of the next iteration, 1-based
