@@ -14,7 +14,7 @@ from tests.service.conftest import event_ids, submit, wait_progress
 from tests.service.stacks import api_stack
 
 #: About two seconds of solving, with dozens of progress events.
-TIMED_SPEC = small_spec(iterations=600_000)
+TIMED_SPEC = small_spec(iterations=10**9, time_limit_s=8)  # 8 s of progress, ~4 reports a second
 
 
 def read_events(client: httpx.Client, job_id: str, last_event_id: str | None = None,

@@ -112,9 +112,7 @@ class Driver:
                 after_each()
 
         self.loop.iteration = self.iteration
-        finished = self.loop.run(advance, until)
-        self.loop.report(force=True)
-        return finished
+        return self.loop.run(advance, until)
 
     def snapshot(self, candidates: Candidates, with_iterate: bool) -> None:
         """Add the running average (and the current iterate) to ``candidates``."""

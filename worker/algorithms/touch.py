@@ -33,6 +33,7 @@ def _start_point(problem: CompiledProblem) -> np.ndarray:
 
 
 def _finish(name: str, driver: Driver, candidates: Candidates, cfg, **extra) -> Trajectory:
+    driver.loop.report(force=True)                     # progress at the last iteration
     stats = driver.stats() | extra
     stats["stopped_by_time_limit"] = driver.timed_out
     stats["gamma"] = float(cfg.gamma)
