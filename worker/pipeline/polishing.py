@@ -60,8 +60,7 @@ def add_polished(problem: CompiledProblem, trajectory: Trajectory, deadline: flo
     iteration, solve_s = candidates.iterations[-1], trajectory.stats.get("solve_s", 0.0)
 
     def report(w: np.ndarray, value: float) -> None:
-        violation = float(np.max(problem.constraints.matrix @ w - problem.constraints.rhs,
-                                 initial=0.0))
+        violation = float(problem.constraints.values(w).max(initial=0.0))
         progress(Progress(iteration=iteration, iterations=iteration, objective=value,
                           max_violation=violation, constraint_checks=candidates.checks[-1],
                           elapsed_s=solve_s + time.perf_counter() - began))
