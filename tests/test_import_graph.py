@@ -30,12 +30,15 @@ ALLOWED = {
                           "worker.problem", "worker.projection", "worker.spec"},
     "worker.pipeline": {"worker.algorithms", "worker.candidates", "worker.data",
                         "worker.distributed", "worker.errors", "worker.problem",
-                        "worker.projection", "worker.result", "worker.settings", "worker.spec"},
-    "worker.mixture": {"worker.errors", "worker.problem", "worker.result"},
+                        "worker.projection", "worker.result", "worker.settings", "worker.spec",
+                        "worker.tables"},
+    "worker.tables": {"worker.data", "worker.errors", "worker.kernels", "worker.problem",
+                      "worker.result", "worker.settings", "worker.spec"},
+    "worker.mixture": {"worker.errors", "worker.problem", "worker.result", "worker.tables"},
     "worker.queue": {"worker.algorithms", "worker.errors", "worker.pipeline", "worker.result",
                      "worker.spec"},
     "worker.commands": {"worker.algorithms", "worker.data", "worker.errors", "worker.mixture",
-                        "worker.pipeline", "worker.result", "worker.spec"},
+                        "worker.pipeline", "worker.result", "worker.spec", "worker.tables"},
     "worker": {"worker.pipeline", "worker.result", "worker.spec"},
 }
 

@@ -307,7 +307,7 @@ def _parse(reader: Reader, stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
     """Verify the sha256 (when given) and run the reader; its failures become DataErrors."""
     try:
         if ref.sha256 is not None:
-            _verify_sha256(stream, ref.sha256, path)
+            verify_sha256(stream, ref.sha256, path)
         return reader(stream, ref, path)
     except (DataError, MemoryError):
         raise
@@ -317,7 +317,7 @@ def _parse(reader: Reader, stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
                               f".{ref.format} file") from exc
 
 
-def _verify_sha256(stream: BinaryIO, expected: str, path: str) -> None:
+def verify_sha256(stream: BinaryIO, expected: str, path: str) -> None:
     """Compare the stream's SHA-256 with ``expected``, then rewind the stream."""
     actual = hashlib.file_digest(stream, "sha256").hexdigest()
     stream.seek(0)

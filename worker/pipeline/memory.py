@@ -76,7 +76,7 @@ def declared_parts(spec: Spec) -> dict[str, int]:
         elif isinstance(constraint, MonotoneLatticeConstraint):
             size = math.prod(constraint.shape)
             rows += sum(size // constraint.shape[axis] * (constraint.shape[axis] - 1)
-                        for axis in constraint.increasing)
+                        for axis in constraint.increasing + constraint.decreasing)
     return {CONSTRAINTS: rows * _ORDERING_ROW_BYTES,
             STATE: _state_bytes(_declared_parameters(spec), spec.solver.candidates)}
 

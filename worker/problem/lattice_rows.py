@@ -15,12 +15,15 @@ from worker.spec.models import MonotoneLatticeConstraint
 
 def lattice_rows(constraint: MonotoneLatticeConstraint, path: str, d: int, source,
                  notes: list[str]) -> tuple[sp.csr_matrix, np.ndarray]:
-    """Rows w_v <= w_(v + stride_k) for every edge along each increasing axis k.
+    """Rows w_v <= w_(v + stride_k) for every edge along each increasing axis k, then
+    w_(v + stride_k) <= w_v along each decreasing one.
 
     Parameters and returns as :func:`worker.problem.linear_rows.linear_rows` (``source`` and
     ``notes`` are not used: the block is inline).
     """
-    return order_rows(lattice_edges(constraint.shape, constraint.increasing, d, path), d)
+    increasing = lattice_edges(constraint.shape, constraint.increasing, d, path)
+    decreasing = lattice_edges(constraint.shape, constraint.decreasing, d, path)[:, ::-1]
+    return order_rows(np.concatenate([increasing, decreasing]), d)
 
 
 def lattice_edges(shape: list[int], increasing: list[int], d: int, path: str) -> np.ndarray:

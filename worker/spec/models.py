@@ -11,7 +11,6 @@ import math
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     ValidationError,
@@ -19,9 +18,17 @@ from pydantic import (
     model_validator,
 )
 
-from worker.data.refs import MAX_SIZE, MatrixValue, VectorValue
+from worker.data.refs import MAX_SIZE, DataRef, MatrixValue, VectorValue
 from worker.errors import SpecError
 from worker.losses import LOSS_NAMES, PAIRWISE_HINGE, SOFTMAX_CROSS_ENTROPY
+from worker.spec.base import StrictModel
+from worker.spec.tables import (
+    CalibratedLattice,
+    CalibratedLinear,
+    GroupPredicate,
+    TableLabel,
+    check_table_spec,
+)
 
 #: The largest ``solver.iterations``: far beyond any time limit, well inside the kernels'
 #: 64-bit counters.
@@ -50,13 +57,6 @@ ALGORITHMS = ("auto", "lighttouch", "fulltouch", "midtouch", "projected_sgd", "e
               "epro_orda", "svrg_ol", "lagrangian", "proxy_lagrangian")
 
 
-class StrictModel(BaseModel):
-    """Base model: unknown fields are errors, and values are never converted ("4" is not the
-    integer 4, ``true`` is not 1, 1.0 is not an integer)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-
 class Bounds(StrictModel):
     """The simple domain W = [lower, upper]: scalars, per-coordinate arrays or data refs."""
 
@@ -68,14 +68,17 @@ class RiskData(StrictModel):
     """Examples: ``features`` + ``labels``, or ``positive`` + ``negative`` for pairwise_hinge.
 
     ``groups`` names subsets of the examples (0/1 vectors, one entry per row) for rate
-    constraints.
+    constraints. With a calibrated model (:mod:`worker.spec.tables`): ``table`` and
+    ``label`` (or the tables ``positive`` and ``negative``), groups by column.
     """
 
     features: MatrixValue | None = None
     labels: VectorValue | None = None
     positive: MatrixValue | None = None
     negative: MatrixValue | None = None
-    groups: dict[str, VectorValue] | None = None
+    groups: dict[str, GroupPredicate | VectorValue] | None = None
+    table: DataRef | None = None
+    label: TableLabel | None = None
 
 
 def _data_fits_loss_schema(schema: dict[str, Any]) -> None:
@@ -90,10 +93,10 @@ def _data_fits_loss_schema(schema: dict[str, Any]) -> None:
     schema["anyOf"] = [
         {"properties": {"loss": {"const": PAIRWISE_HINGE},
                         "data": {"allOf": [given("positive", "negative"),
-                                           absent("features", "labels")]}}},
+                                           absent("features", "labels", "table", "label")]}}},
         {"properties": {"loss": {"enum": [name for name in LOSS_NAMES
                                           if name != PAIRWISE_HINGE]},
-                        "data": {"allOf": [given("features"),
+                        "data": {"allOf": [{"anyOf": [given("features"), given("table")]},
                                            absent("positive", "negative")]}}},
     ]
 
@@ -119,12 +122,13 @@ class EmpiricalRisk(StrictModel):
                              "scores one output (omit classes)")
         if self.loss == PAIRWISE_HINGE:
             missing = [k for k in ("positive", "negative") if getattr(data, k) is None]
-            extra = [k for k in ("features", "labels") if getattr(data, k) is not None]
+            extra = [k for k in ("features", "labels", "table", "label")
+                     if getattr(data, k) is not None]
             if missing or extra:
                 raise ValueError("pairwise_hinge takes data.positive and data.negative "
                                  "(rows x+ and x- of each pair), not features/labels")
         else:
-            if data.features is None:
+            if data.features is None and data.table is None:
                 raise ValueError(f"loss {self.loss!r} needs data.features (and data.labels, "
                                  "unless the features file carries them)")
             if data.positive is not None or data.negative is not None:
@@ -170,7 +174,8 @@ class MlpModel(StrictModel):
     init_seed: int = Field(0, ge=0, lt=2**63)
 
 
-Model = Annotated[LinearModel | MlpModel, Field(discriminator="type")]
+Model = Annotated[LinearModel | MlpModel | CalibratedLinear | CalibratedLattice,
+                  Field(discriminator="type")]
 
 
 class LinearConstraint(StrictModel):
@@ -197,11 +202,13 @@ class OrderingConstraint(StrictModel):
 
 
 class MonotoneLatticeConstraint(StrictModel):
-    """Lattice parameters (C order over ``shape``) increase along each ``increasing`` axis."""
+    """Lattice parameters (C order over ``shape``) increase along each ``increasing`` axis
+    and decrease along each ``decreasing`` one."""
 
     type: Literal["monotone_lattice"]
     shape: list[Count] = Field(min_length=1)
     increasing: list[Annotated[int, Field(ge=0)]]
+    decreasing: list[Annotated[int, Field(ge=0)]] = []
 
     @field_validator("shape")
     @classmethod
@@ -213,12 +220,14 @@ class MonotoneLatticeConstraint(StrictModel):
 
     @model_validator(mode="after")
     def _axes_exist(self) -> MonotoneLatticeConstraint:
-        for k, axis in enumerate(self.increasing):
-            if axis >= len(self.shape):
-                raise ValueError(f"increasing[{k}] = {axis} is not an axis of shape "
-                                 f"{self.shape} (axes are 0..{len(self.shape) - 1})")
-        if len(set(self.increasing)) != len(self.increasing):
-            raise ValueError("increasing lists an axis twice")
+        for name in ("increasing", "decreasing"):
+            for k, axis in enumerate(getattr(self, name)):
+                if axis >= len(self.shape):
+                    raise ValueError(f"{name}[{k}] = {axis} is not an axis of shape "
+                                     f"{self.shape} (axes are 0..{len(self.shape) - 1})")
+        axes = self.increasing + self.decreasing
+        if len(set(axes)) != len(axes):
+            raise ValueError("increasing and decreasing list an axis twice")
         return self
 
 
@@ -369,6 +378,11 @@ class Spec(StrictModel):
         MLP, K scores, or a robust objective."""
         return (isinstance(self.model, MlpModel) or isinstance(self.objective, MaxOf)
                 or any(t.loss == SOFTMAX_CROSS_ENTROPY for t in self.terms))
+
+    @model_validator(mode="after")
+    def _tables_fit(self) -> Spec:
+        check_table_spec(self)
+        return self
 
     @model_validator(mode="after")
     def _network_fits(self) -> Spec:
