@@ -41,6 +41,7 @@ from worker.projection import project
 from worker.result import Expected, Member, Point, Projected, Result, Sizes
 from worker.settings import DaskSettings, data_roots
 from worker.spec.models import Solver, Spec, parse_spec
+from worker.tables.lower import lower_tables
 
 DIVERGED = ("the run diverged: its iterates or their objective values are not finite numbers "
             "(NaN or infinite); lower solver.eta_w or solver.gamma (or leave them \"auto\"), "
@@ -90,6 +91,9 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
     model = parse_spec(spec)
     check_memory(declared_parts(model), max_job_bytes)
     source = DataSource(roots if roots is not None else data_roots())
+    lowered = lower_tables(model, source)      # a calibrated model → the hand-built spec
+    if lowered is not None:
+        model, source = lowered.spec, lowered.source
     svrg = model.solver.svrg
     if model.network:  # networks, multiclass and robust objectives are never partitioned
         problem = compile_network_problem(model, source)
@@ -112,8 +116,16 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
         source.stats.bytes_read += plan.size
         result.stats["partitions"] = len(plan.pieces)
     result.stats.update(source.stats.as_stats())
+    if lowered is not None:
+        result.model = lowered.model.describe(deployed_solution(result))
     result.stats["wall_s"] = time.perf_counter() - started
     return result
+
+
+def deployed_solution(result: Result) -> np.ndarray:
+    """The single solution a Result recommends: the projected mean, else the mean."""
+    point = result.projected if result.projected is not None else result.mean
+    return np.array(point.solution)
 
 
 def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
