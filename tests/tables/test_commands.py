@@ -75,3 +75,15 @@ def test_predict_names_the_column_and_row_of_an_unseen_category(tmp_path):
     assert process.returncode != 0
     assert "column 'sex' row 2 holds 'Other', not one of the model's categories" \
         in process.stderr, process.stderr
+
+
+def test_the_table_examples_validate():
+    from pathlib import Path
+
+    from worker.pipeline.validate import summarize_spec
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    lattice = summarize_spec(json.loads((examples / "lattice_table.json").read_text()))
+    assert lattice["sizes"] == {"d": 3 * 3 * 2 * 2, "m": 84, "n": 4000}
+    adult = summarize_spec(json.loads((examples / "adult_fairness_table.json").read_text()))
+    assert adult["sizes"]["n"] == 6000 and adult["algorithm"] == "proxy_lagrangian"
