@@ -288,7 +288,7 @@ def _load(ref: DataRef, path: str, roots: Sequence[Path], settings: DataSettings
             size = stream.seek(0, io.SEEK_END)
             stream.seek(0)
             try:
-                parsed = _normalized(_parse(reader, stream, ref, path), path)
+                parsed = _normalized(parse(reader, stream, ref, path), path)
             except MemoryError:
                 raise DataError(path, f"reading {brief(ref.uri)} needs more memory than this "
                                       f"process may use; use smaller data, or ask the "
@@ -303,11 +303,11 @@ def _load(ref: DataRef, path: str, roots: Sequence[Path], settings: DataSettings
     return parsed
 
 
-def _parse(reader: Reader, stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
+def parse(reader: Reader, stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
     """Verify the sha256 (when given) and run the reader; its failures become DataErrors."""
     try:
         if ref.sha256 is not None:
-            verify_sha256(stream, ref.sha256, path)
+            _verify_sha256(stream, ref.sha256, path)
         return reader(stream, ref, path)
     except (DataError, MemoryError):
         raise
@@ -317,7 +317,7 @@ def _parse(reader: Reader, stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
                               f".{ref.format} file") from exc
 
 
-def verify_sha256(stream: BinaryIO, expected: str, path: str) -> None:
+def _verify_sha256(stream: BinaryIO, expected: str, path: str) -> None:
     """Compare the stream's SHA-256 with ``expected``, then rewind the stream."""
     actual = hashlib.file_digest(stream, "sha256").hexdigest()
     stream.seek(0)

@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from worker.data.formats.tabular import is_number
 from worker.errors import DataError
 
 
@@ -88,7 +89,7 @@ class Table:
             return pc.cast(column, pa.float64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             for row, value in enumerate(column.to_pylist()):
-                if value is not None and not _is_number(value):
+                if value is not None and not is_number(value):
                     raise DataError(self.path, f"column {name!r} row {row} holds {value!r}, "
                                                f"not a number{hint}") from None
             raise
@@ -98,14 +99,6 @@ class Table:
             row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
             raise DataError(self.path, f"column {name!r} row {row} is empty (a missing "
                                        "value); fill it or drop the row")
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def listed(names: list[str]) -> str:

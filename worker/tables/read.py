@@ -22,10 +22,9 @@ import pyarrow.parquet as pq
 from worker.data.formats.arrow_ipc import expect_ipc_file
 from worker.data.formats.expansion import check_expansion
 from worker.data.formats.tabular import csv_names
-from worker.data.read import LoadStats, verify_sha256
+from worker.data.read import LoadStats, parse
 from worker.data.refs import DataRef
 from worker.data.sources import open_source
-from worker.data.sources.wording import brief
 from worker.errors import DataError
 from worker.settings import DataSettings
 from worker.tables.columns import Table, listed
@@ -52,16 +51,9 @@ def read_table(ref: DataRef, columns: Sequence[str], path: str, *, roots: Sequen
     with source.open() as stream:
         size = stream.seek(0, io.SEEK_END)
         stream.seek(0)
-        if ref.sha256 is not None:
-            verify_sha256(stream, ref.sha256, path)
-        try:
-            table = _READERS[ref.format](stream, ref, list(columns), size, path)
-        except (DataError, MemoryError):
-            raise
-        except Exception as exc:  # parsers of untrusted bytes fail in open-ended ways
-            raise DataError(path, f"cannot read {brief(ref.uri)} as {ref.format}: "
-                                  f"{str(exc).rstrip('.')}; check that it is a valid "
-                                  f".{ref.format} file") from exc
+        reader = _READERS[ref.format]
+        table = parse(lambda data, ref, path: reader(data, ref, list(columns), size, path),
+                      stream, ref, path)
     if stats is not None:
         stats.references += 1
         stats.bytes_read += size
