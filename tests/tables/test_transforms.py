@@ -13,9 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from worker.datasets.simplex import simplex_interpolation
-from worker.tables.calibrators import NumericCalibrator
+from worker.tables.calibrators import CategoricalCalibrator, NumericCalibrator
 from worker.tables.columns import Table
 from worker.tables.lattice import lattice_points, lattice_strides, simplex_matrix
+from worker.tables.model import LINEAR, TableModel
 
 
 def table(**columns) -> Table:
@@ -111,3 +112,23 @@ def test_curvature_rows_hold_for_a_convex_calibrator_and_fail_for_a_concave_one(
     np.add.at(matrix, (rows, outputs), values)
     assert (matrix @ keypoints**2 <= 1e-12).all()
     assert (matrix @ -(keypoints**2) > 0).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(keypoints=st.lists(st.integers(-20, 20), min_size=2, max_size=8, unique=True),
+       decreasing=st.booleans(), seed=st.integers(0, 2**31))
+def test_linear_predictions_follow_a_monotone_calibrator_everywhere(keypoints, decreasing,
+                                                                    seed):
+    rng = np.random.default_rng(seed)
+    knots = np.sort(np.array(keypoints, dtype=float))
+    direction = "decreasing" if decreasing else "increasing"
+    model = TableModel(LINEAR, (NumericCalibrator("x", knots, direction),
+                                CategoricalCalibrator("c", ("p", "q"))))
+    outputs = np.cumsum(rng.random(knots.size)) * (-1 if decreasing else 1)
+    w = np.concatenate([[rng.normal()], outputs, rng.normal(size=2)])
+    grid = np.linspace(-30.0, 30.0, 241)                 # between and beyond the keypoints
+    for category in ("p", "q"):
+        rows = Table.of(pa.table({"c": [category] * grid.size, "x": grid}), "t")
+        scores = model.features(rows) @ w
+        steps = np.diff(scores) * (-1 if decreasing else 1)
+        assert (steps >= -1e-12).all()
