@@ -3,6 +3,7 @@ numpy features a user would compute by hand (the reference of the lowering)."""
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import numpy as np
@@ -44,3 +45,21 @@ def curvature_matrix(keypoints: np.ndarray, offset: int, d: int, sign: float) ->
         rows[k - 1, offset + k - 1: offset + k + 2] = sign * np.array(
             [-1 / h[k - 1], 1 / h[k - 1] + 1 / h[k], -1 / h[k]])
     return rows
+
+
+def inline_lattice_spec() -> dict:
+    """A small calibrated lattice whose table is inline csv."""
+    rng = np.random.default_rng(0)
+    rows = ["rating,distance,clicked"]
+    for _ in range(300):
+        rating, distance = rng.uniform(1, 5), rng.exponential(4)
+        clicked = 1 if rating - 0.3 * distance + rng.normal() > 2 else -1
+        rows.append(f"{rating:.2f},{distance:.2f},{clicked}")
+    payload = base64.b64encode("\n".join(rows).encode()).decode()
+    return {"bounds": {"lower": -5, "upper": 5},
+            "model": {"type": "calibrated_lattice", "lattice": {"sizes": [3, 2]}, "features": [
+                {"column": "rating", "keypoints": [1, 3, 5], "monotonic": "increasing"},
+                {"column": "distance", "keypoints": [0, 10], "monotonic": "decreasing"}]},
+            "objective": {"type": "empirical_risk", "loss": "logistic", "data": {
+                "table": {"uri": f"data:text/csv;base64,{payload}"}, "label": "clicked"}},
+            "solver": {"iterations": 5000}}
