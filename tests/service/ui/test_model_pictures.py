@@ -6,9 +6,9 @@ from __future__ import annotations
 from playwright.sync_api import Page, expect
 
 from service.local_stack import Stack
-from tests.tables.raw import inline_lattice_spec
 from tests.service.conftest import submit, wait_status
 from tests.service.ui.conftest import Console, screenshot, sign_in
+from tests.tables.raw import inline_lattice_spec
 
 
 def test_a_calibrated_lattice_job_draws_its_calibrators_and_partial_dependence(
