@@ -17,8 +17,7 @@ import pytest
 from service.local_stack import KEYS, Stack, small_spec
 from service.openapi import COMMITTED
 
-#: The package openapi-python-client names after the document's title ("LightTouch").
-PACKAGE = "light_touch_client"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 @pytest.fixture(scope="module")
@@ -55,9 +54,15 @@ def test_the_generated_client_submits_a_job_and_reads_its_result(generated, serv
     models = importlib.import_module(f"{generated.__name__}.models")
     for name in ("submit_job", "get_job", "get_result", "validate_spec"):
         importlib.import_module(f"{api.__name__}.{name}")
-    client = generated.AuthenticatedClient(base_url=service.url, token=KEYS["alpha"])
     spec = models.Spec.from_dict(small_spec(iterations=2000))
+    with generated.AuthenticatedClient(base_url=service.url, token=KEYS["alpha"]) as client:
+        result = _solved(api, models, client, spec)
+    assert isinstance(result, models.Result), result
+    assert len(result.mixture) >= 1 and result.expected.max_violation >= 0
 
+
+def _solved(api, models, client, spec):
+    """Validate, submit and follow a job with the generated functions; its Result."""
     validated = api.validate_spec.sync(client=client, body=spec)
     assert validated.to_dict()["valid"] is True
     submitted = api.submit_job.sync(client=client, body=spec)
@@ -67,18 +72,25 @@ def test_the_generated_client_submits_a_job_and_reads_its_result(generated, serv
             "succeeded", "failed", "cancelled") and time.monotonic() < deadline:
         time.sleep(0.2)
     assert status == "succeeded"
-    result = api.get_result.sync(submitted.id, client=client)
-    assert isinstance(result, models.Result), result
-    assert len(result.mixture) >= 1 and result.expected.max_violation >= 0
+    return api.get_result.sync(submitted.id, client=client)
 
 
 def test_a_bad_field_comes_back_as_a_problem_with_its_path(generated, service: Stack):
     api = importlib.import_module(f"{generated.__name__}.api.jobs.submit_job")
     models = importlib.import_module(f"{generated.__name__}.models")
-    client = generated.AuthenticatedClient(base_url=service.url, token=KEYS["alpha"])
     body = small_spec()
-    body["constraints"] = [{"type": "ordering", "pairs": [[0, 9000]]}]
-    answer = api.sync(client=client, body=models.Spec.from_dict(body))
-    assert isinstance(answer, models.Problem)
+    body["objective"] = {"type": "empirical_risk", "loss": "hinge", "classes": 3,
+                         "data": {"features": [[1.0, 0.0, 0.0, 0.0]], "labels": [1.0]}}
+    with generated.AuthenticatedClient(base_url=service.url, token=KEYS["alpha"]) as client:
+        answer = api.sync(client=client, body=models.Spec.from_dict(body))
+    assert isinstance(answer, models.Problem), answer
     assert answer.status == 422
-    assert [error.path for error in answer.errors] == ["constraints[0].pairs[0][1]"]
+    assert [error.path for error in answer.errors] == ["objective"]
+    assert "softmax_cross_entropy" in answer.errors[0].message
+
+
+@pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.json")), ids=lambda p: p.stem)
+def test_the_generated_spec_model_reads_and_writes_every_example_unchanged(generated, example):
+    models = importlib.import_module(f"{generated.__name__}.models")
+    spec = json.loads(example.read_text(encoding="utf-8"))
+    assert models.Spec.from_dict(spec).to_dict() == spec

@@ -68,7 +68,7 @@ def test_paper_lattice_has_24576_constraints():
         "format": "coo", "shape": [4096, 4096], "row": [0], "col": [0], "data": [1.0]}},
         "constraints": [{"type": "monotone_lattice", "shape": [2] * 12,
                          "increasing": list(range(12))}]}
-    assert summarize_spec(spec)["sizes"]["m"] == 24_576
+    assert summarize_spec(spec)["sizes"]["constraints"] == 24_576
 
 
 json_values = st.recursive(
@@ -107,7 +107,7 @@ def test_structured_specs_with_random_indices(i, j, data):
     except SpecError as error:
         assert i == j and "two different indices" in str(error)
     else:
-        assert summary["sizes"]["m"] == 1
+        assert summary["sizes"]["constraints"] == 1
 
 
 @pytest.mark.parametrize("spec", [
