@@ -16,7 +16,7 @@ def test_a_calibrated_lattice_validates_and_solves_over_http(service: Stack):
     with service.client("alpha") as client:
         validated = client.post("/v1/validate", json=spec)
         assert validated.status_code == 200, validated.text
-        assert validated.json()["sizes"] == {"d": 6, "m": 7, "n": 300}
+        assert validated.json()["sizes"] == {"parameters": 6, "constraints": 7, "examples": 300}
         job_id = submit(client, spec)
         wait_status(client, job_id, {"succeeded"}, timeout_s=120)
         model = client.get(f"/v1/jobs/{job_id}/result").json()["model"]

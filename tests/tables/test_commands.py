@@ -58,7 +58,8 @@ def test_solve_and_predict_raw_rows_from_the_command_line(tmp_path):
 
 
 def test_predict_names_the_column_and_row_of_an_unseen_category(tmp_path):
-    result = {"algorithm": "lighttouch", "sizes": {"d": 3, "m": 0, "n": 1},
+    result = {"algorithm": "lighttouch", "sizes": {"parameters": 3, "constraints": 0,
+                                                   "examples": 1},
               "mixture": [{"weight": 1.0, "iteration": 0, "kind": "average", "objective": 0.0,
                            "max_violation": 0.0, "solution": [0.0, 1.0, 2.0]}],
               "expected": {"objective": 0.0, "max_violation": 0.0},
@@ -84,6 +85,6 @@ def test_the_table_examples_validate():
 
     examples = Path(__file__).resolve().parents[2] / "examples"
     lattice = summarize_spec(json.loads((examples / "lattice_table.json").read_text()))
-    assert lattice["sizes"] == {"d": 3 * 3 * 2 * 2, "m": 84, "n": 4000}
+    assert lattice["sizes"] == {"parameters": 3 * 3 * 2 * 2, "constraints": 84, "examples": 4000}
     adult = summarize_spec(json.loads((examples / "adult_fairness_table.json").read_text()))
-    assert adult["sizes"]["n"] == 6000 and adult["algorithm"] == "proxy_lagrangian"
+    assert adult["sizes"]["examples"] == 6000 and adult["algorithm"] == "proxy_lagrangian"

@@ -41,7 +41,7 @@ def edited(spec: dict, path: list, value) -> dict:
 
 
 def test_the_base_spec_is_valid(base, tmp_path):
-    assert summarize_spec(base, roots=[tmp_path])["sizes"]["d"] == 1 + 3 + 2
+    assert summarize_spec(base, roots=[tmp_path])["sizes"]["parameters"] == 1 + 3 + 2
 
 
 SPEC_ERRORS = [
@@ -63,8 +63,10 @@ SPEC_ERRORS = [
      "objective.loss: calibrated_linear has one output"),
     (["model"], {"type": "linear"},
      "objective.data.table: a table is read by a calibrated model"),
-    (["objective", "data", "features"], [[1.0]],
+    (["objective", "data"], {"features": [[1.0]], "labels": [1.0]},
      "objective.data.features: a calibrated model reads data.table"),
+    (["objective", "data", "features"], [[1.0]],
+     "objective.data.features: Extra inputs are not permitted"),
     (["dimension"], 6, "dimension: a calibrated model's parameters follow from its features"),
     (["objective", "data", "groups"], {"f": {"column": "sex", "equals": "F", "gt": 1.0}},
      "column 'sex': give exactly one test"),

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, Strict, model_validator
 
+from worker.data.refs import DataRef, VectorValue
 from worker.spec.base import StrictModel
 
 #: The most keypoints of one calibrator, categories of one feature, features of one model.
@@ -211,6 +212,15 @@ GroupPredicate = ColumnGroup | AllOfGroup
 AllOfGroup.model_rebuild()
 
 
+class TableData(StrictModel):
+    """A calibrated model's examples: the rows of ``table``, their ``label``, and ``groups``
+    by column (or 0/1 vectors) for rate constraints."""
+
+    table: DataRef
+    label: TableLabel
+    groups: dict[str, GroupPredicate | VectorValue] | None = None
+
+
 def is_calibrated(model: Any) -> bool:
     """Whether a spec's model reads raw tables."""
     return getattr(model, "type", None) in CALIBRATED_TYPES
@@ -232,13 +242,9 @@ def check_table_spec(spec: Any) -> None:
     if not is_calibrated(spec.model):
         for k, term in enumerate(spec.terms):
             where = "objective.data" if len(spec.terms) == 1 else f"objective.terms[{k}].data"
-            if term.data.table is not None or term.data.label is not None:
+            if isinstance(term.data, TableData):
                 raise ValueError(f"{where}.table: a table is read by a calibrated model; set "
                                  "model.type to calibrated_linear or calibrated_lattice")
-            for name, group in (term.data.groups or {}).items():
-                if isinstance(group, ColumnGroup | AllOfGroup):
-                    raise ValueError(f"{where}.groups.{name}: a group by column needs a "
-                                     "calibrated model reading a table")
         return
     _check_calibrated_objective(spec)
     if spec.dimension is not None:
@@ -264,11 +270,9 @@ def _check_calibrated_objective(spec: Any) -> None:
     if loss == "pairwise_hinge":
         tables = {"positive": data.positive, "negative": data.negative}
     else:
-        if data.features is not None or data.labels is not None:
+        if not isinstance(data, TableData):
             raise ValueError("objective.data.features: a calibrated model reads data.table "
                              "and data.label (columns by name), not a feature matrix")
-        if data.label is None:
-            raise ValueError("objective.data.label: name the label column of data.table")
         tables = {"table": data.table}
     for name, table in tables.items():
         if getattr(table, "format", None) not in TABLE_FORMATS:

@@ -21,7 +21,7 @@ from worker.data.refs import DataRef
 from worker.errors import DataError
 from worker.losses import PAIRWISE_HINGE
 from worker.problem.compile import DataSource
-from worker.spec.models import EmpiricalRisk, LinearModel, RiskData, Spec
+from worker.spec.models import EmpiricalRisk, ExampleData, LinearModel, PairData, Spec
 from worker.spec.tables import DEFAULT_KEYPOINTS, CalibratedLattice, LabelColumn, is_calibrated
 from worker.tables.calibrators import fit_calibrator
 from worker.tables.columns import Table
@@ -111,7 +111,8 @@ def lower_tables(spec: Spec, source: DataSource) -> Lowered | None:
             continue
         groups[name] = placeholder(f"objective.data.groups.{name}")
         arrays[groups[name].uri] = group_mask(group, tables[0]).astype(np.float64)
-    risk = objective.model_copy(update={"data": RiskData(**lowered, groups=groups or None)})
+    data_type = ExampleData if "features" in lowered else PairData
+    risk = objective.model_copy(update={"data": data_type(**lowered, groups=groups or None)})
     hand_built = spec.model_copy(update={
         "model": LinearModel(type="linear"), "objective": risk,
         "constraints": [*spec.constraints, *model.constraints()]})
@@ -134,7 +135,7 @@ def table_columns(spec: Spec) -> list[str]:
     """Every column a calibrated spec reads: features, the label, the groups'."""
     objective = spec.objective
     columns = [feature.column for feature in spec.model.features]
-    label = objective.data.label
+    label = getattr(objective.data, "label", None)
     if label is not None:
         columns.append(label if isinstance(label, str) else label.column)
     pending = list((objective.data.groups or {}).values())
