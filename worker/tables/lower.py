@@ -16,7 +16,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from worker.data.read import LoadStats
 from worker.data.refs import DataRef
 from worker.errors import DataError
 from worker.losses import PAIRWISE_HINGE
@@ -149,8 +148,7 @@ def table_columns(spec: Spec) -> list[str]:
 
 
 def _read(spec: Spec, ref: DataRef, path: str, source: DataSource) -> Table:
-    return read_table(ref, table_columns(spec), path, roots=source.roots,
-                      stats=source.stats if isinstance(source.stats, LoadStats) else None)
+    return read_table(ref, table_columns(spec), path, roots=source.roots, stats=source.stats)
 
 
 def _labels(label, table: Table) -> np.ndarray:
