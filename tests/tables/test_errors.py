@@ -131,3 +131,10 @@ def test_keypoints_are_accepted_exactly_when_they_increase(keypoints):
     else:
         with pytest.raises(SpecError, match=r"model.features\[0\]: column 'x': keypoints\["):
             parse_spec(spec)
+
+
+@pytest.mark.parametrize("data", [[None, None], "table", 3])
+def test_data_of_the_wrong_type_is_a_spec_error(data):
+    spec = {"objective": {"type": "empirical_risk", "loss": "hinge", "data": data}}
+    with pytest.raises(SpecError, match="objective.data"):
+        parse_spec(spec)

@@ -112,11 +112,17 @@ class EmpiricalRisk(StrictModel):
     l2: Weight = 0.0
 
 
+def _point_data_kind(raw: Any) -> str:
+    """``table_data`` for a table (it has ``table``), else ``example_data`` (which reports
+    what is wrong with anything else)."""
+    table = ("table" in raw) if isinstance(raw, dict) else isinstance(raw, TableData)
+    return "table_data" if table else "example_data"
+
+
 #: A point risk's data: a feature matrix, or a calibrated model's table (:mod:`.tables`).
 PointData = Annotated[Annotated[ExampleData, Tag("example_data")]
                       | Annotated[TableData, Tag("table_data")],
-                      Discriminator(lambda raw: "table_data" if "table" in (
-                          raw if isinstance(raw, dict) else vars(raw)) else "example_data")]
+                      Discriminator(_point_data_kind)]
 
 
 class PointRisk(EmpiricalRisk):
