@@ -19,7 +19,7 @@ from service import problems, ui
 from service.auth import KeyRing
 from service.metrics import HttpMetrics, metrics_registry
 from service.openapi import openapi_schema
-from service.routes import health, jobs
+from service.routes import algorithms, health, jobs
 from worker.queue.workers import reap_abandoned
 from worker.settings import ServiceSettings, load_settings
 
@@ -43,6 +43,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     problems.install(app)
     app.add_middleware(HttpMetrics, latency=latency)
     app.include_router(jobs.router)
+    app.include_router(algorithms.router)
     app.include_router(health.router)
     ui.install(app)
     app.openapi = lambda: openapi_schema(app)  # type: ignore[method-assign]

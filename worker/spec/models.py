@@ -19,6 +19,7 @@ from pydantic import (
     model_validator,
 )
 
+from worker.catalogue import algorithm_names
 from worker.data.refs import MAX_SIZE, MatrixValue, VectorValue
 from worker.errors import SpecError
 from worker.losses import LOSS_NAMES, PAIRWISE_HINGE, SOFTMAX_CROSS_ENTROPY
@@ -46,8 +47,9 @@ MAX_LAYERS = 16
 MAX_CLASSES = 10_000
 MAX_TERMS = 256
 
-ALGORITHMS = ("auto", "lighttouch", "fulltouch", "midtouch", "projected_sgd", "epro_sgd",
-              "epro_orda", "svrg_ol", "lagrangian", "proxy_lagrangian")
+#: The names ``solver.algorithm`` accepts: ``auto`` and the catalogue's
+#: (:data:`worker.catalogue.CATALOGUE`).
+ALGORITHMS = algorithm_names()
 
 
 class StrictModel(BaseModel):
@@ -263,7 +265,7 @@ Constraint = Annotated[
 
 
 #: What trains networks, multiclass and robust problems (:attr:`Spec.network`).
-NETWORK_ALGORITHMS = ("auto", "lagrangian", "proxy_lagrangian")
+NETWORK_ALGORITHMS = algorithm_names(networks=True)
 
 
 class Minibatch(StrictModel):
