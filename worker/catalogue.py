@@ -59,6 +59,9 @@ class Algorithm:
         network game of :mod:`worker.algorithms.network_games`, played under this name).
     needs_l2 : bool
         Whether it needs a strongly convex objective (``objective.l2 > 0``).
+    partitioned : bool
+        Whether it reads examples left in partitions (:mod:`worker.distributed`): its runner
+        then takes them open as ``source=``.
     """
 
     runner: str
@@ -66,6 +69,7 @@ class Algorithm:
     rates: bool = False
     networks: bool = False
     needs_l2: bool = False
+    partitioned: bool = False
 
     def load(self) -> Callable[..., Any]:
         """The runner function (imported on first use)."""
@@ -80,7 +84,8 @@ CATALOGUE: dict[str, Algorithm] = {
     "projected_sgd": Algorithm("worker.algorithms.touch:run_projected_sgd"),
     "epro_sgd": Algorithm("worker.algorithms.epro:run_epro_sgd", needs_l2=True),
     "epro_orda": Algorithm("worker.algorithms.epro_orda:run_epro_orda", needs_l2=True),
-    "svrg_ol": Algorithm("worker.algorithms.svrg_ol:run_svrg_ol", options="svrg"),
+    "svrg_ol": Algorithm("worker.algorithms.svrg_ol:run_svrg_ol", options="svrg",
+                         partitioned=True),
     "lagrangian": Algorithm("worker.algorithms.games:run_lagrangian", options="game",
                             rates=True, networks=True),
     "proxy_lagrangian": Algorithm("worker.algorithms.games:run_proxy_lagrangian",

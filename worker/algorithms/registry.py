@@ -26,6 +26,7 @@ from collections.abc import Callable
 from worker.algorithms.loop import ProgressCallback
 from worker.algorithms.options import SolverOptions, Trajectory
 from worker.catalogue import AUTO, CATALOGUE, Algorithm
+from worker.distributed.batch import PartitionedBatch
 from worker.errors import SpecError
 from worker.problem.compiled import CompiledProblem
 
@@ -53,14 +54,24 @@ def choose_algorithm(problem: CompiledProblem, requested: str) -> str:
 
 
 def run_algorithm(problem: CompiledProblem, options: SolverOptions,
-                  progress: ProgressCallback | None = None) -> Trajectory:
-    """Run the chosen algorithm; return candidates for the shrinking LP and the counters."""
+                  progress: ProgressCallback | None = None,
+                  source: PartitionedBatch | None = None) -> Trajectory:
+    """Run the chosen algorithm; return candidates for the shrinking LP and the counters.
+    ``source``: the examples' partitions, open, for an algorithm that reads them
+    (:attr:`worker.catalogue.Algorithm.partitioned`)."""
     name = choose_algorithm(problem, options.algorithm)
     algorithm = ALGORITHMS[name]
     if problem.rates is not None and not algorithm.rates:
         raise SpecError.at("solver.algorithm", f"{name} cannot handle rate constraints (they "
                            "have no gradient); choose proxy_lagrangian, lagrangian or auto")
     started = time.perf_counter()
-    trajectory = algorithm.load()(problem, options, progress, started + options.time_limit_s)
+    run = algorithm.load()
+    deadline = started + options.time_limit_s
+    if source is not None:
+        if not algorithm.partitioned:
+            raise SpecError.at("solver.algorithm", f"{name} does not read partitioned data")
+        trajectory = run(problem, options, progress, deadline, source=source)
+    else:
+        trajectory = run(problem, options, progress, deadline)
     trajectory.stats["solve_s"] = time.perf_counter() - started
     return trajectory

@@ -272,12 +272,12 @@ def executor_for(workers: int | None) -> Iterator[Executor]:
 
 
 @contextmanager
-def open_batch_phase(problem: CompiledProblem, options: SvrgOptions,
-                     seed: int) -> Iterator[PartitionedBatch]:
-    """The batch backend for one solve: the partitioned data already open
-    (``options.source``), else partitions of the compiled problem."""
-    if isinstance(options.source, PartitionedBatch):
-        yield options.source
+def open_batch_phase(problem: CompiledProblem, options: SvrgOptions, seed: int,
+                     source: PartitionedBatch | None = None) -> Iterator[PartitionedBatch]:
+    """The batch backend for one solve: the partitioned data already open (``source``),
+    else partitions of the compiled problem."""
+    if source is not None:
+        yield source
         return
     with executor_for(options.workers if use_cluster(problem, options) else 0) as executor:
         yield CompiledBatch(executor, problem, options, seed)

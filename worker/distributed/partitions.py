@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from worker.catalogue import CATALOGUE
 from worker.data.formats import REGISTRY
 from worker.data.formats.numpy_files import NpyLayout, npy_layout
 from worker.data.formats.tabular import csv_names
@@ -95,12 +96,14 @@ class PartitionPlan:
 def plan_partitions(spec: Spec, roots: Sequence[Path], partition_rows: int,
                     partition_bytes: int,
                     settings: DataSettings | None = None) -> PartitionPlan | None:
-    """The plan for an svrg_ol objective whose examples are references workers can read;
+    """The plan for an objective whose examples are references workers can read, solved by
+    an algorithm that reads partitions (:attr:`worker.catalogue.Algorithm.partitioned`);
     None when the driver must read them itself (inline values, ``data:`` URIs, ``sha256``,
     ``pairwise_hinge``, rate constraints, labels neither in the features file nor ``npy``).
     """
     objective = spec.objective
-    if spec.solver.algorithm != "svrg_ol" or not isinstance(objective, EmpiricalRisk) \
+    algorithm = CATALOGUE.get(spec.solver.algorithm)
+    if algorithm is None or not algorithm.partitioned or not isinstance(objective, EmpiricalRisk) \
             or objective.loss == "pairwise_hinge" \
             or any(isinstance(c, RateConstraint) for c in spec.constraints):
         return None

@@ -51,9 +51,8 @@ DIVERGED = ("the run diverged: its iterates or their objective values are not fi
 DEFAULT_ITERATIONS = 200_000
 
 
-def solver_options(solver: Solver, source: PartitionedBatch | None = None) -> SolverOptions:
-    """The plain options the algorithms take, from the spec's ``solver`` block (and, for
-    svrg_ol on partitioned data, the open batch phase holding it)."""
+def solver_options(solver: Solver) -> SolverOptions:
+    """The plain options the algorithms take, from the spec's ``solver`` block."""
     minibatch = None if solver.minibatch == "auto" else (
         solver.minibatch.k_f, solver.minibatch.k_g, solver.minibatch.k_p)
     aggregate = None if solver.aggregate == "auto" else int(solver.aggregate)
@@ -66,7 +65,7 @@ def solver_options(solver: Solver, source: PartitionedBatch | None = None) -> So
         eta_w=None if solver.eta_w == "auto" else float(solver.eta_w), eta_p=solver.eta_p,
         minibatch=minibatch, aggregate=aggregate,
         p_update=solver.p_update, candidates=solver.candidates,
-        svrg=SvrgOptions.from_spec(solver.svrg, source), game=GameOptions.from_spec(solver.game))
+        svrg=SvrgOptions.from_spec(solver.svrg), game=GameOptions.from_spec(solver.game))
 
 
 def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None, *,
@@ -107,7 +106,7 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
         with open_partitioned(plan, options, model.solver.seed) as batch:
             problem = compile_problem(model, source, width_elsewhere=batch.d)
             check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
-            result = _solved(model, problem, solver_options(model.solver, batch), progress,
+            result = _solved(model, problem, solver_options(model.solver), progress,
                              started, batch)
         source.stats.bytes_read += plan.size
         result.stats["partitions"] = len(plan.pieces)
@@ -125,7 +124,7 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
     load_s = time.perf_counter() - started
     polishing = polishes(model.solver.polish, problem, in_memory=batch is None)
     trajectory = run_algorithm(problem, algorithm_options(options) if polishing else options,
-                               progress)
+                               progress, batch)
     trajectory.candidates.keep_finite()
     if polishing:
         add_polished(problem, trajectory, started + options.time_limit_s, options.tolerance,

@@ -10,21 +10,37 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, BinaryIO
+from typing import BinaryIO, Protocol
 
 from worker.data.formats.parsed import Parsed
 
-if TYPE_CHECKING:
-    from worker.data.refs import DataRef
+
+class ReadOptions(Protocol):
+    """The options of a reference that readers use (a :class:`~worker.data.refs.DataRef`
+    is one; the formats never import the references, which import the formats)."""
+
+    @property
+    def key(self) -> str | None: ...
+    @property
+    def header(self) -> bool: ...
+    @property
+    def columns(self) -> list[str | int] | None: ...
+    @property
+    def label_column(self) -> str | int | None: ...
+    @property
+    def zero_based(self) -> bool | None: ...
+    @property
+    def n_features(self) -> int | None: ...
+
 
 #: Reads a whole file: (seekable stream, reference, JSON path) -> values and labels.
-Reader = Callable[[BinaryIO, "DataRef", str], Parsed]
+Reader = Callable[[BinaryIO, ReadOptions, str], Parsed]
 
 #: The rows of each row group (or record batch) of a columnar file, read from its footer.
 GroupRows = Callable[[BinaryIO], list[int]]
 
 #: Reads some row groups of a columnar file: (stream, group indices, reference, JSON path).
-GroupReader = Callable[[BinaryIO, Sequence[int], "DataRef", str], Parsed]
+GroupReader = Callable[[BinaryIO, Sequence[int], ReadOptions, str], Parsed]
 
 
 @dataclass(frozen=True)
@@ -86,7 +102,7 @@ class DataFormat:
     column_vector: bool = False
     partitions: Partitioning = WHOLE
 
-    def carries_labels(self, ref: DataRef) -> bool:
+    def carries_labels(self, ref: ReadOptions) -> bool:
         """True when the file ``ref`` names holds labels next to its features."""
         return self.labelled or ("label_column" in self.options
                                  and ref.label_column is not None)

@@ -13,19 +13,17 @@ index is 0 is taken as one-based (the rule of ``sklearn.datasets.load_svmlight_f
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, BinaryIO
+from typing import BinaryIO
 
 import numpy as np
 import scipy.sparse as sp
 
 from worker.data.formats.expansion import check_expansion
 from worker.data.formats.parsed import Parsed
+from worker.data.formats.record import ReadOptions
 from worker.data.sizes import MAX_SIZE
 from worker.errors import DataError
 from worker.kernels import svmlight as kernel
-
-if TYPE_CHECKING:
-    from worker.data.refs import DataRef
 
 #: Bytes read per chunk.
 CHUNK_BYTES = 16 * 2**20
@@ -99,7 +97,7 @@ class _Output:
         self.data[destination[~is_label]] = values[~is_label]
 
 
-def read_svmlight(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
+def read_svmlight(stream: BinaryIO, ref: ReadOptions, path: str) -> Parsed:
     """The file's features as CSR (rows, n_features) and its labels (rows,)."""
     output = _parsed(stream, path)
     return Parsed(_matrix(output, ref, path), output.labels[:output.row])
@@ -164,7 +162,7 @@ def _count(stream: BinaryIO) -> tuple[int, int]:
     return lines + (last != b"\n"), colons
 
 
-def _matrix(output: _Output, ref: DataRef, path: str) -> sp.csr_matrix:
+def _matrix(output: _Output, ref: ReadOptions, path: str) -> sp.csr_matrix:
     """The CSR matrix, with indices shifted to zero-based and the width checked."""
     indices = output.indices[:output.nnz]
     zero_based = ref.zero_based if ref.zero_based is not None else output.min_index == 0
