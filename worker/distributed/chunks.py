@@ -12,8 +12,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from worker.data.formats import REGISTRY, Values
-from worker.data.formats.svmlight import read_svmlight_lines
-from worker.data.formats.tabular import read_csv_lines
 from worker.data.read import read_examples, read_matrix
 from worker.data.refs import DataRef
 from worker.distributed.partitions import (
@@ -59,10 +57,8 @@ def read_chunk(plan: PartitionPlan, k: int, settings: DataSettings | None = None
             return Chunk(_canonical(parsed.values), parsed.labels)
         block = _lines(stream, piece, plan.begin, plan.size)
     where = f"{FEATURES} (the partition at bytes {piece.start}-{piece.stop}, counting its lines)"
-    if ref.format == "svmlight":
-        features, labels = read_svmlight_lines(block, where)
-        return Chunk(_canonical(features), labels)
-    parsed = _parsing(lambda: read_csv_lines(block, plan.names, ref, where), ref, where)
+    read_lines = REGISTRY[ref.format].partitions.read_lines
+    parsed = _parsing(lambda: read_lines(block, plan.names, ref, where), ref, where)
     return Chunk(_canonical(parsed.values), parsed.labels)
 
 

@@ -13,6 +13,7 @@ index is 0 is taken as one-based (the rule of ``sklearn.datasets.load_svmlight_f
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from typing import BinaryIO
 
 import numpy as np
@@ -119,6 +120,37 @@ def read_svmlight_lines(block: bytes, path: str) -> tuple[sp.csr_matrix, np.ndar
                               output.indptr[:output.row + 1]),
                              shape=(output.row, output.max_index + 1))
     return features, output.labels[:output.row]
+
+
+def read_svmlight_block(block: bytes, names: Sequence[str], ref: ReadOptions,
+                        path: str) -> Parsed:
+    """:func:`read_svmlight_lines` as a line reader of the format's record (svmlight has
+    no header, and its index base is settled by :func:`svmlight_columns`)."""
+    features, labels = read_svmlight_lines(block, path)
+    return Parsed(features, labels)
+
+
+def svmlight_columns(ref: ReadOptions, first_zero: int | None, width: int, widest: int,
+                     path: str) -> tuple[int, int]:
+    """The index base and width of a partitioned svmlight file: one-based unless an index
+    is 0 (or ``zero_based`` says), at most ``n_features`` wide.
+
+    ``first_zero``: the global row of the first index 0 (None: no index 0); ``width``: the
+    largest index + 1; ``widest``: the global row holding it.
+    """
+    zero_based = ref.zero_based if ref.zero_based is not None else first_zero is not None
+    if not zero_based and first_zero is not None:
+        raise DataError(path, f"row {first_zero} has feature index 0 but the reference "
+                              f"says \"zero_based\": false; set it to true")
+    base = 0 if zero_based else 1
+    width = max(width - base, 0)
+    if ref.n_features is not None:
+        if width > ref.n_features:
+            raise DataError(path, f"row {widest} has feature index {width - 1 + base}, beyond "
+                                  f"n_features = {ref.n_features}; raise n_features or fix "
+                                  f"the file")
+        width = ref.n_features
+    return base, width
 
 
 def _parsed(stream: BinaryIO, path: str) -> _Output:

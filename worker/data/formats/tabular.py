@@ -54,6 +54,13 @@ def read_csv(stream: BinaryIO, ref: ReadOptions, path: str) -> Parsed:
                      pa_csv.ReadOptions(autogenerate_column_names=not ref.header))
 
 
+def csv_header(line: bytes, ref: ReadOptions, path: str) -> tuple[int, tuple[str, ...]]:
+    """The bytes a csv file's header takes (none without ``header``) and its column names,
+    from its first ``line``."""
+    names = tuple(csv_names(io.BytesIO(line), ref.header, path))
+    return (len(line) if ref.header else 0), names
+
+
 def read_csv_lines(block: bytes, names: Sequence[str], ref: ReadOptions, path: str) -> Parsed:
     """Whole lines of a csv file, without its header (one partition,
     :mod:`worker.distributed.partitions`); ``names`` are the file's columns (:func:`csv_names`)."""
