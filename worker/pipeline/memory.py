@@ -12,8 +12,9 @@ from worker.data.sizes import gib
 from worker.errors import SpecError
 from worker.problem.compiled import CompiledProblem
 from worker.problem.constraint_types import CONSTRAINT_TYPES
+from worker.problem.model_types import MODEL_TYPES
 from worker.problem.network import NetworkProblem
-from worker.spec.models import MlpModel, Spec
+from worker.spec.models import Spec
 
 _KERNEL_ARRAYS_PER_COORDINATE = 9   # w, running sum, stamps, two step buffers and their marks
 _NETWORK_ARRAYS = 4                  # theta, direction, AdaGrad sums, the mean
@@ -60,11 +61,7 @@ def network_memory_parts(problem: NetworkProblem, candidates: int) -> dict[str, 
 def _declared_parameters(spec: Spec) -> int:
     """Parameters the spec fixes: a linear model's declared ``dimension``; an MLP's hidden
     layers (and its first layer when ``dimension`` is declared)."""
-    d = spec.dimension or 0
-    if not isinstance(spec.model, MlpModel):
-        return d
-    widths = [d, *spec.model.hidden, 1]
-    return sum(a * b + b for a, b in zip(widths[:-1], widths[1:], strict=True))
+    return MODEL_TYPES[spec.model.type].declared_parameters(spec.model, spec.dimension or 0)
 
 
 def declared_parts(spec: Spec) -> dict[str, int]:

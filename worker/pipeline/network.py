@@ -107,6 +107,5 @@ def summarize_network(spec: Spec, problem: NetworkProblem, trajectory: Trajector
         expected=Expected(objective=float((weights @ losses).max()),
                           max_violation=expected_violation(weights, rates)),
         mean=mean, projected=projected, single=single,
-        model=NetworkModel(type="mlp" if network.bias else "linear", sizes=list(network.sizes),
-                           bias=network.bias),
+        model=NetworkModel(type=spec.model.type, sizes=list(network.sizes), bias=network.bias),
         stats=stats, notes=list(problem.notes))

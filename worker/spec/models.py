@@ -11,7 +11,6 @@ import math
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     ValidationError,
@@ -23,6 +22,8 @@ from worker.catalogue import algorithm_names
 from worker.data.refs import MAX_SIZE, MatrixValue, VectorValue
 from worker.errors import SpecError
 from worker.losses import LOSS_NAMES, PAIRWISE_HINGE, SOFTMAX_CROSS_ENTROPY
+from worker.spec.model_types import LinearModel, Model
+from worker.spec.strict import StrictModel
 
 #: The largest ``solver.iterations``: far beyond any time limit, well inside the kernels'
 #: 64-bit counters.
@@ -40,23 +41,14 @@ Scale = Annotated[float, Field(gt=0, le=MAX_SCALE, allow_inf_nan=False)]
 #: A regularization weight.
 Weight = Annotated[float, Field(ge=0.0, le=MAX_SCALE, allow_inf_nan=False)]
 
-#: The most units of a hidden layer, hidden layers of a network, classes of a multiclass loss
-#: and terms of a robust objective (memory is bounded by the job budget besides).
-MAX_UNITS = 65_536
-MAX_LAYERS = 16
+#: The most classes of a multiclass loss and terms of a robust objective (memory is bounded
+#: by the job budget besides).
 MAX_CLASSES = 10_000
 MAX_TERMS = 256
 
 #: The names ``solver.algorithm`` accepts: ``auto`` and the catalogue's
 #: (:data:`worker.catalogue.CATALOGUE`).
 ALGORITHMS = algorithm_names()
-
-
-class StrictModel(BaseModel):
-    """Base model: unknown fields are errors, and values are never converted ("4" is not the
-    integer 4, ``true`` is not 1, 1.0 is not an integer)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class Bounds(StrictModel):
@@ -153,26 +145,6 @@ class MaxOf(StrictModel):
 
 
 Objective = Annotated[EmpiricalRisk | Quadratic | MaxOf, Field(discriminator="type")]
-
-
-class LinearModel(StrictModel):
-    """Scores x.w (one output), or x W with W (d, K) for softmax_cross_entropy."""
-
-    type: Literal["linear"]
-
-
-class MlpModel(StrictModel):
-    """A network of dense layers (:mod:`worker.kernels.network`): ``hidden`` ReLU layers of
-    the given widths, biases on every layer, weights initialized from ``init_seed``."""
-
-    type: Literal["mlp"]
-    hidden: list[Annotated[int, Field(ge=1, le=MAX_UNITS)]] = Field(min_length=1,
-                                                                    max_length=MAX_LAYERS)
-    activation: Literal["relu"] = "relu"
-    init_seed: int = Field(0, ge=0, lt=2**63)
-
-
-Model = Annotated[LinearModel | MlpModel, Field(discriminator="type")]
 
 
 class LinearConstraint(StrictModel):
@@ -369,7 +341,7 @@ class Spec(StrictModel):
     def network(self) -> bool:
         """Whether the network games solve it (:mod:`worker.algorithms.network_games`): an
         MLP, K scores, or a robust objective."""
-        return (isinstance(self.model, MlpModel) or isinstance(self.objective, MaxOf)
+        return (self.model.network or isinstance(self.objective, MaxOf)
                 or any(t.loss == SOFTMAX_CROSS_ENTROPY for t in self.terms))
 
     @model_validator(mode="after")
