@@ -27,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from worker.data.cache import ParsedCache
+from worker.data.csr import as_csr
 from worker.data.formats import REGISTRY, Parsed, Reader, Values
 from worker.data.refs import CooMatrix, DataRef, MatrixValue, VectorValue
 from worker.data.sources import open_source
@@ -221,10 +222,7 @@ def _csr(matrix: sp.spmatrix | sp.sparray, path: str) -> sp.csr_matrix:
     if matrix.dtype.kind not in _REAL_KINDS:
         raise DataError(path, f"holds {matrix.dtype} values; need real numbers (float, integer "
                               f"or bool)")
-    with np.errstate(over="ignore", invalid="ignore"):
-        csr = sp.csr_matrix(matrix, dtype=np.float64)
-    csr.sum_duplicates()
-    return csr
+    return as_csr(matrix)
 
 
 def _normalized(parsed: Parsed, path: str) -> Parsed:
