@@ -1,6 +1,8 @@
 """The runners of the algorithms of :data:`worker.catalogue.CATALOGUE`, and the ``auto`` rule.
 
-``auto``: proxy_lagrangian when there are rate constraints; else FullTouch when m <= 16
+``auto``: proxy_lagrangian when there are rate constraints (§6.2 of the games paper); else,
+for a network, multiclass or robust problem, lagrangian (§6.1's robust problem; with no
+constraint to play, both games are AdaGrad on the loss); else FullTouch when m <= 16
 (checking everything is as cheap as sampling, paper §3.2's k > m case), LightTouch
 (Algorithm 4) otherwise; but Epro-SGD instead of FullTouch when the
 objective is strongly convex (l2 > 0) and m <= 16, and Epro-ORDA instead of Epro-SGD when
@@ -29,6 +31,7 @@ from worker.catalogue import AUTO, CATALOGUE, Algorithm
 from worker.distributed.batch import PartitionedBatch
 from worker.errors import SpecError
 from worker.problem.compiled import CompiledProblem
+from worker.problem.network import NetworkProblem
 
 FULLTOUCH_MAX_M = 16
 
@@ -40,12 +43,14 @@ Runner = Callable[[CompiledProblem, SolverOptions, ProgressCallback | None, floa
 ALGORITHMS: dict[str, Algorithm] = CATALOGUE
 
 
-def choose_algorithm(problem: CompiledProblem, requested: str) -> str:
-    """Resolve ``auto`` (see the module docstring)."""
+def choose_algorithm(problem: CompiledProblem | NetworkProblem, requested: str) -> str:
+    """Resolve ``auto`` (see the module docstring) for a linear or a network problem."""
     if requested != AUTO:
         return requested
     if problem.rates is not None:
         return "proxy_lagrangian"
+    if isinstance(problem, NetworkProblem):
+        return "lagrangian"
     if problem.m <= FULLTOUCH_MAX_M:
         if problem.objective.l2 > 0:
             return "epro_orda" if problem.objective.l1 > 0 else "epro_sgd"

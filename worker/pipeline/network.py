@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from worker.algorithms.loop import ProgressCallback
 from worker.algorithms.network_games import run_network_game
 from worker.algorithms.options import SolverOptions, Trajectory
+from worker.algorithms.registry import choose_algorithm
 from worker.candidates.best_single import best_single
 from worker.candidates.shrink import best_mixture, best_robust_mixture, expected_violation
 from worker.errors import SolverError
@@ -26,23 +27,12 @@ from worker.projection import project
 from worker.result import Expected, Member, NetworkModel, Point, Projected, Result, Sizes
 from worker.spec.models import Spec
 
-DIVERGED = ("the run diverged: its parameters or their losses are not finite numbers (NaN or "
-            "infinite); lower solver.eta_w (or leave it \"auto\"), or give finite bounds")
-
-
-def network_algorithm(problem: NetworkProblem, requested: str) -> str:
-    """``auto``: the proxy-Lagrangian with rate constraints (§6.2), else the Lagrangian
-    (§6.1's robust problem; with no constraint to play, both are AdaGrad on the loss)."""
-    if requested != "auto":
-        return requested
-    return "proxy_lagrangian" if problem.rates is not None else "lagrangian"
-
 
 def solve_network(spec: Spec, problem: NetworkProblem, options: SolverOptions,
                   progress: ProgressCallback | None) -> Result:
     """Run the game, shrink, and summarize (module docstring)."""
     started = time.perf_counter()
-    name = network_algorithm(problem, options.algorithm)
+    name = choose_algorithm(problem, options.algorithm)
     trajectory = run_network_game(problem, options, name, progress,
                                   started + options.time_limit_s)
     trajectory.stats["solve_s"] = time.perf_counter() - started
@@ -55,13 +45,13 @@ def summarize_network(spec: Spec, problem: NetworkProblem, trajectory: Trajector
     mixture, its mean and, without rate constraints, the mean clipped to the box."""
     candidates = trajectory.candidates
     if not candidates.solutions:
-        raise SolverError(DIVERGED)
+        raise SolverError.diverged()
     thetas = np.array(candidates.solutions)
     began = time.perf_counter()
     losses = problem.term_losses(thetas)
     rates = problem.rate_values(thetas)
     if not np.isfinite(losses).all():
-        raise SolverError(DIVERGED)
+        raise SolverError.diverged()
     objectives = losses.max(axis=1)  # the worst term (robust) or the one term, (T,)
     weights = best_robust_mixture(losses, rates) if problem.robust \
         else best_mixture(objectives, rates)

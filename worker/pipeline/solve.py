@@ -42,10 +42,6 @@ from worker.result import Expected, Member, Point, Projected, Result, Sizes
 from worker.settings import DaskSettings, data_roots
 from worker.spec.models import Solver, Spec, parse_spec
 
-DIVERGED = ("the run diverged: its iterates or their objective values are not finite numbers "
-            "(NaN or infinite); lower solver.eta_w or solver.gamma (or leave them \"auto\"), "
-            "or give finite bounds")
-
 #: The budget of ``iterations: "auto"`` for the algorithms without a stopping rule (Epro,
 #: MidTouch, the games, SVRG OL).
 DEFAULT_ITERATIONS = 200_000
@@ -159,10 +155,10 @@ def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: 
     solutions = np.array(candidates.solutions)
     began = time.perf_counter()
     if not candidates.solutions:
-        raise SolverError(DIVERGED)
+        raise SolverError.diverged()
     scores = score_candidates(arrays, problem, solutions, values)
     if not np.isfinite(scores.objectives).all():
-        raise SolverError(DIVERGED)
+        raise SolverError.diverged()
     weights = best_mixture(scores.objectives, scores.violations)
     lp_s = time.perf_counter() - began
     chosen = np.flatnonzero(weights)
