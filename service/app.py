@@ -20,8 +20,8 @@ from service.auth import KeyRing
 from service.metrics import HttpMetrics, metrics_registry
 from service.openapi import openapi_schema
 from service.routes import algorithms, health, jobs
+from service.settings import ServiceSettings, load_service_settings
 from worker.queue.workers import reap_abandoned
-from worker.settings import ServiceSettings, load_settings
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ STREAM_READ_MARGIN_S = 10.0
 
 def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     """A configured app; settings default to the ``LIGHTTOUCH_*`` environment."""
-    settings = settings or load_settings(service=True)
+    settings = settings or load_service_settings()
     app = FastAPI(title="LightTouch", version=version("lighttouch"), lifespan=_lifespan,
                   description="Heavily constrained stochastic optimization as a service.")
     app.state.settings = settings

@@ -22,7 +22,7 @@ ALLOWED = {
     "worker.data": {"worker.errors", "worker.kernels", "worker.losses", "worker.settings"},
     "worker.spec": {"worker.catalogue", "worker.data", "worker.errors", "worker.losses"},
     "worker.problem": {"worker.data", "worker.errors", "worker.kernels", "worker.losses",
-                       "worker.spec"},
+                       "worker.settings", "worker.spec"},
     "worker.projection": {"worker.kernels", "worker.problem"},
     "worker.candidates": {"worker.errors", "worker.kernels", "worker.problem"},
     "worker.distributed": {"worker.catalogue", "worker.data", "worker.errors", "worker.kernels",

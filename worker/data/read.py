@@ -29,6 +29,7 @@ import scipy.sparse as sp
 from worker.data.cache import ParsedCache
 from worker.data.csr import as_csr
 from worker.data.formats import REGISTRY, Parsed, Reader, Values
+from worker.data.formats.expansion import expansion_budget
 from worker.data.refs import CooMatrix, DataRef, MatrixValue, VectorValue
 from worker.data.sources import open_source
 from worker.data.sources.wording import brief
@@ -286,7 +287,8 @@ def _load(ref: DataRef, path: str, roots: Sequence[Path], settings: DataSettings
             size = stream.seek(0, io.SEEK_END)
             stream.seek(0)
             try:
-                parsed = _normalized(_parse(reader, stream, ref, path), path)
+                with expansion_budget(settings.max_job_bytes):
+                    parsed = _normalized(_parse(reader, stream, ref, path), path)
             except MemoryError:
                 raise DataError(path, f"reading {brief(ref.uri)} needs more memory than this "
                                       f"process may use; use smaller data, or ask the "

@@ -13,6 +13,7 @@ import scipy.sparse as sp
 
 from worker.data.csr import as_csr
 from worker.data.formats import REGISTRY
+from worker.data.formats.expansion import expansion_budget
 from worker.data.read import read_examples, read_matrix
 from worker.data.refs import DataRef
 from worker.distributed.partitions import (
@@ -45,7 +46,8 @@ def read_chunk(plan: PartitionPlan, k: int, settings: DataSettings | None = None
     piece, ref, roots = plan.pieces[k], plan.features, [Path(r) for r in plan.roots]
     if plan.layout == WHOLE:
         return _whole(plan, roots, settings)
-    with open_ranges(ref, FEATURES, roots, settings) as stream:
+    with open_ranges(ref, FEATURES, roots, settings) as stream, \
+            expansion_budget(settings.max_job_bytes):
         if plan.layout == NPY:
             npy = plan.npy
             block = read_range(stream, npy.offset + piece.start * npy.row_bytes,
@@ -59,7 +61,8 @@ def read_chunk(plan: PartitionPlan, k: int, settings: DataSettings | None = None
         block = _lines(stream, piece, plan.begin, plan.size)
     where = f"{FEATURES} (the partition at bytes {piece.start}-{piece.stop}, counting its lines)"
     read_lines = REGISTRY[ref.format].partitions.read_lines
-    parsed = _parsing(lambda: read_lines(block, plan.names, ref, where), ref, where)
+    with expansion_budget(settings.max_job_bytes):
+        parsed = _parsing(lambda: read_lines(block, plan.names, ref, where), ref, where)
     return Chunk(as_csr(parsed.values, drop_zeros=True), parsed.labels)
 
 

@@ -39,7 +39,7 @@ from worker.problem.compile_network import compile_network_problem
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project
 from worker.result import Expected, Member, Point, Projected, Result, Sizes
-from worker.settings import DaskSettings, data_roots
+from worker.settings import DaskSettings, data_roots, data_settings, read_settings
 from worker.spec.models import Solver, Spec, parse_spec
 
 #: The budget of ``iterations: "auto"`` for the algorithms without a stopping rule (Epro,
@@ -79,12 +79,17 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
         Directories ``file://`` URIs may read; default ``LIGHTTOUCH_DATA_ROOTS`` or the cwd.
     max_job_bytes : int, optional
         Refuse (:class:`~worker.errors.SpecError`) a problem whose memory estimate exceeds
-        it, from the spec before reading data and again once the data are compiled.
+        it, from the spec before reading data and again once the data are compiled; also
+        the budget of each file read. Default ``LIGHTTOUCH_MAX_JOB_BYTES`` for the files and
+        no check of the estimate.
+
+    Settings are resolved here, once, and passed down.
     """
     started = time.perf_counter()
     model = parse_spec(spec)
     check_memory(declared_parts(model), max_job_bytes)
-    source = DataSource(roots if roots is not None else data_roots())
+    data = data_settings(max_job_bytes)
+    source = DataSource(roots if roots is not None else data_roots(), settings=data)
     svrg = model.solver.svrg
     if model.network:  # networks, multiclass and robust objectives are never partitioned
         problem = compile_network_problem(model, source)
@@ -93,7 +98,7 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
         result = solve_network(model, problem, solver_options(model.solver), progress)
         result.stats["load_s"] = load_s
     elif (plan := plan_partitions(model, source.roots, svrg.partition_rows,
-                                  DaskSettings().partition_bytes)) is None:
+                                  read_settings(DaskSettings).partition_bytes, data)) is None:
         problem = compile_problem(model, source)
         check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
         result = _solved(model, problem, solver_options(model.solver), progress, started)
