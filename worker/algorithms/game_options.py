@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from worker.spec.models import Game
+from worker.spec.solver import Game
 
 
 @dataclass(frozen=True)
