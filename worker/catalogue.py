@@ -42,33 +42,22 @@ AUTO = "auto"
 
 @dataclass(frozen=True)
 class Algorithm:
-    """One algorithm: where its runner is and what it takes.
+    """One algorithm: where its runner is and what it takes (its traits)."""
 
-    Attributes
-    ----------
-    runner : str
-        ``"module:function"`` of ``run(problem, options, progress, deadline) -> Trajectory``
-        (:data:`worker.algorithms.registry.Runner`) on a linear problem.
-    options : str or None
-        The ``solver`` sub-block it reads besides the common settings (``"svrg"``,
-        ``"game"``) or None.
-    rates : bool
-        Whether it handles rate constraints.
-    networks : bool
-        Whether it also trains networks, multiclass and robust problems (their runner is the
-        network game of :mod:`worker.algorithms.network_games`, played under this name).
-    needs_l2 : bool
-        Whether it needs a strongly convex objective (``objective.l2 > 0``).
-    partitioned : bool
-        Whether it reads examples left in partitions (:mod:`worker.distributed`): its runner
-        then takes them open as ``source=``.
-    """
-
+    #: ``"module:function"`` of ``run(problem, options, progress, deadline) -> Trajectory``
+    #: (:data:`worker.algorithms.registry.Runner`) on a linear problem.
     runner: str
+    #: The ``solver`` sub-block it reads besides the common settings (``"svrg"``, ``"game"``).
     options: str | None = None
+    #: It handles rate constraints.
     rates: bool = False
+    #: It also trains networks, multiclass and robust problems (their runner is the network
+    #: game of :mod:`worker.algorithms.network_games`, played under this name).
     networks: bool = False
+    #: It needs a strongly convex objective (``objective.l2 > 0``).
     needs_l2: bool = False
+    #: It reads examples left in partitions (:mod:`worker.distributed`): its runner then
+    #: takes them open as ``source=``.
     partitioned: bool = False
 
     def load(self) -> Callable[..., Any]:

@@ -22,27 +22,17 @@ from worker.spec.model_types import LinearModel, MlpModel
 
 @dataclass(frozen=True)
 class ModelType:
-    """One ``model.type`` of the spec.
-
-    Attributes
-    ----------
-    name : str
-        The spec's ``type``.
-    model : type
-        Its pydantic model in :mod:`worker.spec.model_types` (a member of ``Model``).
-    layers : callable
-        ``(model, d, K) -> Network``: the layout scoring rows of d features with K outputs.
-    declared_parameters : callable
-        ``(model, d) -> int``: parameters the spec fixes, d the declared ``dimension`` (0 if
-        none).
-    from_result : callable
-        ``(sizes, bias) -> Network``: the layout a Result's ``model`` describes.
-    """
+    """One ``model.type`` of the spec: its name, its pydantic model in
+    :mod:`worker.spec.model_types` (a member of ``Model``) and the three functions below."""
 
     name: str
     model: type[BaseModel]
+    #: ``(model, d, K) -> Network``: the layout scoring rows of d features with K outputs.
     layers: Callable[[Any, int, int], Network]
+    #: ``(model, d) -> int``: parameters the spec fixes, d the declared ``dimension`` (0 if
+    #: none).
     declared_parameters: Callable[[Any, int], int]
+    #: ``(sizes, bias) -> Network``: the layout a Result's ``model`` describes.
     from_result: Callable[[tuple[int, ...], bool], Network] = Network
 
     def init_seed(self, model: Any) -> int:
