@@ -11,7 +11,8 @@ from worker.spec.solver import Game
 @dataclass(frozen=True)
 class GameOptions:
     """eta_lambda (None: automatic), the Lagrangian's radius R, the proxy regret type, and
-    the indicators' upper bound the theta-player differentiates (:data:`worker.rates.PROXIES`)."""
+    the indicators' upper bound the theta-player differentiates
+    (:data:`worker.problem.rates.PROXIES`)."""
 
     eta_lambda: float | None = None
     radius: float = math.inf

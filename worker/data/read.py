@@ -1,9 +1,9 @@
 """Read the ``<matrix>`` and ``<vector>`` values of a spec into float64 arrays.
 
-Inline values are converted directly. A :class:`~worker.refs.DataRef` is loaded in four
+Inline values are converted directly. A :class:`~worker.data.refs.DataRef` is loaded in four
 steps, each checked before the next: its URI becomes a policy-checked
 :class:`~worker.data.sources.Source` (nothing is read yet), the source's validator is looked up
-in the :class:`~worker.data_cache.ParsedCache`, and on a miss the bytes are opened (at most
+in the :class:`~worker.data.cache.ParsedCache`, and on a miss the bytes are opened (at most
 ``LIGHTTOUCH_MAX_DATA_BYTES``), their ``sha256`` verified, and parsed by the format's reader
 (:data:`worker.data.formats.REGISTRY`). A matrix from a reference is returned dense when at least
 :data:`DENSE_MIN_DENSITY` of its entries are non-zero, CSR otherwise.

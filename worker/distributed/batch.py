@@ -141,7 +141,7 @@ class PartitionedBatch:
     def gradient(self, anchor: np.ndarray, round_index: int, batch_size: int,
                  serial_rows: int = 0) -> BatchGradient:
         """grad F^(anchor) over round ``round_index``'s batch of about ``batch_size`` rows,
-        and, when :attr:`sampled`, about ``serial_rows`` examples for the serial phase."""
+        and, when ``sampled``, about ``serial_rows`` examples for the serial phase."""
         began = time.perf_counter()
         what = f"svrg_ol batch phase {round_index + 1}"
         run = self.executor

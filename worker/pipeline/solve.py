@@ -74,7 +74,7 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
         A problem spec (README "Problem spec"); invalid specs raise
         :class:`~worker.errors.SpecError`.
     progress : callable, optional
-        Called with a :class:`~worker.algorithms.driver.Progress` between chunks.
+        Called with a :class:`~worker.algorithms.loop.Progress` between chunks.
     roots : sequence of Path, optional
         Directories ``file://`` URIs may read; default ``LIGHTTOUCH_DATA_ROOTS`` or the cwd.
     max_job_bytes : int, optional

@@ -1,4 +1,4 @@
-"""Spec → :class:`~worker.problem.CompiledProblem`: read the data, check it against the
+"""Spec → :class:`~worker.problem.compiled.CompiledProblem`: read the data, check it against the
 dimension, and compile every constraint block by its type's record in
 :data:`~worker.problem.constraint_types.CONSTRAINT_TYPES` (linear types into unit-norm rows of
 one CSR matrix, rates into one rate set).
