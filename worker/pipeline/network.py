@@ -10,6 +10,7 @@ the m+1 bound on the support.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -36,8 +37,8 @@ def solve_network(spec: Spec, problem: NetworkProblem, options: SolverOptions,
     trajectory = run_network_game(problem, options, name, progress,
                                   started + options.time_limit_s)
     trajectory.stats["solve_s"] = time.perf_counter() - started
-    trajectory.candidates.keep_finite()
-    return summarize_network(spec, problem, trajectory)
+    return summarize_network(spec, problem,
+                             replace(trajectory, candidates=trajectory.candidates.finite()))
 
 
 def summarize_network(spec: Spec, problem: NetworkProblem, trajectory: Trajectory) -> Result:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ from worker.pipeline.memory import (
     network_memory_parts,
 )
 from worker.pipeline.network import solve_network
-from worker.pipeline.polishing import add_polished, algorithm_options, polishes
+from worker.pipeline.polishing import algorithm_options, polished_candidates, polishes
 from worker.problem.compile import DataSource, compile_problem
 from worker.problem.compile_network import compile_network_problem
 from worker.problem.compiled import CompiledProblem
@@ -126,11 +127,13 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
     polishing = polishes(model.solver.polish, problem, in_memory=batch is None)
     trajectory = run_algorithm(problem, algorithm_options(options) if polishing else options,
                                progress, batch)
-    trajectory.candidates.keep_finite()
+    candidates, polished = trajectory.candidates.finite(), None
     if polishing:
-        add_polished(problem, trajectory, started + options.time_limit_s, options.tolerance,
-                     progress)
-    trajectory.candidates.keep_last(options.candidates)        # the most recent, for the LP
+        candidates, polished = polished_candidates(
+            problem, candidates, trajectory.stats.get("solve_s", 0.0),
+            started + options.time_limit_s, options.tolerance, progress)
+    trajectory = replace(trajectory, candidates=candidates.last(options.candidates),
+                         stats=trajectory.stats | (polished.as_stats() if polished else {}))
     values = None if batch is None else \
         (lambda points: batch.values(points, trajectory.arrays))
     result = summarize(problem, trajectory, model.output.mixture, model.output.project,
