@@ -36,7 +36,7 @@ ALLOWED = {
     "worker.queue": {"worker.algorithms", "worker.errors", "worker.pipeline", "worker.result",
                      "worker.spec"},
     "worker.commands": {"worker.algorithms", "worker.data", "worker.errors", "worker.mixture",
-                        "worker.pipeline", "worker.result", "worker.spec"},
+                        "worker.pipeline", "worker.result", "worker.settings", "worker.spec"},
     "worker": {"worker.pipeline", "worker.result", "worker.spec"},
 }
 
