@@ -22,8 +22,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from service.settings import client_settings, load_service_settings
 from worker.errors import LightTouchError
-from worker.settings import client_settings, load_settings
+from worker.settings import load_settings
 
 _console = Console(stderr=True)
 
@@ -31,14 +32,14 @@ _console = Console(stderr=True)
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    load_settings(service=True)   # fail here, naming the variable, not in every uvicorn process
+    load_service_settings()   # fail here, naming the variable, not in every uvicorn process
     uvicorn.run("service.app:create_app", factory=True, host=args.host, port=args.port,
                 workers=args.workers, timeout_graceful_shutdown=5, log_level="info")
     return 0
 
 
 def _worker(args: argparse.Namespace) -> int:
-    settings = load_settings(service=True)
+    settings = load_service_settings()
     from worker.queue.connection import worker_connection
     from worker.queue.workers import run_worker
     run_worker(worker_connection(settings.redis_url), heartbeat_s=settings.heartbeat_s,

@@ -45,7 +45,8 @@ class HTTPError(ServiceError):
 
 
 class InvalidRequest(ServiceError):
-    """A query, path or header parameter is invalid; ``issues`` as in :class:`SpecError`."""
+    """A query, path or header parameter is invalid; ``issues`` as in
+    :class:`~worker.errors.SpecError`."""
 
     status_code = 422
     title = "Invalid request parameters"
