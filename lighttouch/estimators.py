@@ -10,9 +10,9 @@ the same ``random_state``. The fitted model is the Result's mixture of at most m
 
 Groups of rate constraints come from ``sensitive_features`` (a fit parameter routed by
 scikit-learn's metadata routing, requested by default) or from ``sensitive_columns`` of a
-DataFrame ``X`` (then not used as features). ``sample_weight``: the spec has no example
-weights, so only ``None`` or equal weights (the same problem) are accepted; other weights
-raise ``ValueError``.
+DataFrame ``X`` (then not used as features). ``sample_weight``: the spec weighs every row
+alike, so weights are applied exactly by leaving out rows of weight 0 and repeating rows by
+integer weights; other weights raise ``ValueError`` (never ignored).
 """
 
 from __future__ import annotations
@@ -24,10 +24,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
-    check_array,
-    check_consistent_length,
     check_is_fitted,
-    column_or_1d,
     validate_data,
 )
 
@@ -36,13 +33,16 @@ from lighttouch.solving import solve
 from worker.mixture import Mixture, predictions
 from worker.result import Result
 
-#: check_estimator's checks these estimators are known to fail, and why (the documented
-#: subset: pass ``expected_failed_checks=EXPECTED_FAILED_CHECKS``).
-EXPECTED_FAILED_CHECKS = {
-    "check_sample_weight_equivalence_on_dense_data":
-        "the spec has no example weights: unequal sample_weight raises ValueError",
-    "check_sample_weight_equivalence_on_sparse_data":
-        "the spec has no example weights: unequal sample_weight raises ValueError",
+#: check_estimator's checks the classifier is known to fail, and why (its documented subset:
+#: ``check_estimator(ConstrainedClassifier(), expected_failed_checks=...)``); the regressor
+#: passes every check.
+_REORDERED = ("integer weights repeat rows where they are, and the check compares them with "
+              "repeated rows in another order; the classifier's solver (a game on 3 classes "
+              "here) samples rows by position, so its seeded stochastic path differs although "
+              "the problem is the same")
+CLASSIFIER_EXPECTED_FAILED_CHECKS = {
+    "check_sample_weight_equivalence_on_dense_data": _REORDERED,
+    "check_sample_weight_equivalence_on_sparse_data": _REORDERED,
 }
 
 
@@ -90,27 +90,37 @@ class _ConstrainedEstimator(BaseEstimator):
         """Validated features (n, d), with the intercept column when the model is linear."""
         X, _ = self._split_sensitive(X)
         X = validate_data(self, X, reset=reset, accept_sparse="csr", dtype=np.float64)
+        return self._with_intercept(X)
+
+    def _with_intercept(self, X: Any) -> Any:
         return with_intercept(X, self.fit_intercept and self.model == "linear")
 
-    def _solve(self, X: Any, labels: np.ndarray, sample_weight: Any, sensitive_features: Any,
-               loss: str, classes: int | None = None) -> None:
-        """Fit: solve the spec of the arrays and keep its Result and mixture."""
-        features = self._features(X, reset=True)
-        check_consistent_length(features, labels)
-        _refuse_weights(sample_weight, features.shape[0])
-        _, from_columns = self._split_sensitive(X)
+    def _training_rows(self, X: Any, y: Any, sample_weight: Any, sensitive_features: Any,
+                       numeric: bool) -> tuple[Any, np.ndarray, Any]:
+        """Validated (features (n, d), y (n,), sensitive features) of the rows to fit
+        (:func:`_weighted_rows`)."""
+        X, from_columns = self._split_sensitive(X)
+        X, y = validate_data(self, X, y, reset=True, accept_sparse="csr", dtype=np.float64,
+                             y_numeric=numeric)
         sensitive = sensitive_features if sensitive_features is not None else from_columns
+        kept = _weighted_rows(sample_weight, X.shape[0])
+        if kept is None:
+            return X, y, sensitive
+        if sensitive is not None:
+            sensitive = sensitive.iloc[kept] if hasattr(sensitive, "iloc") else \
+                np.asarray(sensitive)[kept]
+        return X[kept], y[kept], sensitive
+
+    def _solve(self, features: Any, labels: np.ndarray, sensitive: Any, loss: str,
+               classes: int | None = None) -> None:
+        """Fit: solve the spec of the arrays and keep its Result and mixture."""
+        features = self._with_intercept(features)
         groups = Groups.of(sensitive, features.shape[0])
         spec = build_spec(self.get_params(), features, labels, groups, loss=loss,
                           classes=classes)
         self.result_ = _run(spec, self.backend)
         self.mixture_ = Mixture.from_result(self.result_)
         self.groups_ = sorted(groups.members)
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        """The weighted mean score of the mixture's members: (n,), or (n, K) for K classes."""
-        check_is_fitted(self)
-        return self.mixture_.score(self._features(X, reset=False), "expected")
 
     def _scores(self, X: Any) -> np.ndarray:
         """Scores (n,) or (n, K) of the member ``prediction`` picks per example."""
@@ -176,23 +186,29 @@ class ConstrainedClassifier(ClassifierMixin, _ConstrainedEstimator):
     def fit(self, X: Any, y: Any, sample_weight: Any = None, *,
             sensitive_features: Any = None) -> ConstrainedClassifier:
         """Solve the constrained problem on ``X`` (n, d) and labels ``y`` (n,)."""
-        y = column_or_1d(y, warn=True)
+        X, y, sensitive = self._training_rows(X, y, sample_weight, sensitive_features,
+                                              numeric=False)
         check_classification_targets(y)
         self.classes_, encoded = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
-            raise ValueError(f"y holds one class ({self.classes_[0]!r}); a classifier needs "
-                             "at least two")
+            raise ValueError(f"y holds one class ({self.classes_[0]!r}) among the rows "
+                             "fitted; a classifier needs at least two")
         if self.classes_.size == 2:
-            self._solve(X, np.where(encoded == 1, 1.0, -1.0), sample_weight,
-                        sensitive_features, self.loss)
+            self._solve(X, np.where(encoded == 1, 1.0, -1.0), sensitive, self.loss)
         else:
-            self._solve(X, encoded.astype(np.float64), sample_weight, sensitive_features,
-                        "softmax_cross_entropy", classes=int(self.classes_.size))
+            self._solve(X, encoded.astype(np.float64), sensitive, "softmax_cross_entropy",
+                        classes=int(self.classes_.size))
         return self
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """The weighted mean score of the mixture's members: (n,), or (n, K) for K classes."""
+        check_is_fitted(self)
+        return self.mixture_.score(self._features(X, reset=False), "expected")
 
     def predict(self, X: Any) -> np.ndarray:
         """Predicted classes (n,), members chosen as ``prediction`` says."""
-        return self.classes_[predictions(self._scores(X))]
+        scores = self._scores(X)
+        return self.classes_[predictions(scores)]
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """(n, K): per example, the probability that the randomized mixture predicts each
@@ -230,8 +246,9 @@ class ConstrainedRegressor(RegressorMixin, _ConstrainedEstimator):
     def fit(self, X: Any, y: Any, sample_weight: Any = None, *,
             sensitive_features: Any = None) -> ConstrainedRegressor:
         """Solve the constrained problem on ``X`` (n, d) and targets ``y`` (n,)."""
-        targets = check_array(column_or_1d(y, warn=True), ensure_2d=False, dtype=np.float64)
-        self._solve(X, targets, sample_weight, sensitive_features, self.loss)
+        X, y, sensitive = self._training_rows(X, y, sample_weight, sensitive_features,
+                                              numeric=True)
+        self._solve(X, y, sensitive, self.loss)
         return self
 
     def predict(self, X: Any) -> np.ndarray:
@@ -239,15 +256,30 @@ class ConstrainedRegressor(RegressorMixin, _ConstrainedEstimator):
         return self._scores(X)
 
 
-def _refuse_weights(sample_weight: Any, n: int) -> None:
-    """Accept no weights or equal ones (the same problem); ValueError otherwise."""
+#: The most rows integer weights may expand the data to, as a multiple of its rows.
+MAX_REPEAT = 100
+
+
+def _weighted_rows(sample_weight: Any, n: int) -> np.ndarray | None:
+    """The rows to fit (None: all, once each) under ``sample_weight``.
+
+    The problem spec weighs every row alike, so weights are applied exactly where that can
+    be: rows of weight 0 are left out, equal weights change nothing, and integer weights
+    repeat each row that many times (the mean loss and every rate are then the weighted
+    ones). Other weights raise ValueError.
+    """
     if sample_weight is None:
-        return
-    weights = _check_sample_weight(sample_weight, np.empty((n, 0)))
-    if np.ptp(weights) > 0:
-        raise ValueError("sample_weight: the problem spec has no example weights, so "
-                         "LightTouch fits unweighted; pass None (or equal weights), or "
-                         "repeat rows in proportion to integer weights")
+        return None
+    weights = _check_sample_weight(sample_weight, np.empty((n, 0)), ensure_non_negative=True)
+    kept = np.flatnonzero(weights > 0)
+    if kept.size == 0 or np.ptp(weights[kept]) == 0:
+        return kept
+    if not np.array_equal(weights, np.round(weights)) or weights.sum() > MAX_REPEAT * n:
+        raise ValueError("sample_weight: the problem spec weighs every row alike, so only "
+                         "0 (leave the row out), equal weights, or integer weights (repeat "
+                         f"the row; at most {MAX_REPEAT} times the rows in all) are applied "
+                         "exactly; round or rescale the weights to integers")
+    return np.repeat(np.arange(n), weights.astype(np.int64))
 
 
 def _run(spec: dict, backend: Any) -> Result:
