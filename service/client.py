@@ -143,16 +143,24 @@ class Resumption:
         return check(response).status_code != 204
 
     def seen(self, event: ServerSentEvent) -> bool:
-        """Record ``event``; whether it is the job's last."""
+        """Record ``event``; whether it is the job's last (TimeoutError past the deadline
+        when it is not)."""
         self.failures = 0
         self.last_event_id = event.id or self.last_event_id
-        return is_terminal_event(event.event, event.data)
+        if is_terminal_event(event.event, event.data):
+            return True
+        self.check_deadline()
+        return False
+
+    def check_deadline(self) -> None:
+        """TimeoutError once the deadline has passed."""
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise TimeoutError("the job did not end before the timeout")
 
     def dropped(self, error: httpx.TransportError) -> float:
         """The pause before reconnecting; raises TimeoutError past the deadline and
         ``error`` after :data:`MAX_RECONNECTS` failures in a row."""
-        if self.deadline is not None and time.monotonic() >= self.deadline:
-            raise TimeoutError("the job did not end before the timeout") from error
+        self.check_deadline()
         if self.failures == MAX_RECONNECTS:
             raise error
         self.failures += 1
