@@ -25,11 +25,13 @@ from lighttouch.client import (
     RemoteProblem,
     ServiceUnreachable,
 )
-from lighttouch.estimators import ConstrainedClassifier, ConstrainedRegressor
 from lighttouch.solving import solve
 from worker.errors import DataError, LightTouchError, SpecError
 from worker.mixture import Mixture
 from worker.result import Result
+
+#: The estimators need scikit-learn (``pip install 'lighttouch[sklearn]'``): imported on use.
+ESTIMATORS = ("ConstrainedClassifier", "ConstrainedRegressor")
 
 try:
     __version__ = version("lighttouch")
@@ -39,3 +41,15 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 __all__ = ["AsyncClient", "AsyncJob", "Client", "ConstrainedClassifier", "ConstrainedRegressor",
            "DataError", "Event", "Job", "JobFailed", "LightTouchError", "Mixture",
            "RemoteProblem", "Result", "ServiceUnreachable", "SpecError", "__version__", "solve"]
+
+
+def __getattr__(name: str):
+    """The estimators, imported when first used (they need scikit-learn)."""
+    if name not in ESTIMATORS:
+        raise AttributeError(f"module 'lighttouch' has no attribute {name!r}")
+    try:
+        from lighttouch import estimators
+    except ImportError as error:
+        raise ImportError(f"lighttouch.{name} needs scikit-learn: pip install "
+                          f"'lighttouch[sklearn]' ({error})") from error
+    return getattr(estimators, name)

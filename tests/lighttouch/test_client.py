@@ -166,16 +166,18 @@ def test_the_event_stream_resumes_after_the_api_restarts(redis_server, tmp_path)
     restarted.start_worker()
     try:
         with Client(restarted.url, KEYS["alpha"]) as client:
-            job = client.submit(small_spec(iterations=900_000))
-            seen = []
+            job = client.submit(small_spec(iterations=10**9, time_limit_s=25))  # runs 25 s
+            seen, running_after_restart = [], None
             for event in job.events(timeout=120):
                 seen.append(event)
-                if event.name == "progress" and len(seen) == 2:
+                if event.name == "progress" and running_after_restart is None:
                     restarted.stop_api(signal.SIGKILL)
                     restarted.start_api()
+                    running_after_restart = job.status()["status"]
             with restarted.redis() as redis:
                 stored = [entry.decode() for entry, _ in
                           redis.xrange(key("events", job.id))]
+            assert running_after_restart == "running"  # the stream was cut while it ran
             assert [event.id for event in seen] == stored
             assert seen[-1].data["status"] == "succeeded" and job.result().mixture
     finally:
