@@ -51,11 +51,15 @@ class _ConstrainedEstimator(BaseEstimator):
 
     __metadata_request__fit = {"sensitive_features": True}
 
-    def __init__(self, loss: str, *, model: Any = "linear", fit_intercept: bool = True,
+    #: The ``loss`` and ``prediction`` that None stands for.
+    DEFAULT_LOSS = DEFAULT_PREDICTION = ""
+
+    def __init__(self, loss: str | None = None, *, model: Any = "linear",
+                 fit_intercept: bool = True,
                  l1: float = 0.0, l2: float = 0.0, bounds: Any = None,
                  constraints: list[dict] | None = None, sensitive_columns: list | None = None,
                  algorithm: str = "auto", iterations: int | str = "auto",
-                 solver: dict | None = None, prediction: str = "stochastic",
+                 solver: dict | None = None, prediction: str | None = None,
                  random_state: int = 0, backend: Any = "local"):
         self.loss = loss
         self.model = model
@@ -125,8 +129,12 @@ class _ConstrainedEstimator(BaseEstimator):
     def _scores(self, X: Any) -> np.ndarray:
         """Scores (n,) or (n, K) of the member ``prediction`` picks per example."""
         check_is_fitted(self)
-        return self.mixture_.score(self._features(X, reset=False), self.prediction,
-                                   self.random_state)
+        return self.mixture_.score(self._features(X, reset=False),
+                                   self.prediction or self.DEFAULT_PREDICTION, self.random_state)
+
+    @property
+    def _loss(self) -> str:
+        return self.loss or self.DEFAULT_LOSS
 
 
 class ConstrainedClassifier(ClassifierMixin, _ConstrainedEstimator):
@@ -134,8 +142,8 @@ class ConstrainedClassifier(ClassifierMixin, _ConstrainedEstimator):
 
     Parameters
     ----------
-    loss : str
-        The spec's loss: ``hinge`` (default), ``logistic``, ``squared_hinge``; more than two
+    loss : str, optional
+        The spec's loss: ``hinge`` (None), ``logistic``, ``squared_hinge``; more than two
         classes use ``softmax_cross_entropy`` (no rate constraints then).
     model : "linear" or dict
         The spec's ``model`` (e.g. ``{"type": "mlp", "hidden": [16]}``).
@@ -152,8 +160,8 @@ class ConstrainedClassifier(ClassifierMixin, _ConstrainedEstimator):
         Columns of a DataFrame ``X`` that give the groups (not used as features).
     algorithm, iterations, solver : str, int or "auto", dict
         The spec's ``solver.algorithm``, ``solver.iterations``, further ``solver`` options.
-    prediction : {"stochastic", "expected", "deterministic"}
-        How :meth:`predict` uses the mixture: a member drawn per example (seeded by
+    prediction : {"stochastic", "expected", "deterministic"}, optional
+        How :meth:`predict` uses the mixture: (None) a member drawn per example (seeded by
         ``random_state``, the randomized classifier whose rates the constraints bound), the
         sign of the weighted mean score, or the member of largest weight.
     random_state : int
@@ -170,18 +178,8 @@ class ConstrainedClassifier(ClassifierMixin, _ConstrainedEstimator):
         The group names the sensitive features gave.
     """
 
-    def __init__(self, loss: str = "hinge", *, model: Any = "linear",
-                 fit_intercept: bool = True, l1: float = 0.0, l2: float = 0.0,
-                 bounds: Any = None, constraints: list[dict] | None = None,
-                 sensitive_columns: list | None = None, algorithm: str = "auto",
-                 iterations: int | str = "auto", solver: dict | None = None,
-                 prediction: str = "stochastic", random_state: int = 0,
-                 backend: Any = "local"):
-        super().__init__(loss, model=model, fit_intercept=fit_intercept, l1=l1, l2=l2,
-                         bounds=bounds, constraints=constraints,
-                         sensitive_columns=sensitive_columns, algorithm=algorithm,
-                         iterations=iterations, solver=solver, prediction=prediction,
-                         random_state=random_state, backend=backend)
+    DEFAULT_LOSS, DEFAULT_PREDICTION = "hinge", "stochastic"
+
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None, *,
             sensitive_features: Any = None) -> ConstrainedClassifier:
@@ -194,7 +192,7 @@ class ConstrainedClassifier(ClassifierMixin, _ConstrainedEstimator):
             raise ValueError(f"y holds one class ({self.classes_[0]!r}) among the rows "
                              "fitted; a classifier needs at least two")
         if self.classes_.size == 2:
-            self._solve(X, np.where(encoded == 1, 1.0, -1.0), sensitive, self.loss)
+            self._solve(X, np.where(encoded == 1, 1.0, -1.0), sensitive, self._loss)
         else:
             self._solve(X, encoded.astype(np.float64), sensitive, "softmax_cross_entropy",
                         classes=int(self.classes_.size))
@@ -230,25 +228,15 @@ class ConstrainedRegressor(RegressorMixin, _ConstrainedEstimator):
     :class:`ConstrainedClassifier`'s, with ``loss="squared"`` and ``prediction="expected"``
     (the mixture's weighted mean prediction) by default."""
 
-    def __init__(self, loss: str = "squared", *, model: Any = "linear",
-                 fit_intercept: bool = True, l1: float = 0.0, l2: float = 0.0,
-                 bounds: Any = None, constraints: list[dict] | None = None,
-                 sensitive_columns: list | None = None, algorithm: str = "auto",
-                 iterations: int | str = "auto", solver: dict | None = None,
-                 prediction: str = "expected", random_state: int = 0,
-                 backend: Any = "local"):
-        super().__init__(loss, model=model, fit_intercept=fit_intercept, l1=l1, l2=l2,
-                         bounds=bounds, constraints=constraints,
-                         sensitive_columns=sensitive_columns, algorithm=algorithm,
-                         iterations=iterations, solver=solver, prediction=prediction,
-                         random_state=random_state, backend=backend)
+    DEFAULT_LOSS, DEFAULT_PREDICTION = "squared", "expected"
+
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None, *,
             sensitive_features: Any = None) -> ConstrainedRegressor:
         """Solve the constrained problem on ``X`` (n, d) and targets ``y`` (n,)."""
         X, y, sensitive = self._training_rows(X, y, sample_weight, sensitive_features,
                                               numeric=True)
-        self._solve(X, y, sensitive, self.loss)
+        self._solve(X, y, sensitive, self._loss)
         return self
 
     def predict(self, X: Any) -> np.ndarray:
