@@ -19,7 +19,7 @@ from sklearn import clone
 import lighttouch
 from lighttouch import Client, JobFailed, RemoteProblem
 from service.local_stack import KEYS, Stack, small_spec, wait_for
-from tests.lighttouch.conftest import RESTART_DATABASE
+from tests.lighttouch.conftest import MAX_BODY_BYTES, RESTART_DATABASE
 from worker.data.read import read_matrix
 from worker.data.refs import DataRef
 from worker.queue.keys import SPEC, key
@@ -56,7 +56,7 @@ def untimed(result: lighttouch.Result) -> dict:
 def test_the_service_and_this_process_give_the_same_result(client):
     spec = rate_spec()
     job = client.submit(spec)
-    final = job.wait(timeout=120, progress=False)
+    final = job.wait(timeout=120)   # with its progress bar
     served = job.result()
     assert final["status"] == "succeeded" and len(served.mixture) == 2
     assert untimed(served) == untimed(lighttouch.solve(spec))
@@ -122,6 +122,14 @@ def test_a_bad_field_is_a_problem_naming_its_json_path(client):
         assert (problem.status, problem.title) == (422, "Invalid problem spec")
         assert problem.type == "urn:lighttouch:problem:spec-error"
         assert problem.paths == ["constraints[0].op"] and "'<=' or '>='" in problem.detail
+
+
+def test_arrays_over_the_body_cap_are_a_413_problem_naming_the_setting(client):
+    too_many = MAX_BODY_BYTES * 3 // 4 // 8 + 1000   # float64s whose base64 exceeds the cap
+    spec = {"objective": {"type": "quadratic", "Q": np.eye(2), "c": np.zeros(too_many)}}
+    with pytest.raises(RemoteProblem) as caught:
+        client.submit(spec)
+    assert caught.value.status == 413 and "LIGHTTOUCH_MAX_BODY_BYTES" in caught.value.detail
 
 
 def test_validate_reports_sizes(client):
