@@ -12,6 +12,7 @@ from importlib.metadata import version
 import redis
 import redis.asyncio
 from fastapi import FastAPI
+from fastapi.routing import APIRoute
 from redis.exceptions import RedisError
 from starlette.concurrency import run_in_threadpool
 
@@ -31,11 +32,18 @@ log = logging.getLogger(__name__)
 STREAM_READ_MARGIN_S = 10.0
 
 
+def _operation_id(route: APIRoute) -> str:
+    """A route's operationId is its function's name (``submit_job``): what client generators
+    name their functions after."""
+    return route.name
+
+
 def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     """A configured app; settings default to the ``LIGHTTOUCH_*`` environment."""
     settings = settings or load_settings(service=True)
     app = FastAPI(title="LightTouch", version=version("lighttouch"), lifespan=_lifespan,
-                  description="Heavily constrained stochastic optimization as a service.")
+                  description="Heavily constrained stochastic optimization as a service.",
+                  generate_unique_id_function=_operation_id)
     app.state.settings = settings
     app.state.keyring = KeyRing(settings.api_keys)
     app.state.redis = redis.Redis.from_url(settings.redis_url, health_check_interval=30)

@@ -105,7 +105,8 @@ def test_workers_read_their_partitions_by_uri(tmp_path, scheduler, monkeypatch, 
     assert stats["batch_workers"] == 2
     # the census, every batch phase, and the objective values of candidates, mean, projection
     assert stats["communication_rounds"] == stats["rounds_planned"] + 1 + 3
-    assert on_cluster.sizes.n == 200 and stats["bytes_moved"] > in_process.stats["bytes_moved"]
+    assert on_cluster.sizes.examples == 200
+    assert stats["bytes_moved"] > in_process.stats["bytes_moved"]
 
 
 def test_the_driver_holds_no_examples(tmp_path, scheduler):

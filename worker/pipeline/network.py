@@ -2,9 +2,9 @@
 then shrinking over the candidates' term losses and true rates, then the Result.
 
 For a robust objective a member's and the mixture's ``objective`` is the worst term's loss
-(max_i L_i, of the mixture's expected losses for ``expected``); ``sizes.m`` counts the rate
-constraints and one slack constraint per term (Equation 3 of Cotter et al. 2019), the m of
-the m+1 bound on the support.
+(max_i L_i, of the mixture's expected losses for ``expected``); ``sizes.constraints``
+counts the rate constraints and one slack constraint per term (Equation 3 of Cotter et al.
+2019), the m of the m+1 bound on the support.
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def summarize_network(spec: Spec, problem: NetworkProblem, trajectory: Trajector
     network = problem.network
     return Result(
         algorithm=trajectory.algorithm,
-        sizes=Sizes(d=problem.d, m=problem.m_total, n=problem.n),
+        sizes=Sizes(parameters=problem.d, constraints=problem.m_total, examples=problem.n),
         mixture=[member(c, float(weights[c])) for c in np.flatnonzero(weights)],
         expected=Expected(objective=float((weights @ losses).max()),
                           max_violation=expected_violation(weights, rates)),

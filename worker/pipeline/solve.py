@@ -203,7 +203,8 @@ def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: 
     single = member(best_single(scores.objectives, scores.violations), 1.0) \
         if with_single else None
     return Result(algorithm=trajectory.algorithm,
-                  sizes=Sizes(d=problem.d, m=problem.m_total, n=problem.n if n is None else n),
+                  sizes=Sizes(parameters=problem.d, constraints=problem.m_total,
+                              examples=problem.n if n is None else n),
                   mixture=members,
                   expected=expected, mean=mean, projected=projected, single=single,
                   stats=stats, notes=list(problem.notes))

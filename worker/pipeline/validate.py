@@ -42,7 +42,8 @@ def summarize_spec(raw: Any, roots: Sequence[Path] | None = None, *,
     estimate = check_memory(parts, max_job_bytes)
     return {
         "valid": True,
-        "sizes": {"d": problem.d, "m": problem.m_total, "n": problem.n},
+        "sizes": {"parameters": problem.d, "constraints": problem.m_total,
+                  "examples": problem.n},
         "algorithm": algorithm,
         "memory_estimate_bytes": estimate,
         "notes": list(problem.notes),

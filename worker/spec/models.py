@@ -7,13 +7,16 @@ ranges, shapes) happen when the spec is compiled (:mod:`worker.problem.compile`)
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
+    Tag,
     ValidationError,
     field_validator,
     model_validator,
@@ -64,72 +67,103 @@ class Bounds(StrictModel):
     upper: float | VectorValue | None = None
 
 
-class RiskData(StrictModel):
-    """Examples: ``features`` + ``labels``, or ``positive`` + ``negative`` for pairwise_hinge.
+class ExampleData(StrictModel):
+    """Examples: ``features`` and ``labels`` (omitted when the features file carries them).
 
     ``groups`` names subsets of the examples (0/1 vectors, one entry per row) for rate
     constraints.
     """
 
-    features: MatrixValue | None = None
+    @model_validator(mode="before")
+    @classmethod
+    def _not_pairs(cls, raw: Any) -> Any:
+        if isinstance(raw, dict) and ("positive" in raw or "negative" in raw):
+            raise ValueError("data.positive/negative are only for loss 'pairwise_hinge'; "
+                             "this loss takes data.features (and data.labels)")
+        return raw
+
+    features: MatrixValue
     labels: VectorValue | None = None
-    positive: MatrixValue | None = None
-    negative: MatrixValue | None = None
     groups: dict[str, VectorValue] | None = None
 
 
-def _data_fits_loss_schema(schema: dict[str, Any]) -> None:
-    """JSON schema of :meth:`EmpiricalRisk._data_fits_loss`: which ``data`` fields a loss needs."""
-    def given(*names: str) -> dict[str, Any]:
-        return {"required": list(names),
-                "properties": {name: {"not": {"type": "null"}} for name in names}}
+class PairData(StrictModel):
+    """Pairs of examples for pairwise_hinge: row i of ``positive`` should outscore row i of
+    ``negative``."""
 
-    def absent(*names: str) -> dict[str, Any]:
-        return {"properties": {name: {"type": "null"} for name in names}}
+    positive: MatrixValue
+    negative: MatrixValue
+    groups: dict[str, VectorValue] | None = None
 
-    schema["anyOf"] = [
-        {"properties": {"loss": {"const": PAIRWISE_HINGE},
-                        "data": {"allOf": [given("positive", "negative"),
-                                           absent("features", "labels")]}}},
-        {"properties": {"loss": {"enum": [name for name in LOSS_NAMES
-                                          if name != PAIRWISE_HINGE]},
-                        "data": {"allOf": [given("features"),
-                                           absent("positive", "negative")]}}},
-    ]
+    @model_validator(mode="before")
+    @classmethod
+    def _not_examples(cls, raw: Any) -> Any:
+        if isinstance(raw, dict) and ("features" in raw or "labels" in raw):
+            raise ValueError("pairwise_hinge takes data.positive and data.negative (rows x+ "
+                             "and x- of each pair), not features/labels")
+        return raw
 
 
 class EmpiricalRisk(StrictModel):
-    """Mean loss over examples plus l1 ||w||_1 + (l2/2)||w||^2."""
-
-    model_config = ConfigDict(json_schema_extra=_data_fits_loss_schema)
+    """Mean loss over examples plus l1 ||w||_1 + (l2/2)||w||^2: :class:`PointRisk` or
+    :class:`PairRisk`, told apart by ``loss``."""
 
     type: Literal["empirical_risk"]
-    loss: Literal[LOSS_NAMES]  # type: ignore[valid-type]
-    data: RiskData
     l1: Weight = 0.0
     l2: Weight = 0.0
+
+
+class PointRisk(EmpiricalRisk):
+    """A loss on each example's score (or K scores for softmax_cross_entropy)."""
+
+    loss: Literal[tuple(name for name in LOSS_NAMES  # type: ignore[valid-type]
+                        if name != PAIRWISE_HINGE)]
+    data: ExampleData
     #: K of softmax_cross_entropy (labels 0..K-1); null: the largest label + 1
     classes: Annotated[int, Field(ge=2, le=MAX_CLASSES)] | None = None
 
+    @field_validator("loss", mode="before")
+    @classmethod
+    def _known_loss(cls, loss: Any) -> Any:
+        if isinstance(loss, str) and loss not in LOSS_NAMES:
+            raise ValueError(f"unknown loss {loss!r}; one of {', '.join(LOSS_NAMES)}")
+        return loss
+
     @model_validator(mode="after")
-    def _data_fits_loss(self) -> EmpiricalRisk:
-        data = self.data
+    def _classes_fit_loss(self) -> PointRisk:
         if self.classes is not None and self.loss != SOFTMAX_CROSS_ENTROPY:
             raise ValueError(f"classes is the K of softmax_cross_entropy; loss {self.loss!r} "
                              "scores one output (omit classes)")
-        if self.loss == PAIRWISE_HINGE:
-            missing = [k for k in ("positive", "negative") if getattr(data, k) is None]
-            extra = [k for k in ("features", "labels") if getattr(data, k) is not None]
-            if missing or extra:
-                raise ValueError("pairwise_hinge takes data.positive and data.negative "
-                                 "(rows x+ and x- of each pair), not features/labels")
-        else:
-            if data.features is None:
-                raise ValueError(f"loss {self.loss!r} needs data.features (and data.labels, "
-                                 "unless the features file carries them)")
-            if data.positive is not None or data.negative is not None:
-                raise ValueError("data.positive/negative are only for loss 'pairwise_hinge'")
         return self
+
+
+class PairRisk(EmpiricalRisk):
+    """pairwise_hinge: max(0, 1 - (x+ . w - x- . w)) averaged over pairs."""
+
+    loss: Literal[PAIRWISE_HINGE]  # type: ignore[valid-type]
+    data: PairData
+
+
+def _objective_kind(raw: Any) -> str | None:
+    """The member of :data:`Objective` or :data:`Risk` a raw value is: its ``type``, and for
+    an empirical risk its loss family."""
+    if isinstance(raw, dict):
+        kind, loss = raw.get("type"), raw.get("loss")
+    else:
+        kind, loss = getattr(raw, "type", None), getattr(raw, "loss", None)
+    if kind != "empirical_risk":
+        return kind if isinstance(kind, str) else None
+    return "pair_risk" if loss == PAIRWISE_HINGE else "point_risk"
+
+
+_KIND_ERROR = ("objective kind", "type must be one of 'empirical_risk', 'quadratic', 'max_of' "
+               "(max_of terms: 'empirical_risk')")
+
+#: An empirical risk, its data told by its loss family: one schema per family, so client
+#: generators read the rule on which data each loss takes.
+Risk = Annotated[Annotated[PointRisk, Tag("point_risk")] | Annotated[PairRisk, Tag("pair_risk")],
+                 Discriminator(_objective_kind, custom_error_type=_KIND_ERROR[0],
+                               custom_error_message=_KIND_ERROR[1])]
 
 
 class Quadratic(StrictModel):
@@ -147,10 +181,14 @@ class MaxOf(StrictModel):
     (Cotter et al. 2019, §6.1: solved as min xi s.t. L_i(theta) <= xi, their Equation 3)."""
 
     type: Literal["max_of"]
-    terms: list[EmpiricalRisk] = Field(min_length=2, max_length=MAX_TERMS)
+    terms: list[Risk] = Field(min_length=2, max_length=MAX_TERMS)
 
 
-Objective = Annotated[EmpiricalRisk | Quadratic | MaxOf, Field(discriminator="type")]
+Objective = Annotated[
+    Annotated[PointRisk, Tag("point_risk")] | Annotated[PairRisk, Tag("pair_risk")]
+    | Annotated[Quadratic, Tag("quadratic")] | Annotated[MaxOf, Tag("max_of")],
+    Discriminator(_objective_kind, custom_error_type=_KIND_ERROR[0],
+                  custom_error_message=_KIND_ERROR[1])]
 
 
 class LinearModel(StrictModel):
@@ -343,8 +381,16 @@ class Output(StrictModel):
     lower_bound: bool = True
 
 
+def _model_default_described(schema: dict[str, Any]) -> None:
+    """OpenAPI client generators take no default on a union of objects: say it in words."""
+    model = schema["properties"]["model"]
+    model["description"] = f"default: {json.dumps(model.pop('default'))} (scores x.w)"
+
+
 class Spec(StrictModel):
     """A whole problem: min f(w) over W subject to every constraint block."""
+
+    model_config = ConfigDict(json_schema_extra=_model_default_described)
 
     spec_version: Literal[1] = 1
     name: str | None = None
@@ -432,9 +478,14 @@ def parse_spec(raw: Any) -> Spec:
 
 
 def _tags(union: Any) -> set[str]:
-    """The ``type`` values of the members of a discriminated union (``Annotated[A | B, ...]``)."""
-    members = get_args(get_args(union)[0])
-    return {get_args(member.model_fields["type"].annotation)[0] for member in members}
+    """The tags of the members of a discriminated union (``Annotated[A | B, ...]``): their
+    ``type`` values and, for members marked with a :class:`~pydantic.Tag`, the tag."""
+    tags: set[str] = set()
+    for member in get_args(get_args(union)[0]):
+        model, *metadata = get_args(member) or (member,)
+        tags |= {mark.tag for mark in metadata if isinstance(mark, Tag)}
+        tags |= set(get_args(model.model_fields["type"].annotation))
+    return tags
 
 
 _TAGS = _tags(Constraint) | _tags(Objective) | _tags(Model)
