@@ -1,7 +1,7 @@
 """From an estimator's parameters and its training arrays to a problem spec.
 
-The estimators of :mod:`lighttouch.estimators` fit by solving one spec (README "Problem
-spec"): an ``empirical_risk`` objective over the features (with a column of ones appended
+The estimators of :mod:`lighttouch.estimators` fit by solving one spec (docs/spec.md):
+an ``empirical_risk`` objective over the features (with a column of ones appended
 when ``fit_intercept``), the labels, and the groups of the sensitive features; the
 constraints as given, a rate term's ``"group": "*"`` expanded to one constraint per group;
 ``solver`` built from the algorithm, iterations, seed and any further solver options.

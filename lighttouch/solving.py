@@ -11,7 +11,7 @@ from worker.result import Result
 
 
 def solve(spec: dict[str, Any], progress: Callable[[Any], None] | None = None) -> Result:
-    """Solve ``spec`` (README "Problem spec") here and return its :class:`Result`.
+    """Solve ``spec`` (docs/spec.md) here and return its :class:`Result`.
 
     Numpy arrays, scipy sparse matrices and pandas objects in the spec are passed as
     ``data:`` URIs of their ``.npy``/``.npz`` bytes (:mod:`lighttouch.arrays`), exactly as

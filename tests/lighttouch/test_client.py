@@ -134,7 +134,7 @@ def test_arrays_over_the_body_cap_are_a_413_problem_naming_the_setting(client):
 
 def test_validate_reports_sizes(client):
     summary = client.validate(rate_spec())
-    assert summary["valid"] and summary["sizes"]["n"] == 200
+    assert summary["valid"] and summary["sizes"]["examples"] == 200
     assert summary["algorithm"] == "proxy_lagrangian"
 
 
