@@ -97,7 +97,9 @@ class _ConstrainedEstimator(BaseEstimator):
         return self._with_intercept(X)
 
     def _with_intercept(self, X: Any) -> Any:
-        return with_intercept(X, self.fit_intercept and self.model == "linear")
+        linear = self.model == "linear" or (isinstance(self.model, dict)
+                                            and self.model.get("type") == "linear")
+        return with_intercept(X, self.fit_intercept and linear)
 
     def _training_rows(self, X: Any, y: Any, sample_weight: Any, sensitive_features: Any,
                        numeric: bool) -> tuple[Any, np.ndarray, Any]:
