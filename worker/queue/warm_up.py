@@ -3,17 +3,20 @@
 RQ forks a work horse per job; kernels loaded in the worker are inherited, kernels that are
 not are loaded or compiled by every horse again (seconds per job, minutes on a CPU the cache
 was not built for). What a job reaches depends on its kind, so the warm-up solves one tiny
-job per kind in :data:`WARM_UP_JOBS` (one reads svmlight data, the only file format with a
-kernel of its own). ``tests/queue/test_warm_up.py`` runs a job of every algorithm,
-loss, constraint type, game option, model and data format in a warmed process and fails
-naming any kernel that compiled, so a new kind that needs a new entry here is caught.
+job per kind in :data:`WARM_UP_JOBS`, and SVRG OL on an svmlight file (the only format with
+a parser kernel, read in partitions by SVRG OL's batch phase). ``tests/queue/test_warm_up.py``
+runs a job of every algorithm, loss, constraint type, game option, model and data format in
+a warmed process and fails naming any kernel that compiled, so a new kind that needs a new
+entry here is caught.
 
 Run as ``python -m worker.queue.warm_up`` (the image's build does, to fill numba's cache).
 """
 
 from __future__ import annotations
 
+import tempfile
 import time
+from pathlib import Path
 
 from worker.pipeline.solve import solve
 from worker.spec.models import ALGORITHMS
@@ -23,7 +26,8 @@ _LINEAR = {
     "dimension": 4, "bounds": {"lower": -1.0, "upper": 1.0},
     "objective": {"type": "empirical_risk", "loss": "hinge", "l2": 0.1,
                   "data": {"features": _FEATURES, "labels": [1.0, -1.0, 1.0]}},
-    "constraints": [{"type": "ordering", "chain": [0, 1, 2, 3]}],
+    # against the data's direction: binding, so SVRG OL raises gamma (rebasing its weights)
+    "constraints": [{"type": "ordering", "chain": [3, 2, 1, 0]}],
 }
 _NETWORK = {
     "dimension": 4, "model": {"type": "mlp", "hidden": [2]},
@@ -46,23 +50,27 @@ WARM_UP_JOBS: dict[str, dict] = {
         _LINEAR, constraints=[{"type": "monotone_lattice", "shape": [2, 2],
                                "increasing": [0, 1]}],
         solver={"algorithm": "lighttouch", "iterations": 2000}),
-    "fulltouch: svmlight data (its parser kernel)": _with(
-        _LINEAR, objective={"type": "empirical_risk", "loss": "hinge", "data": {"features": {
-            "uri": "data:;format=svmlight,1 1:0.5 4:1%0A-1 2:1 3:0.5%0A", "format": "svmlight"}}},
-        solver={"algorithm": "fulltouch", "iterations": 200}),
     "lagrangian: network (forward and backward passes)": _with(
         _NETWORK, solver={"algorithm": "lagrangian", "iterations": 200}),
 }
 
 
 def warm_up() -> None:
-    """Solve each of :data:`WARM_UP_JOBS` in this process.
+    """Solve each of :data:`WARM_UP_JOBS`, then SVRG OL on an svmlight file, in this process.
 
-    None of them starts a thread pool (the problems are far too small), so the process can
-    fork afterwards.
+    None of them starts a thread pool (the problems are far too small, and SVRG OL's batch
+    phase runs in process), so the process can fork afterwards.
     """
     for spec in WARM_UP_JOBS.values():
         solve(spec)
+    with tempfile.TemporaryDirectory() as folder:
+        rows = Path(folder) / "rows.svm"
+        rows.write_bytes(b"1 1:0.5 4:1\n-1 2:1 3:0.5\n1 1:1 2:0.5\n")
+        solve(_with(_LINEAR, objective={
+            "type": "empirical_risk", "loss": "hinge", "l2": 0.1,
+            "data": {"features": {"uri": rows.as_uri()}}},
+            solver={"algorithm": "svrg_ol", "iterations": 2000, "svrg": {"workers": 0}}),
+            roots=[Path(folder)])
 
 
 def main() -> None:
