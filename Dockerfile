@@ -6,11 +6,14 @@ ARG PYTHON_VERSION=3.11
 
 # --- deps: the pinned dependencies alone, so a code change does not reinstall them ----------
 FROM python:${PYTHON_VERSION}-slim AS deps
-ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+ENV PIP_DISABLE_PIP_VERSION_CHECK=1
 COPY requirements/image.lock /tmp/image.lock
-# --no-deps: the lock is complete (deploy/write_image_lock.py), nothing else gets in
-RUN python -m venv /opt/lighttouch \
-    && /opt/lighttouch/bin/pip install --no-deps -r /tmp/image.lock
+# --no-deps: the lock is complete (deploy/write_image_lock.py), nothing else gets in. pip's
+# cache is a build cache mount, outside the image: a changed lock downloads only what changed.
+RUN --mount=type=cache,target=/root/.cache/pip,sharing=locked \
+    python -m venv /opt/lighttouch \
+    && /opt/lighttouch/bin/pip install --no-deps -r /tmp/image.lock \
+    && /opt/lighttouch/bin/pip check
 
 # --- wheel: the project's own code as a wheel --------------------------------------------------
 FROM python:${PYTHON_VERSION}-slim AS wheel
@@ -38,7 +41,8 @@ ENV PATH=/opt/lighttouch/bin:$PATH \
     NUMBA_NUM_THREADS=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
     LIGHTTOUCH_DATA_ROOTS=/data
 COPY --from=wheel /wheels /tmp/wheels
-RUN pip install --no-deps --no-index /tmp/wheels/*.whl && rm -rf /tmp/wheels
+# pip check: the lock satisfies the project's requirements on this Python
+RUN pip install --no-deps --no-index /tmp/wheels/*.whl && rm -rf /tmp/wheels && pip check
 USER lighttouch
 WORKDIR /home/lighttouch
 # Compile every kernel a job can reach (worker/queue/warm_up.py), as the user that loads them.

@@ -1,10 +1,15 @@
 """Write ``requirements/image.lock``: every distribution the container image installs, pinned.
 
 pip resolves the project's dependencies and its ``dask-dashboard`` extra without installing
-anything (``pip install --dry-run --report``), as the image's Python would: run it with the
-image's Python version (3.11) on Linux x86-64, from the repository's root::
+anything (``pip install --dry-run --report``). Environment markers depend on the exact
+Python (redis needs ``async-timeout`` below Python 3.11.3), so run it in the image's base,
+from the repository's root::
 
-    python deploy/write_image_lock.py
+    podman run --rm -v "$PWD":/src -w /src python:3.11-slim \
+        sh -c 'python -m venv /tmp/venv && /tmp/venv/bin/python deploy/write_image_lock.py'
+
+(``docker run`` likewise). A lock resolved on an older 3.11 also serves a newer one: its
+extra pins are installed but unused.
 
 The Dockerfile installs the lock in a layer of its own, before the project's code is copied,
 so a code change does not reinstall the dependencies. Rerun after changing a dependency in
@@ -22,9 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "requirements" / "image.lock"
 EXTRAS = "dask-dashboard"
 HEADER = f"""# Every distribution the container image installs besides LightTouch itself, pinned.
-# Resolved for Python {sys.version_info.major}.{sys.version_info.minor} on Linux by
-#   python deploy/write_image_lock.py
-# from pyproject.toml's dependencies and its [{EXTRAS}] extra.
+# Resolved in the image's base (Python {sys.version.split()[0]}) from pyproject.toml's
+# dependencies and its [{EXTRAS}] extra by deploy/write_image_lock.py (its docstring has the
+# command).
 """
 
 
