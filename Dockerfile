@@ -31,13 +31,13 @@ RUN useradd --system --uid 10001 --create-home --home-dir /home/lighttouch light
 COPY --from=deps /opt/lighttouch /opt/lighttouch
 # One thread per work horse (scale with more workers, not threads): no numba or BLAS thread
 # pool exists before RQ forks a horse, and horses on one machine do not oversubscribe it.
-# numba's cache is keyed to the CPU model: on another model than the build machine's, each
-# worker compiles its kernels again when it starts, before it takes a job. An image for mixed
-# machines can add NUMBA_CPU_NAME=generic here, portable at a cost in kernel speed
-# (docs/deployment.md has both measured).
+# NUMBA_CPU_NAME=generic: numba keys its cache to the CPU model it compiled for, so kernels
+# compiled for the build machine's CPU would be compiled again by every worker on another
+# model (minutes). Generic x86-64 code loads on any; measured no slower here
+# (docs/deployment.md).
 ENV PATH=/opt/lighttouch/bin:$PATH \
     PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    NUMBA_CACHE_DIR=/home/lighttouch/numba-cache \
+    NUMBA_CACHE_DIR=/home/lighttouch/numba-cache NUMBA_CPU_NAME=generic \
     NUMBA_NUM_THREADS=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
     LIGHTTOUCH_DATA_ROOTS=/data
 COPY --from=wheel /wheels /tmp/wheels
@@ -45,9 +45,8 @@ COPY --from=wheel /wheels /tmp/wheels
 RUN pip install --no-deps --no-index /tmp/wheels/*.whl && rm -rf /tmp/wheels && pip check
 USER lighttouch
 WORKDIR /home/lighttouch
-# Compile every kernel a job can reach (worker/queue/warm_up.py), as the user that loads them.
-# Each worker warms up again when it starts: from this cache on a CPU like the build
-# machine's, compiling anew on another.
+# Compile every kernel a job can reach (worker/queue/warm_up.py), as the user that loads them;
+# each worker loads them all again from this cache when it starts, before it forks a job.
 RUN python -m worker.queue.warm_up
 EXPOSE 8000
 CMD ["lighttouch", "serve", "--host", "0.0.0.0", "--port", "8000"]

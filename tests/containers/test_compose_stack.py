@@ -13,6 +13,7 @@ from httpx_sse import connect_sse
 
 from service.local_stack import REPO, wait_for
 from tests.containers.conftest import HEARTBEAT_S, WORKERS, ComposeStack
+from tests.service.conftest import submit, wait_status
 from worker.queue.state import is_terminal_event
 from worker.queue.workers import MISSED_HEARTBEATS
 
@@ -35,28 +36,11 @@ def long_lattice(time_limit_s: float) -> dict:
     return example("lattice_ranking.json", iterations=10**9, time_limit_s=time_limit_s)
 
 
-def submit(client: httpx.Client, spec: dict) -> str:
-    response = client.post("/v1/jobs", json=spec)
-    assert response.status_code == 202, response.text
-    return response.json()["id"]
-
-
-def wait_status(client: httpx.Client, job_id: str, statuses: set[str],
-                timeout_s: float = 300) -> dict:
-    def reached() -> dict | None:
-        try:
-            document = client.get(f"/v1/jobs/{job_id}").json()
-        except httpx.HTTPError:  # the API container restarting
-            return None
-        return document if document["status"] in statuses else None
-    return wait_for(reached, timeout_s, f"job {job_id} to be {statuses}", interval_s=0.2)
-
-
 def run_job(client: httpx.Client, spec: dict) -> tuple[dict, float]:
     """Submit, wait for success; the status document and the seconds it took."""
     start = time.perf_counter()
     job_id = submit(client, spec)
-    document = wait_status(client, job_id, {"succeeded", "failed"})
+    document = wait_status(client, job_id, {"succeeded", "failed"}, timeout_s=300)
     assert document["status"] == "succeeded", document
     return document, time.perf_counter() - start
 

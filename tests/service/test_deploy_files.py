@@ -39,6 +39,7 @@ def test_the_image_is_multi_stage_non_root_and_warms_numba_at_build():
     assert users and users[-1] not in ("root", "0")
     assert dockerfile.index("python -m worker.queue.warm_up") > dockerfile.rindex("USER ")
     assert "NUMBA_NUM_THREADS=1" in dockerfile and "NUMBA_CACHE_DIR" in dockerfile
+    assert "NUMBA_CPU_NAME=generic" in dockerfile, "a cache that loads on any CPU model"
 
 
 def test_compose_has_an_optional_dask_profile_on_the_same_image():
