@@ -93,6 +93,11 @@ class ComposeStack:
                             "--format", "{{.Names}}")
         return sorted(names.split())
 
+    def logs_of(self, name: str) -> str:
+        """A container's output (podman writes its stderr to stderr)."""
+        done = podman.run("podman", "logs", name, env=self.env, check=False)
+        return done.stdout + done.stderr
+
     def redis_cli(self, *args: str) -> str:
         """``redis-cli ARGS`` inside the Redis container."""
         (redis,) = self.containers("redis")
@@ -118,8 +123,7 @@ class ComposeStack:
         names = self.podman("ps", "-a", "--filter", f"label=io.podman.compose.project={PROJECT}",
                             "--format", "{{.Names}}", check=False)
         for name in names.split():
-            done = podman.run("podman", "logs", name, env=self.env, check=False)
-            (self.logs / f"{name}.log").write_text(done.stdout + done.stderr)
+            (self.logs / f"{name}.log").write_text(self.logs_of(name))
 
     def remove(self) -> None:
         """Remove the project's containers, pod, network and volume (podman-compose's

@@ -105,7 +105,7 @@ def test_svrg_ol_runs_its_batch_phase_on_the_dask_workers(stack: ComposeStack):
     with stack.client() as client:
         document, _ = run_job(client, spec)
         result = client.get(f"/v1/jobs/{document['id']}/result").json()
-    scheduler = stack.podman("logs", stack.containers("dask-scheduler")[0])
+    scheduler = stack.logs_of(stack.containers("dask-scheduler")[0])
     assert result["expected"]["objective"] > 0
     assert "Receive client connection" in scheduler
 
