@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import scipy.io
 import scipy.sparse as sp
+from sklearn.datasets import dump_svmlight_file
 
 from worker.losses import LOSS_NAMES, PAIRWISE_HINGE, SOFTMAX_CROSS_ENTROPY
 from worker.spec.models import ALGORITHMS, RATE_METRICS
@@ -146,7 +147,6 @@ def file_jobs(folder: Path) -> dict[str, dict]:
     np.savetxt(folder / "x.csv", x, delimiter=",", header="a,b,c,d", comments="")
     scipy.io.mmwrite(folder / "x.mtx", sp.coo_matrix(x))
     text = io.BytesIO()
-    from sklearn.datasets import dump_svmlight_file
     dump_svmlight_file(x, y, text)
     (folder / "xy.svm").write_bytes(text.getvalue())
     labels = {"uri": (folder / "y.npy").as_uri()}
