@@ -111,15 +111,15 @@ def test_svrg_ol_runs_its_batch_phase_on_the_dask_workers(stack: ComposeStack):
 
 
 def worker_running(stack: ComposeStack, job_id: str) -> str:
-    """The worker container whose RQ worker runs ``job_id`` (by the hostname it registered)."""
+    """The worker container running ``job_id``: the job's RQ worker registered the
+    container's hostname."""
     def found() -> str | None:
-        for key in stack.redis_cli("--scan", "--pattern", "rq:worker:*").split():
-            if stack.redis_cli("HGET", key, "current_job") == job_id:
-                hostname = stack.redis_cli("HGET", key, "hostname")
-                for name in stack.containers("worker"):
-                    if stack.podman("inspect", name, "--format",
-                                    "{{.Config.Hostname}}").strip() == hostname:
-                        return name
+        worker = stack.redis_cli("HGET", f"rq:job:{job_id}", "worker_name")
+        hostname = stack.redis_cli("HGET", f"rq:worker:{worker}", "hostname") if worker else ""
+        for name in stack.containers("worker"):
+            if hostname and stack.podman("inspect", name, "--format",
+                                         "{{.Config.Hostname}}").strip() == hostname:
+                return name
         return None
     return wait_for(found, 30, f"the worker container of job {job_id}", interval_s=0.5)
 
