@@ -81,7 +81,7 @@ from worker.kernels.layout import (
     STEP_SCHEDULE,
     ProblemArrays,
 )
-from worker.kernels.objective import objective_value
+from worker.kernels.objective import loss_spread, objective_value
 from worker.kernels.random import seed_state
 from worker.problem.compiled import CompiledProblem
 from worker.problem.rates import RateForm, RateSet
@@ -240,9 +240,9 @@ PROBE_ITERATIONS = 512
 #: the run to stop; shrinking then meets them on the candidates.
 STAGE_VIOLATION = 0.01
 
-#: (solutions (C, d), weights (C,)) -> (expected objective, largest expected violation) of
-#: a stage's mixture.
-MixtureValue = Callable[[np.ndarray, np.ndarray], tuple[float, float]]
+#: (solutions (C, d), weights (C,)) -> (objective, largest expected violation, the relative
+#: statistical floor of the tolerance) of a stage's mixture.
+MixtureValue = Callable[[np.ndarray, np.ndarray], tuple[float, float, float]]
 
 
 def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
@@ -303,26 +303,38 @@ def _stages(loop: ChunkedLoop, snapshots: Callable[[int, int], bool], candidates
         stages += 1
         if not finished:
             break
-        objective, violation = value(np.array(candidates.solutions[first:]),
-                                     np.array(weights[first:]) / sum(weights[first:]))
+        objective, violation, floor = value(np.array(candidates.solutions[first:]),
+                                            np.array(weights[first:]) / sum(weights[first:]))
+        estimate.tolerance = max(options.tolerance, floor)
         if estimate.converged(objective) and violation <= STAGE_VIOLATION:
             stopped_by = "converged"
             break
         stop *= 2
     candidates.keep_last(options.candidates)
-    return {"stopped_by": stopped_by, "stages": stages} | estimate.stats()
+    return {"stopped_by": stopped_by, "stages": stages,
+            "stage_tolerance": estimate.tolerance} | estimate.stats()
 
 
 def mixture_value(problem: CompiledProblem, arrays: ProblemArrays, solutions: np.ndarray,
-                  weights: np.ndarray) -> tuple[float, float]:
-    """(expected objective, largest expected violation) of the mixture ``weights`` (C,) over
-    ``solutions`` (C, d), on every example, linear row and true rate."""
-    objective = sum(weight * float(objective_value(arrays, solution))
-                    for weight, solution in zip(weights, solutions, strict=True))
+                  weights: np.ndarray) -> tuple[float, float, float]:
+    """(the objective at the mixture's mean, its largest expected violation, the
+    statistical floor) for ``weights`` (C,) over ``solutions`` (C, d), on every example,
+    linear row and true rate.
+
+    With rate constraints the floor is the standard error of the mean loss at the mean
+    (relative to the objective): the rates the answer is judged on are measured on the same
+    n examples, and improving the surrogate objective by less than its standard error does
+    not move them; without rates it is 0.
+    """
+    mean = weights @ solutions
+    objective = float(objective_value(arrays, mean))
     values = problem.constraints.values(solutions)
+    floor = 0.0
     if problem.rates is not None:
         values = np.hstack([values, problem.rates.values(solutions)])
-    return objective, float((weights @ values).max(initial=0.0))
+        floor = float(loss_spread(arrays, mean)) / math.sqrt(max(problem.n, 1)) \
+            / max(abs(objective), 1e-12)
+    return objective, float((weights @ values).max(initial=0.0)), floor
 
 
 def relaxed_violation(problem: CompiledProblem, solutions: np.ndarray,

@@ -122,7 +122,8 @@ def measured_step(problem: NetworkProblem, advance: Callable[[NetworkConfig, Net
     if problem.robust:              # the terms' mean loss: the slack alone moves no theta
         probe.lam[:] = 0.0
         probe.lam[probe.lam.shape[0] - len(problem.terms):] = 1.0 / len(problem.terms)
-    held = cfg._replace(game=cfg.game._replace(eta_lambda=0.0, step_rule=STEP_DOG))
+    held = cfg._replace(game=cfg.game._replace(eta_lambda=0.0, step_rule=STEP_DOG,
+                                               formulation=LAGRANGIAN))  # lambda as set
     now = time.perf_counter()
     loop = ChunkedLoop(now + (deadline - now) / WARMUP_PART, PROBE_ITERATIONS,
                        describe=lambda: (math.nan, math.nan, 0))
@@ -134,11 +135,12 @@ def measured_step(problem: NetworkProblem, advance: Callable[[NetworkConfig, Net
 
 
 def mixture_value(problem: NetworkProblem, thetas: np.ndarray, weights: np.ndarray
-                  ) -> tuple[float, float]:
+                  ) -> tuple[float, float, float]:
     """(the mixture's objective: the worst term's expected loss, its largest expected rate
-    violation) for ``weights`` (C,) over ``thetas`` (C, P)."""
+    violation, no statistical floor) for ``weights`` (C,) over ``thetas`` (C, P)."""
     losses = weights @ problem.term_losses(thetas)
-    return float(losses.max()), float((weights @ problem.rate_values(thetas)).max(initial=0.0))
+    violation = float((weights @ problem.rate_values(thetas)).max(initial=0.0))
+    return float(losses.max()), violation, 0.0
 
 
 def run_network_game(problem: NetworkProblem, options: SolverOptions, algorithm: str,
