@@ -35,15 +35,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from worker.algorithms.penalty import stationary_multipliers
+from worker.algorithms.penalty import ACTIVE_TOLERANCE, stationary_multipliers
 from worker.kernels.layout import ProblemArrays
 from worker.kernels.objective import objective_gradient, objective_value
 from worker.problem.compiled import QUADRATIC, CompiledProblem
 from worker.projection import project
 
-#: Constraints within this distance of binding at the projected point (relative to
-#: max(1, |w|_inf)) carry a multiplier.
-ACTIVE_TOLERANCE = 1e-6
 #: The least eigenvalue of Q is computed when d is at most this (a dense eigendecomposition).
 EIGEN_MAX_D = 2000
 #: L-BFGS-B iterations towards the box minimizer of the Lagrangian.
@@ -102,6 +99,8 @@ def certify(arrays: ProblemArrays, problem: CompiledProblem, average: np.ndarray
         return None
     point = projection.solution
     upper = float(objective_value(arrays, point))
+    # the penalty's looser active set: the projection may land on a neighbouring face, and a
+    # multiplier on a constraint that turns out slack only costs its lambda_i g_i(x)
     scale = ACTIVE_TOLERANCE * max(1.0, float(np.abs(point).max(initial=0.0)))
     active, multipliers, _ = stationary_multipliers(arrays, problem, point, scale)
     lagrangian = Lagrangian(arrays, problem, active, np.maximum(multipliers, 0.0), sigma)

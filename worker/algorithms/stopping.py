@@ -40,6 +40,9 @@ GAP_PER_IMPROVEMENT = 1.0 / (math.sqrt(2.0) - 1.0)
 #: Certificates take at most this share of a run's time (they project and evaluate f on
 #: every example, and L-BFGS-B may evaluate it 200 times more).
 CERTIFICATE_SHARE = 0.1
+#: Stages ending before this iteration do not feed the estimate (Epro's first epochs are 8,
+#: 16, 32 steps, in which the iterates have barely moved); certificates need no such wait.
+ESTIMATE_AFTER = 2**14
 
 
 def estimated_gap(values: list[float]) -> float:
@@ -103,6 +106,8 @@ class CertifiedStages:
              candidates: Candidates, iteration: int, checks: int) -> str | None:
         """After a stage: "certificate", "converged" or None (run another stage)."""
         found = None
+        if iteration < ESTIMATE_AFTER:          # too early for the estimate's doubling law
+            penalized = math.nan
         if self.spent_s <= CERTIFICATE_SHARE * elapsed_s:
             found = certify(self.arrays, self.problem, average, self.sigma, self.tolerance)
         if found is None:
@@ -114,9 +119,12 @@ class CertifiedStages:
         self.upper = min(self.upper, found.upper)
         if self.gap <= self.tolerance:
             return "certificate"
-        return self._converged("projected", found.upper)
+        return self._converged("projected", found.upper if iteration >= ESTIMATE_AFTER
+                               else math.nan)
 
     def _converged(self, measured: str, value: float) -> str | None:
+        if math.isnan(value):
+            return None
         if measured != self.measured:              # values of another kind do not compare
             self.estimate.restart()
             self.measured = measured
