@@ -186,7 +186,8 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
                 cfg = _retuned(arrays, problem, cfg, state, anchor)
         workers = batch.workers
     loop.report(force=True)
-    stats = {"iterations": loop.iteration, "constraint_checks": int(state.counters[CHECKS]),
+    stats = {"stopped_by": "time_limit" if loop.timed_out else "iterations",
+             "iterations": loop.iteration, "constraint_checks": int(state.counters[CHECKS]),
              "gradient_samples": int(state.counters[GRADIENT_SAMPLES]),
              "stopped_by_time_limit": loop.timed_out, "gamma": float(cfg.gamma),
              **accounts.as_stats(), "batch_workers": workers, "rounds_planned": len(rounds),

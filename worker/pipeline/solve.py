@@ -46,8 +46,9 @@ DIVERGED = ("the run diverged: its iterates or their objective values are not fi
             "(NaN or infinite); lower solver.eta_w or solver.gamma (or leave them \"auto\"), "
             "or give finite bounds")
 
-#: The budget of ``iterations: "auto"`` for the algorithms without a stopping rule (Epro,
-#: MidTouch, the games, SVRG OL).
+#: ``iterations: "auto"`` runs every algorithm until its stopping rule
+#: (docs/stopping-rules.md); this is only the budget of SVRG OL's schedule, which has none,
+#: and the planned length that sizes MidTouch's first phase.
 DEFAULT_ITERATIONS = 200_000
 
 
