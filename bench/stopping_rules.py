@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adult_tuning import evaluate, shrunk  # noqa: E402
 
-from tests.specs import exact_optimum, random_spec  # noqa: E402
+from tests.specs import exact_optimum, random_spec, robust_terms  # noqa: E402
 from worker import solve  # noqa: E402
 from worker.datasets.adult import adult_spec, load_adult  # noqa: E402
 
@@ -54,20 +54,8 @@ def row(name: str, variant: str, result, seconds: float, **quality) -> dict:
     return found | {key: result.stats[key] for key in STATS if key in result.stats}
 
 
-def robust_terms(seed: int = 0, d: int = 8, n: int = 600, scale: float = 0.03):
-    rng = np.random.default_rng(seed)
-    terms = []
-    for k in range(3):
-        x = rng.normal(size=(n, d))
-        x[:, -1] = 1.0
-        truth = 2.0 * rng.normal(size=d)
-        truth[0] = 6.0 * (k - 1)
-        terms.append((scale * x, np.where(x @ truth + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)))
-    return terms
-
-
 def robust_rows() -> list[dict]:
-    terms = robust_terms()
+    terms = robust_terms(0, n=600)
     w, t = cp.Variable(8), cp.Variable()
     cp.Problem(cp.Minimize(t), [cp.sum(cp.logistic(-cp.multiply(y, x @ w))) / y.size <= t
                                 for x, y in terms]).solve(solver=cp.CLARABEL)

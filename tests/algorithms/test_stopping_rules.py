@@ -7,7 +7,7 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
-from tests.specs import exact_optimum, random_spec
+from tests.specs import exact_optimum, random_spec, robust_terms
 from worker import solve
 from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.certificate import box_minimum, certify, strong_convexity
@@ -66,21 +66,6 @@ def test_a_game_stops_near_the_optimum():
     assert optimum - 1e-6 <= result.expected.objective <= optimum + 1e-2 * abs(optimum)
 
 
-def robust_terms(seed: int, d: int = 8, n: int = 300, scale: float = 0.03):
-    """Three logistic terms with different best separators, features of scale ``scale``
-    (the optimum's weights are large: a fixed step of 0.05 does not reach them)."""
-    rng = np.random.default_rng(seed)
-    terms = []
-    for k in range(3):
-        x = rng.normal(size=(n, d))
-        x[:, -1] = 1.0
-        truth = 2.0 * rng.normal(size=d)
-        truth[0] = 6.0 * (k - 1)
-        y = np.where(x @ truth + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
-        terms.append((scale * x, y))
-    return terms
-
-
 def test_a_robust_problem_stops_within_one_percent_of_the_min_max():
     terms = robust_terms(0)
     w, t = cp.Variable(terms[0][0].shape[1]), cp.Variable()
@@ -94,7 +79,7 @@ def test_a_robust_problem_stops_within_one_percent_of_the_min_max():
     assert t.value - 1e-6 <= result.expected.objective <= 1.01 * t.value
 
 
-@pytest.mark.parametrize("loss", ["hinge", "logistic", "squared", "quadratic"])
+@pytest.mark.parametrize("loss", ["squared_hinge", "logistic", "squared", "quadratic"])
 @pytest.mark.parametrize("seed", range(3))
 def test_the_dual_bound_is_below_the_optimum_anywhere(loss, seed):
     spec = random_spec(loss, "linear", seed, d=6, l1=0.02 * seed, l2=0.1 * (seed == 2))
@@ -107,7 +92,7 @@ def test_the_dual_bound_is_below_the_optimum_anywhere(loss, seed):
         assert found.lower <= optimum + 1e-7 * max(1.0, abs(optimum)), (found, optimum)
         assert found.upper >= optimum - 1e-7 * max(1.0, abs(optimum))
     at_optimum = certify(arrays, problem, solution, strong_convexity(problem), 0.0)
-    if loss != "hinge" and seed == 0:            # tight at a KKT point of a smooth problem
+    if seed == 0:                                # tight at a KKT point of a smooth problem
         assert at_optimum.gap <= 1e-3, at_optimum
 
 
@@ -123,6 +108,13 @@ def test_box_minimum_matches_a_fine_grid(sigma, l1):
     brute = (slope * delta + 0.5 * sigma * delta**2 + l1 * (np.abs(grid) - np.abs(v))).min(0)
     found = box_minimum(v, slope, sigma, l1, lower, upper)
     assert np.all(found <= brute + 1e-12) and np.allclose(found, brute, atol=1e-8)
+
+
+def test_no_certificate_is_tried_for_a_hinge_loss():
+    spec = random_spec("hinge", "linear", 0, d=6)
+    problem = compile_problem(parse_spec(spec), [])
+    arrays = problem_arrays(problem, problem.m)
+    assert certify(arrays, problem, np.zeros(problem.d), 0.0, 0.0) is None
 
 
 def test_box_minimum_is_unbounded_towards_an_infinite_end_without_curvature():

@@ -22,7 +22,8 @@ Nocedal & Zhu 1995). The upper end is f at the projected running average, a feas
 which is added to the candidates: the shrinking LP then returns a mixture at least as good.
 
 A certificate needs the box to be finite where the gradient does not vanish, unless f is
-strongly convex; without one (or with rate constraints, which are not convex) the stopping
+strongly convex; without one (or with rate constraints, which are not convex, or a hinge
+loss, whose bound from a subgradient stays loose) the stopping
 rule falls back to its estimate (:mod:`worker.algorithms.phases`).
 """
 
@@ -38,11 +39,11 @@ from scipy.optimize import minimize
 from worker.algorithms.penalty import ACTIVE_TOLERANCE, stationary_multipliers
 from worker.kernels.layout import ProblemArrays
 from worker.kernels.objective import objective_gradient, objective_value
-from worker.problem.compiled import QUADRATIC, CompiledProblem
+from worker.problem.compiled import LOSS_HINGE, QUADRATIC, CompiledProblem
 from worker.projection import project
 
 #: The least eigenvalue of Q is computed when d is at most this (a dense eigendecomposition).
-EIGEN_MAX_D = 2000
+EIGEN_MAX_D = 1000
 #: L-BFGS-B iterations towards the box minimizer of the Lagrangian.
 REFINE_ITERATIONS = 200
 
@@ -88,11 +89,12 @@ def strong_convexity(problem: CompiledProblem) -> float:
 
 def certify(arrays: ProblemArrays, problem: CompiledProblem, average: np.ndarray,
             sigma: float, tolerance: float) -> Certificate | None:
-    """The certificate at the running average (shape (d,)); None when it cannot be
-    projected exactly (module docstring). L-BFGS-B refines the bound only while the gap at
-    the projected point exceeds ``tolerance``."""
+    """The certificate at the running average (shape (d,)); None with rate constraints,
+    for a hinge loss (not smooth: the bound is valid but loose, and the hinge LP's bound
+    and polish serve it) or when the average cannot be projected exactly. L-BFGS-B refines
+    the bound only while the gap at the projected point exceeds ``tolerance``."""
     began = time.perf_counter()
-    if problem.rates is not None:
+    if problem.rates is not None or problem.objective.kind == LOSS_HINGE:
         return None
     projection = project(average, problem.constraints, problem.lower, problem.upper)
     if projection.status != "optimal":
