@@ -11,6 +11,9 @@ from tests.specs import exact_optimum, random_spec, robust_terms
 from worker import solve
 from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.certificate import box_minimum, certify, strong_convexity
+from worker.algorithms.network_games import new_state
+from worker.kernels.layout import GRADIENT_SUM, RADIUS
+from worker.kernels.network_game import _dog_step
 from worker.kernels.objective import loss_spread
 from worker.problem.compile import compile_problem
 from worker.spec.models import parse_spec
@@ -131,3 +134,21 @@ def test_loss_spread_is_the_standard_deviation_of_the_losses():
     scores = problem.objective.features @ w
     losses = np.logaddexp(0.0, -problem.objective.labels * scores)
     assert loss_spread(arrays, w) == pytest.approx(losses.std(ddof=1), rel=1e-10)
+
+
+def test_the_network_dog_step_matches_numpy():
+    rng = np.random.default_rng(4)
+    theta = rng.normal(size=6)
+    state = new_state(theta.copy(), 0.0, 0, 0, 1, 0)
+    lower, upper = np.full(6, -1.5), np.full(6, 1.5)
+    origin, radius, squares = theta.copy(), state.scalars[RADIUS], 0.0
+    for _ in range(20):
+        direction = rng.normal(size=6) * rng.uniform(0.1, 3.0)
+        state.direction[:] = direction
+        _dog_step(state, lower, upper)
+        squares += direction @ direction
+        theta = np.clip(theta - radius / np.sqrt(squares) * direction, lower, upper)
+        radius = max(radius, np.linalg.norm(theta - origin))
+        np.testing.assert_allclose(state.theta, theta, rtol=1e-12, atol=1e-14)
+        assert state.scalars[RADIUS] == pytest.approx(radius, rel=1e-12)
+        assert state.scalars[GRADIENT_SUM] == pytest.approx(squares, rel=1e-12)
