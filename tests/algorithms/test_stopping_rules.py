@@ -60,6 +60,12 @@ def test_epro_stops(algorithm):
     assert_stops_near(defaults_only(spec, algorithm=algorithm))
 
 
+def test_svrg_ol_ends_its_schedule_early_when_it_holds_the_rows():
+    spec = defaults_only(random_spec("logistic", "linear", 4, n=400), algorithm="svrg_ol")
+    stats = assert_stops_near(spec)
+    assert stats["communication_rounds"] < stats["rounds_planned"]
+
+
 def test_a_game_stops_near_the_optimum():
     spec = defaults_only(random_spec("logistic", "linear", 6), algorithm="lagrangian")
     result = solve(spec)

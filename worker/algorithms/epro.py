@@ -45,7 +45,7 @@ from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.driver import Candidates
 from worker.algorithms.loop import ChunkedLoop, ProgressCallback
 from worker.algorithms.options import SolverOptions, Trajectory, step_scale
-from worker.algorithms.penalty import multiplier_mass, raised_gamma
+from worker.algorithms.penalty import multiplier_mass, penalized_objective, raised_gamma
 from worker.algorithms.stopping import CertifiedStages
 from worker.errors import SpecError
 from worker.kernels.constraints import max_violation
@@ -170,7 +170,7 @@ def run_epochs(problem: CompiledProblem, options: SolverOptions,
             stopped_by = "time_limit"
             break
         if options.until_converged and (decision := rule.stop(
-                w, _penalized(arrays, output, penalty), loop.seconds, candidates,
+                w, penalized_objective(arrays, output, penalty), loop.seconds, candidates,
                 loop.iteration, checks)):
             stopped_by = decision
             break
@@ -194,11 +194,6 @@ def epochs(options: SolverOptions, first: int) -> Iterator[int]:
     while True:
         yield length
         length *= 2
-
-
-def _penalized(arrays: ProblemArrays, w: np.ndarray, penalty: float) -> float:
-    """f + lambda [max_i g_i]_+ at w (shape (d,))."""
-    return float(objective_value(arrays, w) + penalty * max(0.0, max_violation(arrays, w)))
 
 
 def _sgd_epoch(epoch: Epoch) -> tuple[np.ndarray, bool]:

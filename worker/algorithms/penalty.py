@@ -19,8 +19,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import lsq_linear
 
+from worker.kernels.constraints import max_violation
 from worker.kernels.layout import ProblemArrays
-from worker.kernels.objective import objective_gradient
+from worker.kernels.objective import objective_gradient, objective_value
 from worker.problem.compiled import CompiledProblem
 
 #: Constraints within this distance of binding (relative to max(1, |w|_inf)) count as active.
@@ -81,6 +82,11 @@ def stationary_multipliers(arrays: ProblemArrays, problem: CompiledProblem, w: n
     fit = lsq_linear(normals.T.tocsr(), -gradient, bounds=(0.0, np.inf), lsmr_tol="auto",
                      max_iter=200)
     return active, fit.x[:active.size], gradient
+
+
+def penalized_objective(arrays: ProblemArrays, w: np.ndarray, gamma: float) -> float:
+    """f + gamma [max_i g_i]_+ at w (shape (d,)), over every example and constraint."""
+    return float(objective_value(arrays, w) + gamma * max(0.0, max_violation(arrays, w)))
 
 
 def rescaled_step(eta_w: float, gamma_old: float, gamma_new: float, gradient_norm: float) -> float:

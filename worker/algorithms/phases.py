@@ -16,6 +16,7 @@ from worker.algorithms.driver import Candidates, Driver, snapshot_iterations
 from worker.algorithms.penalty import (
     gamma_checkpoints,
     multiplier_mass,
+    penalized_objective,
     raised_gamma,
     rescaled_step,
 )
@@ -25,7 +26,6 @@ from worker.kernels.constraints import max_violation
 from worker.kernels.distribution import rebase_distribution
 from worker.kernels.iteration import restart_average
 from worker.kernels.layout import CHECKS, ITERATION, STEP_SCHEDULE
-from worker.kernels.objective import objective_value
 
 #: The warm-up of an open-ended run: AUTO_WARMUP_PER_ROW iterations per coordinate and
 #: constraint (each warm-up of the race), at least AUTO_WARMUP_MIN.
@@ -91,20 +91,15 @@ def run_to_tolerance(driver: Driver, cfg, count: int, candidates: Candidates, *,
             break
         if cfg.gamma != gamma:          # another penalty: earlier values do not compare
             rule.estimate.restart()
-        decision = rule.stop(driver.average(), _penalized(driver, cfg), driver.loop.seconds,
+        average = driver.average()
+        decision = rule.stop(average, penalized_objective(driver.arrays, average, cfg.gamma),
+                             driver.loop.seconds,
                              candidates, driver.iteration,
                              int(driver.state.counters[CHECKS]))
         if decision is not None:
             stopped_by = decision
             break
     return cfg, {"stopped_by": stopped_by, "stages": stages} | rule.stats()
-
-
-def _penalized(driver: Driver, cfg) -> float:
-    """f + gamma [max_i g_i]_+ at the running average."""
-    average = driver.average()
-    return float(objective_value(driver.arrays, average)
-                 + cfg.gamma * max(0.0, max_violation(driver.arrays, average)))
 
 
 def retune_gamma(driver: Driver, cfg):

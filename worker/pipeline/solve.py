@@ -47,8 +47,8 @@ DIVERGED = ("the run diverged: its iterates or their objective values are not fi
             "or give finite bounds")
 
 #: ``iterations: "auto"`` runs every algorithm until its stopping rule
-#: (docs/stopping-rules.md); this is only the budget of SVRG OL's schedule, which has none,
-#: and the planned length that sizes MidTouch's first phase.
+#: (docs/stopping-rules.md); this only plans SVRG OL's schedule (which the rule may end
+#: early) and sizes MidTouch's first phase.
 DEFAULT_ITERATIONS = 200_000
 
 
