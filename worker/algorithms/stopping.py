@@ -26,6 +26,7 @@ whole time limit), the mixture's objective plus the penalty on its violation for
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -84,7 +85,7 @@ class CertifiedStages:
     :data:`CERTIFICATE_SHARE` of the run, the estimate on the projected average otherwise.
 
     Lower bounds of every stage stay valid, so the best one is kept; each certificate's
-    feasible point is added to the candidates as ``"projected"``.
+    feasible point is added to the candidates as ``"projected"`` and is the upper end.
     """
 
     arrays: ProblemArrays
@@ -109,14 +110,15 @@ class CertifiedStages:
         if iteration < ESTIMATE_AFTER:          # too early for the estimate's doubling law
             penalized = math.nan
         if self.spent_s <= CERTIFICATE_SHARE * elapsed_s:
+            began = time.perf_counter()
             found = certify(self.arrays, self.problem, average, self.sigma, self.tolerance)
+            self.spent_s += time.perf_counter() - began
         if found is None:
             return self._converged("penalized", penalized)
-        self.spent_s += found.seconds
         self.certificates += 1
         candidates.add(found.point, iteration, "projected", checks, elapsed_s)
-        self.lower = max(self.lower, found.lower)
-        self.upper = min(self.upper, found.upper)
+        self.lower = max(self.lower, found.lower)     # every stage's bound stays valid
+        self.upper = found.upper          # the latest point: the shrinking LP keeps it
         if self.gap <= self.tolerance:
             return "certificate"
         return self._converged("projected", found.upper if iteration >= ESTIMATE_AFTER
