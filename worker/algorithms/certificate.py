@@ -30,7 +30,6 @@ rule falls back to its estimate (:mod:`worker.algorithms.phases`).
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,14 +59,11 @@ class Certificate:
         A lower bound on f* (-inf when none could be derived).
     point : ndarray, shape (d,)
         The feasible point (the projected running average).
-    seconds : float
-        What deriving it took.
     """
 
     upper: float
     lower: float
     point: np.ndarray
-    seconds: float
 
     @property
     def gap(self) -> float:
@@ -93,7 +89,6 @@ def certify(arrays: ProblemArrays, problem: CompiledProblem, average: np.ndarray
     for a hinge loss (not smooth: the bound is valid but loose, and the hinge LP's bound
     and polish serve it) or when the average cannot be projected exactly. L-BFGS-B refines
     the bound only while the gap at the projected point exceeds ``tolerance``."""
-    began = time.perf_counter()
     if problem.rates is not None or problem.objective.kind == LOSS_HINGE:
         return None
     projection = project(average, problem.constraints, problem.lower, problem.upper)
@@ -107,9 +102,9 @@ def certify(arrays: ProblemArrays, problem: CompiledProblem, average: np.ndarray
     active, multipliers, _ = stationary_multipliers(arrays, problem, point, scale)
     lagrangian = Lagrangian(arrays, problem, active, np.maximum(multipliers, 0.0), sigma)
     lower = lagrangian.bound(point)
-    if Certificate(upper, lower, point, 0.0).gap > tolerance:
+    if Certificate(upper, lower, point).gap > tolerance:
         lower = max(lower, lagrangian.bound(lagrangian.box_minimizer(point)))
-    return Certificate(upper, lower, point, time.perf_counter() - began)
+    return Certificate(upper, lower, point)
 
 
 @dataclass(frozen=True)

@@ -135,7 +135,7 @@ class CertifiedStages:
     @property
     def gap(self) -> float:
         """The best certified relative gap so far (inf without a lower bound)."""
-        return Certificate(self.upper, self.lower, np.zeros(0), 0.0).gap
+        return Certificate(self.upper, self.lower, np.zeros(0)).gap
 
     def stats(self) -> dict:
         """The estimate, and the certificate's bounds once there is one."""
