@@ -20,9 +20,9 @@ from service import problems, ui
 from service.auth import KeyRing
 from service.metrics import HttpMetrics, metrics_registry
 from service.openapi import openapi_schema
-from service.routes import health, jobs
+from service.routes import algorithms, health, jobs
+from service.settings import ServiceSettings, load_service_settings
 from worker.queue.workers import reap_abandoned
-from worker.settings import ServiceSettings, load_settings
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ def _operation_id(route: APIRoute) -> str:
 
 def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     """A configured app; settings default to the ``LIGHTTOUCH_*`` environment."""
-    settings = settings or load_settings(service=True)
+    settings = settings or load_service_settings()
     app = FastAPI(title="LightTouch", version=version("lighttouch"), lifespan=_lifespan,
                   description="Heavily constrained stochastic optimization as a service.",
                   generate_unique_id_function=_operation_id)
@@ -51,6 +51,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     problems.install(app)
     app.add_middleware(HttpMetrics, latency=latency)
     app.include_router(jobs.router)
+    app.include_router(algorithms.router)
     app.include_router(health.router)
     ui.install(app)
     app.openapi = lambda: openapi_schema(app)  # type: ignore[method-assign]

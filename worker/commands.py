@@ -44,6 +44,7 @@ def predict_file(result_path: str, examples_path: str, mode: str, seed: int) -> 
     from worker.data.read import read_matrix
     from worker.data.refs import DataRef
     from worker.mixture import Mixture, predictions
+    from worker.settings import data_settings
 
     mixture = Mixture.from_result(read_spec(result_path))
     examples = Path(examples_path).resolve()
@@ -52,9 +53,10 @@ def predict_file(result_path: str, examples_path: str, mode: str, seed: int) -> 
         from worker.tables.read import read_table
 
         features = read_table(reference, mixture.table.columns, examples_path,
-                              roots=[examples.parent])
+                              roots=[examples.parent], settings=data_settings())
     else:
-        features = read_matrix(reference, examples_path, roots=[examples.parent])
+        features = read_matrix(reference, examples_path, roots=[examples.parent],
+                               settings=data_settings())
     scores = mixture.score(features, mode, seed)
     predicted = predictions(scores)
     if mixture.classes == 1:

@@ -19,6 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from worker.errors import SpecError
+from worker.problem.model_types import MODEL_TYPES
 from worker.problem.network import Network
 from worker.result import CalibratedModel, NetworkModel, Result
 from worker.tables.model import TableModel
@@ -46,7 +47,8 @@ class Mixture:
         if not model.mixture or any(m.solution is None for m in model.mixture):
             raise SpecError.at("mixture", "the result carries no member solutions; solve "
                                "with output.mixture = true to deploy it")
-        network = Network(tuple(model.model.sizes), model.model.bias) \
+        network = MODEL_TYPES[model.model.type].from_result(
+            tuple(model.model.sizes), model.model.bias) \
             if isinstance(model.model, NetworkModel) else None
         table = TableModel.from_result(model.model) \
             if isinstance(model.model, CalibratedModel) else None

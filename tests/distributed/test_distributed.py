@@ -118,7 +118,7 @@ def test_the_driver_holds_no_examples(tmp_path, scheduler):
     with open_partitioned(plan, SvrgOptions(workers=2), seed=model.solver.seed) as batch:
         problem = compile_problem(model, [tmp_path], width_elsewhere=batch.d)
         assert problem.n == 0 and problem.objective.features.nnz == 0
-        trajectory = run_algorithm(problem, solver_options(model.solver, batch))
+        trajectory = run_algorithm(problem, solver_options(model.solver), source=batch)
         assert batch.n == 3000 and len(batch.parts) == len(plan.pieces) > 3
     rounds = trajectory.stats["rounds_planned"]
     # the serial phase ran on the last round's ~T_k k_f sampled examples, not on all 3000

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from worker.errors import SpecError
 from worker.pipeline.validate import summarize_spec
-from worker.spec.models import MAX_UNITS, parse_spec
+from worker.spec.model_types import MAX_UNITS
+from worker.spec.models import parse_spec
 
 FEATURES = [[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]
 

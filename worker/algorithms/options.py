@@ -18,9 +18,9 @@ class SolverOptions:
 
     algorithm: str = "auto"
     iterations: int = 200_000
-    #: ``iterations: "auto"``: FullTouch, LightTouch and projected SGD run until the estimated
-    #: gap is within ``tolerance`` or the time limit (see ``phases``); the other algorithms
-    #: take ``iterations`` (the default budget).
+    #: ``iterations: "auto"``: run until the stopping rule (``stopping``) or the time limit;
+    #: SVRG OL takes ``iterations`` (the default budget) and MidTouch sizes its first phase
+    #: by it.
     until_converged: bool = False
     tolerance: float = 1e-3
     time_limit_s: float = 600.0
@@ -39,11 +39,12 @@ class SolverOptions:
 @dataclass
 class Trajectory:
     """What an algorithm leaves for shrinking: candidates, counters, what was chosen, and
-    the kernel arrays it ran on (reused to score the candidates)."""
+    the kernel arrays it ran on (reused to score the candidates; None for the network games,
+    whose problem scores itself)."""
 
     algorithm: str
     candidates: Candidates
-    arrays: ProblemArrays
+    arrays: ProblemArrays | None
     stats: dict = field(default_factory=dict)
     #: weights (C,) of the algorithm's own mixture of its candidates (the games' theta-bar,
     #: Theorems 2-3), reported next to the shrunk mixture; None for the other algorithms.

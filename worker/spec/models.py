@@ -24,7 +24,13 @@ from pydantic import (
 from worker.data.refs import MAX_SIZE, MatrixValue, VectorValue
 from worker.errors import SpecError
 from worker.losses import LOSS_NAMES, PAIRWISE_HINGE, SOFTMAX_CROSS_ENTROPY
-from worker.spec.base import StrictModel
+from worker.spec.model_types import LinearModel, MlpModel
+from worker.spec.solver import ALGORITHMS as ALGORITHMS
+from worker.spec.solver import NETWORK_ALGORITHMS, Output, Solver
+from worker.spec.solver import Game as Game
+from worker.spec.strict import MAX_ITERATIONS as MAX_ITERATIONS
+from worker.spec.strict import MAX_SCALE as MAX_SCALE
+from worker.spec.strict import CoordinateIndex, Count, StrictModel, Weight
 from worker.spec.tables import (
     CalibratedLattice,
     CalibratedLinear,
@@ -32,32 +38,10 @@ from worker.spec.tables import (
     check_table_spec,
 )
 
-#: The largest ``solver.iterations``: far beyond any time limit, well inside the kernels'
-#: 64-bit counters.
-MAX_ITERATIONS = 2**50
-#: The largest step scale, penalty weight or regularization weight: far beyond any useful
-#: value, and small enough that one step cannot overflow a float.
-MAX_SCALE = 1e12
-
-#: A coordinate index (negative ones are refused with the valid range when compiled).
-CoordinateIndex = Annotated[int, Field(ge=-MAX_SIZE, le=MAX_SIZE)]
-#: A count that sizes an array (minibatch, groups, partition rows).
-Count = Annotated[int, Field(ge=1, le=MAX_SIZE)]
-#: A positive scale of a step or penalty.
-Scale = Annotated[float, Field(gt=0, le=MAX_SCALE, allow_inf_nan=False)]
-#: A regularization weight.
-Weight = Annotated[float, Field(ge=0.0, le=MAX_SCALE, allow_inf_nan=False)]
-
-#: The most units of a hidden layer, hidden layers of a network, classes of a multiclass loss
-#: and terms of a robust objective (memory is bounded by the job budget besides).
-MAX_UNITS = 65_536
-MAX_LAYERS = 16
+#: The most classes of a multiclass loss and terms of a robust objective (memory is bounded
+#: by the job budget besides).
 MAX_CLASSES = 10_000
 MAX_TERMS = 256
-
-ALGORITHMS = ("auto", "lighttouch", "fulltouch", "midtouch", "projected_sgd", "epro_sgd",
-              "epro_orda", "svrg_ol", "lagrangian", "proxy_lagrangian")
-
 
 class Bounds(StrictModel):
     """The simple domain W = [lower, upper]: scalars, per-coordinate arrays or data refs."""
@@ -203,23 +187,10 @@ Objective = Annotated[
                   custom_error_message=_KIND_ERROR[1])]
 
 
-class LinearModel(StrictModel):
-    """Scores x.w (one output), or x W with W (d, K) for softmax_cross_entropy."""
-
-    type: Literal["linear"]
-
-
-class MlpModel(StrictModel):
-    """A network of dense layers (:mod:`worker.kernels.network`): ``hidden`` ReLU layers of
-    the given widths, biases on every layer, weights initialized from ``init_seed``."""
-
-    type: Literal["mlp"]
-    hidden: list[Annotated[int, Field(ge=1, le=MAX_UNITS)]] = Field(min_length=1,
-                                                                    max_length=MAX_LAYERS)
-    activation: Literal["relu"] = "relu"
-    init_seed: int = Field(0, ge=0, lt=2**63)
-
-
+#: The spec's ``model``: the engine's model types (:mod:`worker.spec.model_types`, each with
+#: its record in :data:`worker.problem.model_types.MODEL_TYPES`) and the calibrated models on
+#: raw tables (:mod:`worker.spec.tables`), which :mod:`worker.tables.lower` turns into a linear
+#: model over computed features before anything is compiled.
 Model = Annotated[LinearModel | MlpModel | CalibratedLinear | CalibratedLattice,
                   Field(discriminator="type")]
 
@@ -317,87 +288,6 @@ Constraint = Annotated[
 ]
 
 
-#: What trains networks, multiclass and robust problems (:attr:`Spec.network`).
-NETWORK_ALGORITHMS = ("auto", "lagrangian", "proxy_lagrangian")
-
-
-class Minibatch(StrictModel):
-    """Fixed minibatch sizes: examples (k_f), sampled constraints (k_g), p-update (k_p)."""
-
-    k_f: Count = 2
-    k_g: Count = 2
-    k_p: Count = 8
-
-
-class Game(StrictModel):
-    """The lambda-player of ``lagrangian`` / ``proxy_lagrangian`` (Cotter et al. 2019).
-
-    ``eta_lambda``: its step ("auto": see :mod:`worker.algorithms.games`); ``radius``: R of
-    the Lagrangian's {lambda >= 0, ||lambda||_1 <= R} (null: unbounded, as the paper's §6);
-    ``regret``: the proxy-Lagrangian's swap-regret (Algorithm 2) or external-regret player;
-    ``proxy``: the upper bound of each rate's indicators that the theta-player differentiates
-    (and the Lagrangian relaxes to): ``hinge`` (convex) or ``ramp`` (non-convex, the hinge
-    clipped at 1).
-    """
-
-    eta_lambda: Literal["auto"] | Scale = "auto"
-    radius: Scale | None = None
-    regret: Literal["swap", "external"] = "swap"
-    proxy: Literal["hinge", "ramp"] = "hinge"
-
-
-class Svrg(StrictModel):
-    """SVRG OL settings (Cutkosky & Busa-Fekete): base learner, schedule, batch phase."""
-
-    learner: Literal["adagrad", "freerex"] = "adagrad"
-    schedule: Literal["practical", "theoretical"] = "practical"
-    serial_steps: Literal["auto"] | Annotated[int, Field(ge=1, le=MAX_ITERATIONS)] = "auto"
-    batch_size: Literal["auto"] | Count = "auto"
-    workers: Literal["auto"] | Annotated[int, Field(ge=0, le=4096)] = "auto"
-    partition_rows: Count = 2**18
-
-    @model_validator(mode="after")
-    def _batch_size_is_practical(self) -> Svrg:
-        if self.schedule == "theoretical" and self.batch_size != "auto":
-            raise ValueError("batch_size sets the practical schedule's N_k = k * batch_size; "
-                             "the theoretical schedule uses N = T^2 (omit batch_size)")
-        return self
-
-
-class Solver(StrictModel):
-    """Algorithm choice and its hyperparameters (LightTouch paper, Algorithm 4); ``polish``
-    refines the answer of a hinge-loss LP with trust-region LPs
-    (:mod:`worker.candidates.polish`)."""
-
-    algorithm: Literal[ALGORITHMS] = "auto"  # type: ignore[valid-type]
-    iterations: Literal["auto"] | Annotated[int, Field(ge=1, le=MAX_ITERATIONS)] = "auto"
-    time_limit_s: float = Field(600.0, gt=0, allow_inf_nan=False)
-    tolerance: float = Field(1e-3, gt=0, lt=1, allow_inf_nan=False)
-    seed: int = Field(0, ge=0, lt=2**63)
-    gamma: Literal["auto"] | Scale = "auto"
-    eta_w: Literal["auto"] | Scale = "auto"
-    eta_p: Scale = 0.0625
-    minibatch: Literal["auto"] | Minibatch = "auto"
-    aggregate: Literal["auto"] | Count = "auto"
-    p_update: Literal["auto", "dense", "lazy"] = "auto"
-    candidates: int = Field(100, ge=1, le=10_000)
-    polish: bool = True
-    svrg: Svrg = Svrg()
-    game: Game = Game()
-
-
-class Output(StrictModel):
-    """What the Result carries besides the mixture summary; ``single`` adds the best single
-    model of the candidates (Cotter et al. 2019, §6.2 heuristic); ``lower_bound`` a certified
-    lower bound on the optimum where the problem is a hinge-loss LP
-    (:mod:`worker.candidates.lower_bound`)."""
-
-    mixture: bool = True
-    project: bool = True
-    single: bool = False
-    lower_bound: bool = True
-
-
 def _model_default_described(schema: dict[str, Any]) -> None:
     """OpenAPI client generators take no default on a union of objects: say it in words."""
     model = schema["properties"]["model"]
@@ -430,7 +320,7 @@ class Spec(StrictModel):
     def network(self) -> bool:
         """Whether the network games solve it (:mod:`worker.algorithms.network_games`): an
         MLP, K scores, or a robust objective."""
-        return (isinstance(self.model, MlpModel) or isinstance(self.objective, MaxOf)
+        return (self.model.network or isinstance(self.objective, MaxOf)
                 or any(t.loss == SOFTMAX_CROSS_ENTROPY for t in self.terms))
 
     @model_validator(mode="after")

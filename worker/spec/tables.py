@@ -11,12 +11,12 @@ the tables are read, naming the JSON path, the column and the row.
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, Strict, model_validator
 
 from worker.data.refs import DataRef, VectorValue
-from worker.spec.base import StrictModel
+from worker.spec.strict import StrictModel
 
 #: The most keypoints of one calibrator, categories of one feature, features of one model.
 MAX_KEYPOINTS = 10_000
@@ -107,6 +107,8 @@ def _no_column_twice(features: list[TableFeature]) -> None:
 class CalibratedLinear(StrictModel):
     """f(x) = bias + sum_j c_j(x_j): a calibrator per column, their outputs the parameters."""
 
+    network: ClassVar[bool] = False
+
     type: Literal["calibrated_linear"]
     features: Features
 
@@ -128,6 +130,8 @@ class Lattice(StrictModel):
 class CalibratedLattice(StrictModel):
     """Each numeric column mapped by a fixed piecewise-linear map onto a lattice axis, then
     simplex interpolation onto the lattice's vertices, whose values are the parameters."""
+
+    network: ClassVar[bool] = False
 
     type: Literal["calibrated_lattice"]
     features: Features

@@ -41,7 +41,7 @@ class LoweredSource(DataSource):
     """A data source that returns the lowering's arrays for their placeholders."""
 
     def __init__(self, base: DataSource, arrays: dict[str, object]):
-        super().__init__(base.roots, base.stats)
+        super().__init__(base.roots, base.stats, base.settings)
         self.arrays = arrays
 
     def _held(self, value):
@@ -148,7 +148,8 @@ def table_columns(spec: Spec) -> list[str]:
 
 
 def _read(spec: Spec, ref: DataRef, path: str, source: DataSource) -> Table:
-    return read_table(ref, table_columns(spec), path, roots=source.roots, stats=source.stats)
+    return read_table(ref, table_columns(spec), path, roots=source.roots,
+                      settings=source.settings, stats=source.stats)
 
 
 def _labels(label, table: Table) -> np.ndarray:

@@ -20,7 +20,7 @@ import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 
 from worker.data.formats.arrow_ipc import expect_ipc_file
-from worker.data.formats.expansion import check_expansion
+from worker.data.formats.expansion import check_expansion, expansion_budget
 from worker.data.formats.tabular import csv_names
 from worker.data.read import LoadStats, parse
 from worker.data.refs import DataRef
@@ -52,8 +52,9 @@ def read_table(ref: DataRef, columns: Sequence[str], path: str, *, roots: Sequen
         size = stream.seek(0, io.SEEK_END)
         stream.seek(0)
         reader = _READERS[ref.format]
-        table = parse(lambda data, ref, path: reader(data, ref, list(columns), size, path),
-                      stream, ref, path)
+        with expansion_budget(settings.max_job_bytes):
+            table = parse(lambda data, ref, path: reader(data, ref, list(columns), size, path),
+                          stream, ref, path)
     if stats is not None:
         stats.references += 1
         stats.bytes_read += size
