@@ -239,6 +239,11 @@ PROBE_ITERATIONS = 512
 #: A stage's mixture may violate its constraints by at most this (absolute, as rates) for
 #: the run to stop; shrinking then meets them on the candidates.
 STAGE_VIOLATION = 0.01
+#: The games' objectives are mean losses (1 at theta = 0 for the hinge, log K for K classes),
+#: so their estimate is relative above this and absolute below: on separable data the loss
+#: falls towards an infimum of 0 that no finite theta reaches, and a relative rule would run
+#: to the time limit.
+LOSS_SCALE = 1.0
 
 #: (solutions (C, d), weights (C,)) -> (objective, largest expected violation, the relative
 #: statistical floor of the tolerance) of a stage's mixture.
@@ -295,7 +300,7 @@ def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
 def _stages(loop: ChunkedLoop, snapshots: Callable[[int, int], bool], candidates: Candidates,
             weights: list[float], options: SolverOptions, value: MixtureValue) -> dict:
     """Doubling stages of :func:`play` until the rule or the deadline stops them."""
-    estimate, stages, stop = StageEstimate(options.tolerance), 0, FIRST_STAGE
+    estimate, stages, stop = StageEstimate(options.tolerance, LOSS_SCALE), 0, FIRST_STAGE
     stopped_by = "time_limit"
     while True:
         first = len(candidates.solutions)

@@ -46,12 +46,13 @@ CERTIFICATE_SHARE = 0.1
 ESTIMATE_AFTER = 2**14
 
 
-def estimated_gap(values: list[float]) -> float:
-    """Relative remaining gap from the last two stage improvements (inf until three)."""
+def estimated_gap(values: list[float], scale: float = 1e-12) -> float:
+    """Remaining gap from the last two stage improvements (inf until three), relative to the
+    last value, or to ``scale`` where the value is smaller."""
     if len(values) < 3:
         return math.inf
     improvement = max(values[-3] - values[-2], values[-2] - values[-1], 0.0)
-    return GAP_PER_IMPROVEMENT * improvement / max(abs(values[-1]), 1e-12)
+    return GAP_PER_IMPROVEMENT * improvement / max(abs(values[-1]), scale)
 
 
 @dataclass
@@ -59,13 +60,15 @@ class StageEstimate:
     """The estimate of the module docstring over a run's stage values."""
 
     tolerance: float
+    #: values smaller than this are judged against it: the gap is absolute below it
+    scale: float = 1e-12
     values: list[float] = field(default_factory=list)
     gap: float = math.inf
 
     def converged(self, value: float) -> bool:
         """Record a finished stage's value; whether the estimated gap is within tolerance."""
         self.values.append(float(value))
-        self.gap = estimated_gap(self.values)
+        self.gap = estimated_gap(self.values, self.scale)
         return self.gap <= self.tolerance
 
     def restart(self) -> None:
