@@ -26,7 +26,7 @@ class Member(ResultModel):
 
     weight: float
     iteration: int
-    kind: Literal["average", "iterate", "polished"]
+    kind: Literal["average", "iterate", "polished", "exact"]
     objective: float
     max_violation: float
     solution: list[float] | None = None

@@ -17,20 +17,15 @@ lagrangian        Two-player games paper (:mod:`.games`): Lagrangian game on the
                   hinge-relaxed problem, projected gradient ascent on lambda
 proxy_lagrangian  Two-player games paper, Algorithm 2: theta on proxy constraints, swap-regret
                   lambda-player on the true ones (rate constraints need one of these two)
+exact_qp          one LP (hinge, HiGHS) or QP (Clarabel) solved to the solvers' tolerance
+                  (:mod:`.exact`)
+exact_conic       the same, and logistic loss through exponential cones (:mod:`.exact`)
+lbfgsb            L-BFGS-B on smooth objectives whose only constraint is the box
+                  (:mod:`.lbfgsb`)
 ================  ==========================================================================
 
-``auto``: proxy_lagrangian when there are rate constraints; else FullTouch when m <= 16
-(checking everything is as cheap as sampling, paper §3.2's k > m case), LightTouch
-(Algorithm 4) otherwise; but Epro-SGD instead of FullTouch when the
-objective is strongly convex (l2 > 0) and m <= 16, and Epro-ORDA instead of Epro-SGD when
-it also has an l1 term (l1 > 0). Epro checks all m constraints every
-step, as FullTouch does, so it is only chosen where FullTouch would be; there its
-ceil(log2(T/8 + 1)) projections are QPs with at most 16 rows (milliseconds each), far
-cheaper than the epochs they end, and they buy the O(1/T) rate of Theorems 1 and 3.
-With l1 > 0 the other algorithms step on the subgradient l1 sign(w), whose iterates
-oscillate around zero; ORDA's proximal steps put coordinates at or next to zero, and it
-measured 7-19x closer to the optimum than Epro-SGD at every budget from 10^3 to 3 10^5
-(bench/results/epro_rate.json, ``l1`` curves).
+``auto``: :mod:`.method_choice` (the fastest method for the problem's kind and size, and
+why: ``stats.method_reason``).
 ``p_update: auto`` is lazy (one constraint per group) when m <= 1024 and dense with
 ``aggregate: auto`` = round(sqrt(m)) groups otherwise, balancing the O(G) p-update against
 the m/G checks of a group. The lazy update costs O(#groups with mu > 0) per iteration;
@@ -44,13 +39,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from worker.algorithms import epro, epro_orda, games, svrg_ol, touch
+from worker.algorithms import epro, epro_orda, exact, games, lbfgsb, svrg_ol, touch
 from worker.algorithms.loop import ProgressCallback
+from worker.algorithms.method_choice import Choice, choose_method
 from worker.algorithms.options import SolverOptions, Trajectory
 from worker.errors import SpecError
 from worker.problem.compiled import CompiledProblem
-
-FULLTOUCH_MAX_M = 16
 
 #: runner(problem, options, progress, deadline) -> Trajectory
 Runner = Callable[[CompiledProblem, SolverOptions, ProgressCallback | None, float], Trajectory]
@@ -68,11 +62,15 @@ class Algorithm:
         ``"game"``) or None.
     rates : bool
         Whether it handles rate constraints.
+    certified : bool
+        Whether it returns one answer with its own certificate (the exact and quasi-Newton
+        methods): the pipeline then neither polishes it nor bounds it again.
     """
 
     runner: Runner
     options: str | None = None
     rates: bool = False
+    certified: bool = False
 
 
 ALGORITHMS: dict[str, Algorithm] = {
@@ -85,31 +83,28 @@ ALGORITHMS: dict[str, Algorithm] = {
     "svrg_ol": Algorithm(svrg_ol.run_svrg_ol, options="svrg"),
     "lagrangian": Algorithm(games.run_lagrangian, options="game", rates=True),
     "proxy_lagrangian": Algorithm(games.run_proxy_lagrangian, options="game", rates=True),
+    "exact_qp": Algorithm(exact.run_exact_qp, certified=True),
+    "exact_conic": Algorithm(exact.run_exact_conic, certified=True),
+    "lbfgsb": Algorithm(lbfgsb.run_lbfgsb, certified=True),
 }
 
 
 def choose_algorithm(problem: CompiledProblem, requested: str) -> str:
-    """Resolve ``auto`` (see the module docstring)."""
-    if requested != "auto":
-        return requested
-    if problem.rates is not None:
-        return "proxy_lagrangian"
-    if problem.m <= FULLTOUCH_MAX_M:
-        if problem.objective.l2 > 0:
-            return "epro_orda" if problem.objective.l1 > 0 else "epro_sgd"
-        return "fulltouch"
-    return "lighttouch"
+    """Resolve ``auto`` (:func:`~worker.algorithms.method_choice.choose_method`)."""
+    return choose_method(problem).name if requested == "auto" else requested
 
 
 def run_algorithm(problem: CompiledProblem, options: SolverOptions,
                   progress: ProgressCallback | None = None) -> Trajectory:
     """Run the chosen algorithm; return candidates for the shrinking LP and the counters."""
-    name = choose_algorithm(problem, options.algorithm)
-    algorithm = ALGORITHMS[name]
+    choice = choose_method(problem) if options.algorithm == "auto" else \
+        Choice(options.algorithm, "solver.algorithm")
+    name, algorithm = choice.name, ALGORITHMS[choice.name]
     if problem.rates is not None and not algorithm.rates:
         raise SpecError.at("solver.algorithm", f"{name} cannot handle rate constraints (they "
                            "have no gradient); choose proxy_lagrangian, lagrangian or auto")
     started = time.perf_counter()
     trajectory = algorithm.runner(problem, options, progress, started + options.time_limit_s)
-    trajectory.stats["solve_s"] = time.perf_counter() - started
+    trajectory.stats.update(solve_s=time.perf_counter() - started, method=name,
+                            method_reason=choice.reason)
     return trajectory

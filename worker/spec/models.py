@@ -47,7 +47,8 @@ MAX_CLASSES = 10_000
 MAX_TERMS = 256
 
 ALGORITHMS = ("auto", "lighttouch", "fulltouch", "midtouch", "projected_sgd", "epro_sgd",
-              "epro_orda", "svrg_ol", "lagrangian", "proxy_lagrangian")
+              "epro_orda", "svrg_ol", "lagrangian", "proxy_lagrangian", "exact_qp",
+              "exact_conic", "lbfgsb")
 
 
 class StrictModel(BaseModel):

@@ -6,7 +6,7 @@ import { problemBox } from "./problem.js";
 
 const STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"];
 const ALGORITHMS = ["auto", "lighttouch", "fulltouch", "midtouch", "projected_sgd", "epro_sgd",
-  "epro_orda", "svrg_ol", "lagrangian", "proxy_lagrangian"];
+  "epro_orda", "svrg_ol", "lagrangian", "proxy_lagrangian", "exact_qp", "exact_conic", "lbfgsb"];
 const PAGE = 20;
 const REFRESH_MS = 2000;
 
