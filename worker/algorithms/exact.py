@@ -15,7 +15,7 @@ Both take the linear, ordering and lattice rows A w <= b and the box as they are
 points need no step or tolerance from the user (the solvers' own, 1e-8 relative, are far below
 ``solver.tolerance``). The answer is one candidate, certified by the Lagrangian bound of
 :mod:`.certificate` from the solver's multipliers: ``stats.lower_bound``,
-``stats.duality_gap``. ``stats.stopped_by`` is ``"optimal"``, ``"almost_optimal"`` (Clarabel's
+``stats.gap``. ``stats.stopped_by`` is ``"optimal"``, ``"almost_optimal"`` (Clarabel's
 reduced tolerances), ``"time_limit"`` or the solver's status; an infeasible or unbounded
 problem raises :class:`~worker.errors.SolverError` naming what to change.
 """

@@ -21,14 +21,19 @@ from worker.problem.compiled import CompiledProblem
 def certificate_stats(problem: CompiledProblem, w: np.ndarray, multipliers: np.ndarray,
                       hinge_weights: np.ndarray | None = None) -> dict[str, float | str]:
     """``stats`` of the answer w (d,): when the bound of
-    :func:`~worker.algorithms.certificate.lagrangian_bound` is finite, ``lower_bound``,
-    ``duality_gap`` (f(w) - lower_bound) and ``certificate: "lagrangian_bound"``; otherwise
+    :func:`~worker.algorithms.certificate.lagrangian_bound` is finite, ``lower_bound``, ``gap``
+    (f(w) - lower_bound), ``relative_gap`` (gap / |lower_bound|, when that is not 0) and
+    ``certificate: "lagrangian_bound"`` (the keys of the hinge bound,
+    :func:`~worker.candidates.lower_bound.lower_bound_stats`); otherwise
     ``certificate: "none"``."""
     bound = lagrangian_bound(problem, w, multipliers, hinge_weights)
     if not np.isfinite(bound):
         return {"certificate": "none"}
-    return {"lower_bound": bound, "duality_gap": objective_value(problem.objective, w) - bound,
-            "certificate": "lagrangian_bound"}
+    stats = {"lower_bound": bound, "gap": objective_value(problem.objective, w) - bound,
+             "certificate": "lagrangian_bound"}
+    if bound != 0:
+        stats["relative_gap"] = stats["gap"] / abs(bound)
+    return stats
 
 
 def one_answer(name: str, problem: CompiledProblem, w: np.ndarray, stats: dict,
