@@ -51,8 +51,7 @@ def test_the_exact_method_finds_the_optimum_and_certifies_it(loss, constraints, 
     name = "exact_conic" if loss == "logistic" else "exact_qp"
     problem, trajectory = run(name, spec)
     assert_exact(problem, trajectory, spec)
-    hinge_lp = loss in ("hinge", "pairwise_hinge") and l1 == l2 == 0
-    assert trajectory.stats["solver"] == ("highs" if hinge_lp else "clarabel")
+    assert trajectory.stats["solver"] == "clarabel"
 
 
 @pytest.mark.parametrize("loss", ["hinge", "squared", "quadratic"])

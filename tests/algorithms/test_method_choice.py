@@ -11,8 +11,7 @@ import scipy.sparse as sp
 
 from tests.problems import ordering_rows, random_problem
 from worker.algorithms.method_choice import (
-    CONIC_FACTOR,
-    EXACT_MAX_D,
+    CONE_WORK,
     EXACT_MAX_WORK,
     choose_method,
     exact_work,
@@ -37,10 +36,16 @@ def one_entry_rows(loss: str, n: int, d: int, m: int = 0, *, l2: float = 0.0,
 
 
 def largest_exact_n(loss: str, d: int, m: int) -> int:
-    """The most one-entry examples whose program is still within EXACT_MAX_WORK."""
-    per_example = 3 if loss != "logistic" else 7 * CONIC_FACTOR
-    fixed = 2 * m + 4 * d
-    return (EXACT_MAX_WORK - fixed) // per_example
+    """The most one-entry examples whose program is still within EXACT_MAX_WORK: each adds
+    1 (and CONE_WORK for the logistic), each ordering row 2, the coordinates d^2."""
+    return (EXACT_MAX_WORK - 2 * m - d**2) // (1 + (CONE_WORK if loss == "logistic" else 0))
+
+
+def test_the_work_counts_nonzeros_the_coordinates_squared_and_the_cones():
+    assert exact_work(one_entry_rows("hinge", 100, 30, 5)) == 100 + 5 * 2 + 30**2
+    assert exact_work(one_entry_rows("squared", 100, 30, 5)) == 5 * 2 + 30**2
+    assert exact_work(one_entry_rows("logistic", 100, 30, 5)) == \
+        100 * (1 + CONE_WORK) + 5 * 2 + 30**2
 
 
 @pytest.mark.parametrize(("loss", "exact"), [("hinge", "exact_qp"),
@@ -61,10 +66,12 @@ def test_beyond_the_work_limit_few_constraints_go_to_fulltouch_or_epro():
     assert choose_method(one_entry_rows("hinge", n, 40, 10, l2=0.1)).name == "epro_sgd"
 
 
-def test_d_at_the_coordinate_limit_is_exact_and_one_more_is_not():
-    at_limit = one_entry_rows("hinge", 3000, EXACT_MAX_D, 20)
-    beyond = one_entry_rows("hinge", 3000, EXACT_MAX_D + 1, 20)
-    assert choose_method(at_limit).name == "exact_qp"
+def test_the_coordinates_alone_decide_a_squared_loss():
+    d = int(EXACT_MAX_WORK**0.5)                      # d^2 <= EXACT_MAX_WORK < (d + 1)^2
+    with_row = one_entry_rows("squared", 100_000, d, 1)       # n does not count (Gram form)
+    beyond = one_entry_rows("squared", 100, d + 1, 20)
+    assert exact_work(with_row) <= EXACT_MAX_WORK < exact_work(beyond)
+    assert choose_method(with_row).name == "exact_qp"
     assert choose_method(beyond).name == "lighttouch"
 
 
@@ -74,11 +81,6 @@ def test_smooth_box_only_problems_go_to_lbfgsb_at_any_size(loss):
     assert exact_work(huge) > EXACT_MAX_WORK
     assert choose_method(huge).name == "lbfgsb"
     assert choose_method(random_problem("quadratic", "none")).name == "lbfgsb"
-
-
-def test_squared_loss_is_exact_at_any_n_through_its_gram_form():
-    huge = one_entry_rows("squared", 3 * EXACT_MAX_WORK, 100, 20)
-    assert exact_work(huge) < EXACT_MAX_WORK and choose_method(huge).name == "exact_qp"
 
 
 def test_one_constraint_or_a_hinge_takes_the_smooth_box_only_problem_elsewhere():
@@ -107,3 +109,4 @@ def test_the_paper_lattice_goes_to_lighttouch():
 def test_the_reason_names_the_sizes_against_the_limits():
     reason = choose_method(random_problem("hinge", "linear")).reason
     assert reason.startswith("small program (") and f"{EXACT_MAX_WORK:,}" in reason
+    assert "interior point" in reason

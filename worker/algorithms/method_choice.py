@@ -8,15 +8,15 @@ In this order (the first that applies):
    L-BFGS-B costs one pass over the data per iteration and needs tens to hundreds of them
    for 1e-9; SGD needs millions of samples for 1e-3 (Adult, n = 32,561, d = 125: 0.3 s
    against 76 s, docs/method-choice.md).
-3. a program small enough: ``exact_qp`` (hinge LP through HiGHS; QPs through Clarabel) or
-   ``exact_conic`` (logistic through Clarabel's exponential cones). Interior points take
-   20-60 iterations whatever the tolerance, each a sparse factorization whose cost grows
-   with the program's nonzeros (:func:`exact_work`) and the fill-in of d coupled
-   coordinates, so they win below a size and lose above it. Exact when
-   ``exact_work <= EXACT_MAX_WORK`` and ``d <= EXACT_MAX_D``; the limits are the crossovers
-   measured by ``bench/method_crossover.py`` (docs/method-choice.md). The LightTouch paper's
-   lattice (d = 4,096, m = 24,576, n = 612,587; Clarabel 800-1,000 s, LightTouch 1% in
-   4.5 s) is far beyond both.
+3. a program small enough: ``exact_qp`` (hinge LP, QPs) or ``exact_conic`` (logistic
+   through exponential cones), both by Clarabel. An interior point takes 20-40 iterations
+   whatever the tolerance, each a sparse LDL factorization of the program's KKT matrix, whose
+   cost grows faster than its nonzeros. :func:`exact_work` counts them: the data's, the
+   constraint rows', d^2 for the coordinates' block, and :data:`CONE_WORK` per example for
+   the logistic's two exponential cones. Exact when it is at most :data:`EXACT_MAX_WORK`:
+   ``bench/method_crossover.py`` measured Clarabel at 0.2-3 s up to 160,000 and 3.9-32 s
+   from 327,000 (docs/method-choice.md). The LightTouch paper's lattice (d = 4,096,
+   m = 24,576, n = 612,587; Clarabel 800-1,000 s, LightTouch 1% in 4.5 s) is 18 million.
 4. otherwise the LightTouch family (LightTouch paper, §3.2): FullTouch when m <= 16
    (checking everything is as cheap as sampling) — Epro-SGD instead when l2 > 0, Epro-ORDA
    when also l1 > 0 (O(1/T) rates, and ORDA's proximal steps measured 7-19x closer than
@@ -31,17 +31,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from worker.algorithms.conic_form import HINGE, LOGISTIC, SQUARED, SQUARED_HINGE
+from worker.algorithms.conic_form import LOGISTIC, SQUARED
 from worker.algorithms.lbfgsb import smooth_box_only
-from worker.problem.compiled import CompiledProblem
+from worker.problem.compiled import QUADRATIC, CompiledProblem
 
 FULLTOUCH_MAX_M = 16
-#: The largest program an exact method takes, in :func:`exact_work` nonzeros, and the most
-#: coordinates (measured crossovers, docs/method-choice.md).
-EXACT_MAX_WORK = 2_000_000
-EXACT_MAX_D = 2_000
-#: Exponential cones cost this many times a QP's nonzero (measured, docs/method-choice.md).
-CONIC_FACTOR = 4
+#: The largest program an exact method takes, in :func:`exact_work`: about 2 seconds of
+#: Clarabel (bench/results/method_crossover.json, docs/method-choice.md).
+EXACT_MAX_WORK = 150_000
+#: An example of a logistic loss costs as many nonzeros as this (its variables t, a, e and
+#: six cone rows; 0.4 ms each at n = 16,000, d = 10 against 0.19 ms for the hinge).
+CONE_WORK = 25
 
 
 @dataclass(frozen=True)
@@ -53,16 +53,14 @@ class Choice:
 
 
 def exact_work(problem: CompiledProblem) -> int:
-    """The nonzeros of the exact method's program (:mod:`.conic_form`): the data's or Q's
-    (d^2 for squared loss's Gram form), two per example for a loss variable, the constraint
-    rows', times :data:`CONIC_FACTOR` for the logistic's cones."""
+    """The size of the exact method's program (rule 3 of the module docstring): nnz of the
+    examples (of Q for a quadratic; none for squared loss in its Gram form) and of the
+    constraint rows, d^2, and :data:`CONE_WORK` per example of a logistic loss."""
     objective = problem.objective
-    kind, n, d = objective.kind, objective.n, problem.d
-    data = {SQUARED: d * d, HINGE: objective.features.nnz + 2 * n,
-            SQUARED_HINGE: objective.features.nnz + 2 * n,
-            LOGISTIC: CONIC_FACTOR * (objective.features.nnz + 6 * n)
-            }.get(kind, objective.quadratic.nnz)
-    return int(data + problem.constraints.matrix.nnz + 4 * d)
+    data = {SQUARED: 0, QUADRATIC: objective.quadratic.nnz}.get(objective.kind,
+                                                                objective.features.nnz)
+    cones = CONE_WORK * objective.n if objective.kind == LOGISTIC else 0
+    return int(data + cones + problem.constraints.matrix.nnz + problem.d ** 2)
 
 
 def choose_method(problem: CompiledProblem) -> Choice:
@@ -72,13 +70,12 @@ def choose_method(problem: CompiledProblem) -> Choice:
     if smooth_box_only(problem):
         return Choice("lbfgsb", "smooth objective, only the box: quasi-Newton")
     work = exact_work(problem)
-    if work <= EXACT_MAX_WORK and problem.d <= EXACT_MAX_D:
+    if work <= EXACT_MAX_WORK:
         name = "exact_conic" if problem.objective.kind == LOGISTIC else "exact_qp"
-        return Choice(name, f"small program ({work:,} <= {EXACT_MAX_WORK:,} nonzeros, "
-                            f"d = {problem.d:,} <= {EXACT_MAX_D:,}): interior point")
-    size = (f"program of {work:,} nonzeros, d = {problem.d:,} (exact up to "
-            f"{EXACT_MAX_WORK:,} and {EXACT_MAX_D:,})")
-    return Choice(iterative_method(problem), f"{size}: the LightTouch family")
+        return Choice(name, f"small program ({work:,} <= {EXACT_MAX_WORK:,} nonzeros): "
+                            "interior point")
+    return Choice(iterative_method(problem), f"program of {work:,} nonzeros (exact up to "
+                  f"{EXACT_MAX_WORK:,}): the LightTouch family")
 
 
 def iterative_method(problem: CompiledProblem) -> str:

@@ -181,19 +181,6 @@ def solve_lp(lp, seconds: float) -> tuple[np.ndarray | None, str]:
     point (no crossover) within ``seconds``: (x, "optimal") or (None, HiGHS's status)."""
     if seconds <= 0:
         return None, "time_limit"
-    highs = run_highs(lp, seconds)
-    status = highs.getModelStatus()
-    if status == highspy.HighsModelStatus.kOptimal:
-        return np.array(highs.getSolution().col_value), "optimal"
-    if status == highspy.HighsModelStatus.kTimeLimit:
-        return None, "time_limit"
-    return None, highs.modelStatusToString(status).lower()
-
-
-def run_highs(lp, seconds: float) -> highspy._Highs:
-    """Run HiGHS's interior point (no crossover) on the
-    :class:`~worker.candidates.hinge_lp.PiecewiseLP` for at most ``seconds``; the solver,
-    whose model status, solution and row duals the caller reads."""
     model = highspy.HighsLp()
     model.num_col_, model.num_row_ = lp.cost.size, lp.rows.shape[0]
     model.col_cost_, model.col_lower_, model.col_upper_ = lp.cost, lp.lower, lp.upper
@@ -212,4 +199,9 @@ def run_highs(lp, seconds: float) -> highspy._Highs:
     highs.setOptionValue("time_limit", float(seconds))
     highs.passModel(model)
     highs.run()
-    return highs
+    status = highs.getModelStatus()
+    if status == highspy.HighsModelStatus.kOptimal:
+        return np.array(highs.getSolution().col_value), "optimal"
+    if status == highspy.HighsModelStatus.kTimeLimit:
+        return None, "time_limit"
+    return None, highs.modelStatusToString(status).lower()
