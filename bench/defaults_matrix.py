@@ -42,7 +42,13 @@ from defaults_rows import (  # noqa: E402
     sklearn_logistic,
     tight_logistic_optimum,
 )
-from defaults_special import run_adult_rates, run_file, run_max_of, run_mlp  # noqa: E402
+from defaults_special import (  # noqa: E402
+    TIME_LIMIT,
+    run_adult_rates,
+    run_file,
+    run_max_of,
+    run_mlp,
+)
 
 from worker import solve  # noqa: E402
 from worker.datasets.adult import load_adult  # noqa: E402
@@ -206,8 +212,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smaller sizes (minutes)")
     parser.add_argument("--only", nargs="*", help="row names to run")
     parser.add_argument("--time-limit", type=float, help="solver.time_limit_s for every "
-                        "convex row (a solver block: leave out for pure defaults)")
+                        "row (a solver block: leave out for pure defaults)")
     args = parser.parse_args()
+    TIME_LIMIT[0] = args.time_limit
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         for row in convex_rows(args.quick):
@@ -226,7 +233,9 @@ def main() -> None:
             rows.append(finish(name, shape, peer, run(directory, args.quick)))
             print(table(rows[-1:]).splitlines()[-1], flush=True)
     stem = "defaults_matrix_quick" if args.quick else "defaults_matrix"
-    (RESULTS / f"{stem}.json").write_text(json.dumps({"quick": args.quick, "rows": rows},
+    (RESULTS / f"{stem}.json").write_text(json.dumps({"quick": args.quick,
+                                                      "time_limit_s": args.time_limit,
+                                                      "rows": rows},
                                                      indent=2, default=float))
     plot(rows, RESULTS / f"{stem}.png")
     print(table(rows))

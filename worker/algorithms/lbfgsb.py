@@ -6,9 +6,13 @@ w = u - v with u in [max(lower, 0), max(upper, 0)] and v in [max(-upper, 0), max
 l1 ||w||_1 becomes the linear l1 sum(u + v), the problems have the same minimum (at an optimum
 u_j v_j = 0), and the split box holds exactly the w of the original box.
 
-It stops when scipy's projected-gradient or relative-decrease test passes (``pgtol``
-:data:`GRADIENT_TOLERANCE`, ``factr`` :data:`DECREASE_FACTOR`: far below ``solver.tolerance``),
-at the deadline (``"time_limit"``) or after :data:`MAX_ITERATIONS`. The answer is one
+It stops when scipy's projected-gradient test (``pgtol`` :data:`GRADIENT_TOLERANCE`) or its
+relative-decrease test passes (a step lowering f by less than :data:`DECREASE_SHARE` times
+``solver.tolerance``, relatively: 1e-6 by default),
+at the deadline (``"time_limit"``) or after :data:`MAX_ITERATIONS`. Its BLAS calls act on
+vectors of d and 2 x 10 correction pairs: one BLAS thread (threadpoolctl) made each of
+L-BFGS-B's steps 140x faster than the default threads on a loaded 2-core machine (Adult,
+d = 125: 0.8 s against 4.1 s for the whole run). The answer is one
 candidate certified by the box-only Lagrangian bound of :mod:`.certificate` (finite when the
 box is, or l2 > 0).
 """
@@ -19,6 +23,7 @@ import time
 
 import numpy as np
 from scipy.optimize import fmin_l_bfgs_b
+from threadpoolctl import threadpool_limits
 
 from worker.algorithms.loop import ProgressCallback
 from worker.algorithms.one_answer import certificate_stats, one_answer, refuse
@@ -26,10 +31,9 @@ from worker.algorithms.options import SolverOptions, Trajectory
 from worker.algorithms.smooth_part import loss_value_and_gradient
 from worker.problem.compiled import LOSS_HINGE, CompiledProblem
 
-GRADIENT_TOLERANCE = 1e-9
-#: scipy's factr: stop when the relative decrease is below factr * machine epsilon (1e7 is
-#: scipy's "moderate accuracy", 2e-9 relative).
-DECREASE_FACTOR = 1e7
+GRADIENT_TOLERANCE = 1e-8
+#: Stop when a step lowers f by less than this share of ``solver.tolerance`` (relatively).
+DECREASE_SHARE = 1e-3
 MAX_ITERATIONS = 15_000
 #: scipy's messages -> ``stats.stopped_by``.
 STOPPED_BY = {0: "optimal", 1: "iteration_limit"}
@@ -72,9 +76,11 @@ def run_lbfgsb(problem: CompiledProblem, options: SolverOptions,
                                                                    problem.upper])
     start = np.clip(np.zeros(bounds.shape[0]), bounds[:, 0], bounds[:, 1])
     try:
-        x, _, info = fmin_l_bfgs_b(value_and_gradient, start, bounds=_scipy_bounds(bounds),
-                                   factr=DECREASE_FACTOR, pgtol=GRADIENT_TOLERANCE,
-                                   maxiter=MAX_ITERATIONS, maxfun=2 * MAX_ITERATIONS)
+        with threadpool_limits(limits=1, user_api="blas"):
+            x, _, info = fmin_l_bfgs_b(value_and_gradient, start, bounds=_scipy_bounds(bounds),
+                                       factr=DECREASE_SHARE * options.tolerance
+                                       / np.finfo(float).eps, pgtol=GRADIENT_TOLERANCE,
+                                       maxiter=MAX_ITERATIONS, maxfun=2 * MAX_ITERATIONS)
         w = x[:d] - x[d:] if split else x
         stats = {"stopped_by": STOPPED_BY.get(info["warnflag"], "stalled"),
                  "solver_iterations": int(info["nit"]), "evaluations": int(info["funcalls"])}

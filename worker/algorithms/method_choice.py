@@ -14,9 +14,11 @@ In this order (the first that applies):
    cost grows faster than its nonzeros. :func:`exact_work` counts them: the data's, the
    constraint rows', d^2 for the coordinates' block, and :data:`CONE_WORK` per example for
    the logistic's two exponential cones. Exact when it is at most :data:`EXACT_MAX_WORK`:
-   ``bench/method_crossover.py`` measured Clarabel at 0.2-3 s up to 160,000 and 3.9-32 s
-   from 327,000 (docs/method-choice.md). The LightTouch paper's lattice (d = 4,096,
-   m = 24,576, n = 612,587; Clarabel 800-1,000 s, LightTouch 1% in 4.5 s) is 18 million.
+   ``bench/method_crossover.py`` measured Clarabel at 0.2-3 s up to 160,000, 4-10 s at
+   330,000 and 18-32 s at 640,000, while LightTouch's defaults took 28 s on a hinge
+   problem of 200,000 (``bench/defaults_matrix.py --quick``, ordering chain; see
+   docs/method-choice.md). The LightTouch paper's lattice (d = 4,096, m = 24,576,
+   n = 612,587; Clarabel 800-1,000 s, LightTouch 1% in 4.5 s) is 18 million.
 4. otherwise the LightTouch family (LightTouch paper, §3.2): FullTouch when m <= 16
    (checking everything is as cheap as sampling) — Epro-SGD instead when l2 > 0, Epro-ORDA
    when also l1 > 0 (O(1/T) rates, and ORDA's proximal steps measured 7-19x closer than
@@ -36,9 +38,10 @@ from worker.algorithms.lbfgsb import smooth_box_only
 from worker.problem.compiled import QUADRATIC, CompiledProblem
 
 FULLTOUCH_MAX_M = 16
-#: The largest program an exact method takes, in :func:`exact_work`: about 2 seconds of
-#: Clarabel (bench/results/method_crossover.json, docs/method-choice.md).
-EXACT_MAX_WORK = 150_000
+#: The largest program an exact method takes, in :func:`exact_work`: 10-20 seconds of
+#: Clarabel, less than the LightTouch family takes there (bench/results/method_crossover.json,
+#: defaults_matrix_quick.json; docs/method-choice.md).
+EXACT_MAX_WORK = 500_000
 #: An example of a logistic loss costs as many nonzeros as this (its variables t, a, e and
 #: six cone rows; 0.4 ms each at n = 16,000, d = 10 against 0.19 ms for the hinge).
 CONE_WORK = 25
