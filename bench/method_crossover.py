@@ -5,16 +5,18 @@
 Dense Gaussian rows (n, d) and 10 linear constraints; sparse pairwise-ranking rows on a
 monotone lattice (d = 64 to 512). For each: n, d, m, the rule's ``exact_work`` and the
 seconds of the method alone (no data loading, no scoring). ``EXACT_MAX_WORK`` is set where
-the seconds pass :data:`BUDGET_S`: above it LightTouch reaches 1% faster on the rows of
-``defaults_matrix.py`` (docs/method-choice.md).
+these seconds pass what the LightTouch family takes on the rows of ``defaults_matrix.py``
+(docs/method-choice.md); the plot marks :data:`BUDGET_S` for orientation.
 
 Writes bench/results/method_crossover.json and a PNG of seconds against exact_work.
 
-Run: ``PYTHONPATH=. .venv/bin/python bench/method_crossover.py`` (some 5 minutes)
+Run: ``PYTHONPATH=. .venv/bin/python bench/method_crossover.py`` (some 5 minutes;
+``--rework`` recomputes the work column of the stored rows without timing them again)
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
 from pathlib import Path
@@ -81,17 +83,35 @@ def timed(problem: CompiledProblem, loss: str) -> dict:
             "stopped_by": trajectory.stats["stopped_by"]}
 
 
-def main() -> None:
-    rows = []
+def problems():
+    """(loss, shape name, problem) of every row, in order."""
     for loss in ("hinge", "logistic"):
         for n, d in DENSE:
-            rows.append(timed(dense_problem(loss, n, d), loss) | {"shape": "dense"})
-            print(rows[-1], flush=True)
+            yield loss, "dense", dense_problem(loss, n, d)
         for shape, n in LATTICE:
-            rows.append(timed(lattice_problem(loss, shape, n), loss) | {"shape": "lattice"})
+            yield loss, "lattice", lattice_problem(loss, shape, n)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rework", action="store_true", help="recompute exact_work of the "
+                        "stored rows (same problems) after a change of the rule, and replot")
+    path = RESULTS / "method_crossover.json"
+    if parser.parse_args().rework:
+        rows = json.loads(path.read_text())["rows"]
+        for row, (_, _, problem) in zip(rows, problems(), strict=True):
+            row["exact_work"] = exact_work(problem)
+    else:
+        rows = []
+        for loss, shape, problem in problems():
+            rows.append(timed(problem, loss) | {"shape": shape})
             print(rows[-1], flush=True)
-    (RESULTS / "method_crossover.json").write_text(json.dumps(
-        {"budget_s": BUDGET_S, "rows": rows}, indent=2))
+    path.write_text(json.dumps({"budget_s": BUDGET_S, "rows": rows}, indent=2))
+    plot(rows)
+
+
+def plot(rows: list[dict]) -> None:
+    """Seconds against exact_work, one series per loss and shape."""
     figure, axis = plt.subplots(figsize=(6, 4))
     for (loss, shape), marker in zip([(lo, sh) for lo in ("hinge", "logistic")
                                       for sh in ("dense", "lattice")], "osv^", strict=True):
