@@ -215,28 +215,31 @@ def main() -> None:
                         "row (a solver block: leave out for pure defaults)")
     args = parser.parse_args()
     TIME_LIMIT[0] = args.time_limit
-    rows = []
+    stem = "defaults_matrix_quick" if args.quick else "defaults_matrix"
+    rows: list[dict] = []
+
+    def keep(row: dict) -> None:
+        """Add a row, print it and save every row so far (a long run keeps what it did)."""
+        rows.append(row)
+        print(table(rows[-1:]).splitlines()[-1], flush=True)
+        (RESULTS / f"{stem}.json").write_text(json.dumps(
+            {"quick": args.quick, "time_limit_s": args.time_limit, "rows": rows}, indent=2,
+            default=float))
+
     with tempfile.TemporaryDirectory() as scratch:
         for row in convex_rows(args.quick):
             if args.only and row.name not in args.only:
                 continue
             directory = Path(scratch) / row.name
             directory.mkdir()
-            rows.append(finish(row.name, row.shape, row.peer,
-                               run_convex(row, directory, args.time_limit)))
-            print(table(rows[-1:]).splitlines()[-1], flush=True)
+            keep(finish(row.name, row.shape, row.peer,
+                        run_convex(row, directory, args.time_limit)))
         for name, (shape, peer, run) in SPECIAL.items():
             if args.only and name not in args.only:
                 continue
             directory = Path(scratch) / name
             directory.mkdir(exist_ok=True)
-            rows.append(finish(name, shape, peer, run(directory, args.quick)))
-            print(table(rows[-1:]).splitlines()[-1], flush=True)
-    stem = "defaults_matrix_quick" if args.quick else "defaults_matrix"
-    (RESULTS / f"{stem}.json").write_text(json.dumps({"quick": args.quick,
-                                                      "time_limit_s": args.time_limit,
-                                                      "rows": rows},
-                                                     indent=2, default=float))
+            keep(finish(name, shape, peer, run(directory, args.quick)))
     plot(rows, RESULTS / f"{stem}.png")
     print(table(rows))
 
