@@ -15,6 +15,7 @@ from rq.job import Job
 from rq.registry import StartedJobRegistry
 from rq.timeouts import TimerDeathPenalty
 
+from worker.algorithms.registry import ALGORITHMS
 from worker.pipeline.solve import solve
 from worker.queue.keys import (
     QUEUE_NAME,
@@ -26,7 +27,6 @@ from worker.queue.keys import (
 )
 from worker.queue.lifetime import die_with_parent
 from worker.queue.task import horse_killed
-from worker.spec.models import ALGORITHMS
 
 log = logging.getLogger(__name__)
 
@@ -108,12 +108,13 @@ _WARM_UP_PROBLEM = {
 def warm_up() -> None:
     """Load (or compile) every algorithm's numba kernels here, so forked horses inherit them.
 
-    A tiny strongly convex problem (which every algorithm accepts) is solved once per
-    algorithm; none of them starts a thread pool on so small a problem.
+    A tiny strongly convex problem (which every iterative algorithm accepts) is solved once
+    per algorithm; none of them starts a thread pool on so small a problem. The exact and
+    quasi-Newton methods (``certified``) compile no kernels of their own.
     """
-    for algorithm in ALGORITHMS:
-        if algorithm != "auto":
-            solve(dict(_WARM_UP_PROBLEM, solver={"algorithm": algorithm, "iterations": 2000}))
+    for name, algorithm in ALGORITHMS.items():
+        if not algorithm.certified:
+            solve(dict(_WARM_UP_PROBLEM, solver={"algorithm": name, "iterations": 2000}))
 
 
 def run_worker(connection: Redis, *, heartbeat_s: int, burst: bool = False) -> bool:
