@@ -18,7 +18,7 @@ In this order (the first that applies):
    330,000 and 18-32 s at 640,000, while LightTouch's defaults took 28 s on a hinge
    problem of 200,000 (``bench/defaults_matrix.py --quick``, ordering chain; see
    docs/method-choice.md). The LightTouch paper's lattice (d = 4,096, m = 24,576,
-   n = 612,587; Clarabel 800-1,000 s, LightTouch 1% in 4.5 s) is 18 million.
+   n = 612,587; Clarabel 800-1,000 s, LightTouch 1% in 4.5 s) is over 16.8 million (d^2 alone).
 4. otherwise the LightTouch family (LightTouch paper, §3.2): FullTouch when m <= 16
    (checking everything is as cheap as sampling) — Epro-SGD instead when l2 > 0, Epro-ORDA
    when also l1 > 0 (O(1/T) rates, and ORDA's proximal steps measured 7-19x closer than
