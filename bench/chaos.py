@@ -1,6 +1,6 @@
 """Chaos run of a local stack: jobs under random SIGKILLs of work horses, worker parents and
 whole workers, Redis restarts (``SHUTDOWN`` and ``kill -9`` of an AOF redis-server) and API
-restarts, then the invariants of README "Guarantees" checked on every job:
+restarts, then the invariants of docs/guarantees.md checked on every job:
 
 * exactly one outcome, and the job's stream ends with exactly one terminal event;
 * a ``succeeded`` outcome has its stored result, and a stored result belongs to a

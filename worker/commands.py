@@ -44,11 +44,12 @@ def predict_file(result_path: str, examples_path: str, mode: str, seed: int) -> 
     from worker.data.read import read_matrix
     from worker.data.refs import DataRef
     from worker.mixture import Mixture, predictions
+    from worker.settings import data_settings
 
     mixture = Mixture.from_result(read_spec(result_path))
     examples = Path(examples_path).resolve()
     features = read_matrix(DataRef.model_validate({"uri": examples.as_uri()}), examples_path,
-                           roots=[examples.parent])
+                           roots=[examples.parent], settings=data_settings())
     scores = mixture.score(features, mode, seed)
     predicted = predictions(scores)
     if mixture.classes == 1:

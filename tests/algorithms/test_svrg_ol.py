@@ -42,7 +42,7 @@ CONSTRAINED = [(kind, "adagrad") for kind in ("linear", "ordering_chain", "latti
                          ids=["-".join(case) for case in CONSTRAINED])
 def test_constrained_logistic_regression(constraints, learner):
     """FreeRex (first-order regret, slower in T: Theorem 4) is within 1% on linear
-    constraints; on orderings it needs more steps than this test gives (README)."""
+    constraints; on orderings it needs more steps than this test gives (docs/algorithms.md)."""
     seed = 4 + CONSTRAINED.index((constraints, learner))
     assert_near_optimal(svrg_spec("logistic", constraints, seed, learner=learner))
 
