@@ -1,95 +1,170 @@
-"""A certified lower bound on the optimum from any point and any multipliers (weak duality).
+"""A certified gap for ``iterations: "auto"`` on problems with linear constraints: the
+objective of a feasible point against a Lagrangian dual bound.
 
-For the problem min f(w) over the box lower <= w <= upper subject to A w <= b, with
-f(w) = L(w) + l1 ||w||_1 + (l2/2) ||w||^2 and L convex, every linear minorant
-L(w) >= const + g . w and every y >= 0 give
+For any multipliers lambda >= 0 and any convex f, weak duality gives
 
-    LB = const - y . b + sum_j min_{lower_j <= t <= upper_j} [(g + A'y)_j t + l1 |t| + (l2/2) t^2]
-       <= min { f(w) : A w <= b, w in the box },
+    f* >= q(lambda) = min_{x in W} L(x),   L(x) = f(x) + sum_i lambda_i g_i(x)
 
-since f(w) + y . (A w - b) <= f(w) on the feasible set and the right-hand minimum separates
-by coordinate (the Lagrangian dual function of the problem with L replaced by its minorant).
-The minorant is L's tangent at a point w_hat (const = L(w_hat) - g . w_hat, g = grad L(w_hat)),
-or, for the hinge, (1/n) sum_i alpha_i (1 - y_i x_i . w) for any alpha in [0, 1]^n (the hinge
-is the maximum of these over alpha). At a solver's answer and its multipliers the bound is
-the optimum up to the solver's tolerance; it is valid for any input, so it certifies the
-answer's gap even when the solver stopped early. A coordinate whose minimum is -inf (an
-infinite side of the box, l2 = 0 and a slope beyond l1) makes the bound -inf (no
-certificate).
+(Boyd & Vandenberghe, *Convex Optimization*, §5.2; the LightTouch paper's Lemma 1 uses the
+same multipliers to make its penalty exact). q is bounded below at any point v of the box W
+by the convexity of L: with r a subgradient of L's smooth part at v and sigma the strong
+convexity of f (l2, plus the least eigenvalue of Q for a quadratic objective),
+
+    q(lambda) >= L(v) + sum_j min_{x_j in [l_j, u_j]} r_j (x_j - v_j) + sigma/2 (x_j - v_j)^2
+                                                     + l1 (|x_j| - |v_j|),
+
+a Frank-Wolfe gap over the box when sigma = 0 (Jaggi, ICML 2013, §2), and each term has a
+closed form. The bound is valid for every lambda >= 0 and v in W, and tight at a KKT pair:
+lambda from the nonnegative least-squares fit of stationarity at the projected running
+average (:func:`~worker.algorithms.penalty.stationary_multipliers`), v first that point and
+then, if the gap is still too wide, the box minimizer of L found by L-BFGS-B (Byrd, Lu,
+Nocedal & Zhu 1995). The upper end is f at the projected running average, a feasible point,
+which is added to the candidates: the shrinking LP then returns a mixture at least as good.
+
+A certificate needs the box to be finite where the gradient does not vanish, unless f is
+strongly convex; without one (or with rate constraints, which are not convex, or a hinge
+loss, whose bound from a subgradient stays loose) the stopping
+rule falls back to its estimate (:mod:`worker.algorithms.phases`).
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
+from scipy.optimize import minimize
 
-from worker.algorithms.smooth_part import loss_value_and_gradient
-from worker.problem.compiled import LOSS_HINGE, CompiledProblem
+from worker.algorithms.penalty import ACTIVE_TOLERANCE, stationary_multipliers
+from worker.kernels.layout import ProblemArrays
+from worker.kernels.objective import objective_gradient, objective_value
+from worker.problem.compiled import LOSS_HINGE, QUADRATIC, CompiledProblem
+from worker.projection import project
+
+#: The least eigenvalue of Q is computed when d is at most this (a dense eigendecomposition).
+EIGEN_MAX_D = 1000
+#: L-BFGS-B iterations towards the box minimizer of the Lagrangian.
+REFINE_ITERATIONS = 200
 
 
-def coordinate_minimum(slope: np.ndarray, l1: float, l2: float, lower: np.ndarray,
-                       upper: np.ndarray) -> np.ndarray:
-    """min over lower_j <= t <= upper_j of slope_j t + l1 |t| + (l2/2) t^2, for each j.
+@dataclass(frozen=True)
+class Certificate:
+    """f at a feasible point and a lower bound on the optimum.
 
-    Parameters
+    Attributes
     ----------
-    slope, lower, upper : ndarray, shape (d,)
-        ``lower`` may hold -inf and ``upper`` +inf.
-    l1, l2 : float
-        Non-negative weights.
-
-    Returns
-    -------
-    ndarray, shape (d,)
-        The minima; -inf where the function decreases without bound.
-
-    Examples
-    --------
-    >>> coordinate_minimum(np.array([2.0, -1.0]), 0.5, 1.0, np.full(2, -1.0), np.full(2, 1.0))
-    array([-1.   , -0.125])
-    """
-    shrunk = np.sign(slope) * np.maximum(np.abs(slope) - l1, 0.0)   # slope past the l1 kink
-    with np.errstate(divide="ignore", invalid="ignore"):
-        free = np.where(shrunk == 0, 0.0, -shrunk / l2 if l2 > 0 else -np.sign(shrunk) * np.inf)
-    t = np.clip(free, lower, upper)
-    minima = np.full(slope.shape, -np.inf)
-    finite = np.isfinite(t)
-    t = t[finite]
-    minima[finite] = slope[finite] * t + l1 * np.abs(t) + 0.5 * l2 * t * t
-    return minima
-
-
-def lagrangian_bound(problem: CompiledProblem, point: np.ndarray, multipliers: np.ndarray,
-                     hinge_weights: np.ndarray | None = None) -> float:
-    """LB <= the problem's optimum (module docstring).
-
-    Parameters
-    ----------
-    problem : CompiledProblem
-        Objective, constraints A (m, d) and b (m,), box (d,); no rate constraints.
+    upper : float
+        f(point), an upper bound on the optimum f*.
+    lower : float
+        A lower bound on f* (-inf when none could be derived).
     point : ndarray, shape (d,)
-        w_hat, where L's tangent is taken (not used for the hinge with ``hinge_weights``).
-    multipliers : ndarray, shape (m,)
-        y; negative entries are taken as 0.
-    hinge_weights : ndarray, shape (n,), optional
-        alpha for a hinge objective (clipped to [0, 1]); without them the tangent is used.
-
-    Returns
-    -------
-    float
-        The bound, or -inf when it is not finite.
+        The feasible point (the projected running average).
     """
-    objective, constraints = problem.objective, problem.constraints
-    y = np.maximum(multipliers, 0.0)
-    if objective.kind == LOSS_HINGE and hinge_weights is not None:
-        alpha = np.clip(hinge_weights, 0.0, 1.0)
-        n = objective.n
-        signed = objective.features.multiply(objective.labels[:, None])
-        slope = -np.asarray(signed.T @ alpha).ravel() / n
-        constant = float(alpha.sum()) / n
-    else:
-        value, slope = loss_value_and_gradient(objective, point)
-        constant = value - float(slope @ point)
-    slope = slope + np.asarray(constraints.matrix.T @ y).ravel()
-    minima = coordinate_minimum(slope, objective.l1, objective.l2, problem.lower, problem.upper)
-    bound = constant - float(y @ constraints.rhs) + float(minima.sum())
-    return bound if np.isfinite(bound) else -np.inf
+
+    upper: float
+    lower: float
+    point: np.ndarray
+
+    @property
+    def gap(self) -> float:
+        """(upper - lower) relative to max(|upper|, |lower|): inf without a lower bound."""
+        if not math.isfinite(self.lower):
+            return math.inf
+        return max(self.upper - self.lower, 0.0) / max(abs(self.upper), abs(self.lower), 1e-12)
+
+
+def strong_convexity(problem: CompiledProblem) -> float:
+    """sigma with f(x) >= f(v) + r'(x - v) + sigma/2 |x - v|^2: l2, plus lambda_min(Q)."""
+    sigma = problem.objective.l2
+    q = problem.objective.quadratic
+    if problem.objective.kind == QUADRATIC and 0 < problem.d <= EIGEN_MAX_D:
+        eigenvalues = np.linalg.eigvalsh(q.toarray())
+        sigma += max(0.0, float(eigenvalues[0]) - 1e-9 * float(abs(eigenvalues).max()))
+    return sigma
+
+
+def certify(arrays: ProblemArrays, problem: CompiledProblem, average: np.ndarray,
+            sigma: float, tolerance: float) -> Certificate | None:
+    """The certificate at the running average (shape (d,)); None with rate constraints,
+    for a hinge loss (not smooth: the bound is valid but loose, and the hinge LP's bound
+    and polish serve it) or when the average cannot be projected exactly. L-BFGS-B refines
+    the bound only while the gap at the projected point exceeds ``tolerance``."""
+    if problem.rates is not None or problem.objective.kind == LOSS_HINGE:
+        return None
+    projection = project(average, problem.constraints, problem.lower, problem.upper)
+    if projection.status != "optimal":
+        return None
+    point = projection.solution
+    upper = float(objective_value(arrays, point))
+    # the penalty's looser active set: the projection may land on a neighbouring face, and a
+    # multiplier on a constraint that turns out slack only costs its lambda_i g_i(x)
+    scale = ACTIVE_TOLERANCE * max(1.0, float(np.abs(point).max(initial=0.0)))
+    active, multipliers, _ = stationary_multipliers(arrays, problem, point, scale)
+    lagrangian = Lagrangian(arrays, problem, active, np.maximum(multipliers, 0.0), sigma)
+    lower = lagrangian.bound(point)
+    if Certificate(upper, lower, point).gap > tolerance:
+        lower = max(lower, lagrangian.bound(lagrangian.box_minimizer(point)))
+    return Certificate(upper, lower, point)
+
+
+@dataclass(frozen=True)
+class Lagrangian:
+    """L(x) = f(x) + lambda' (A_act x - b_act) for fixed multipliers of active rows."""
+
+    arrays: ProblemArrays
+    problem: CompiledProblem
+    active: np.ndarray
+    multipliers: np.ndarray
+    sigma: float
+
+    def value_and_gradient(self, x: np.ndarray) -> tuple[float, np.ndarray]:
+        """L(x) and a subgradient (the l1 term's as sign(x)), shape (d,)."""
+        rows = self.problem.constraints.matrix[self.active]
+        gradient = np.empty_like(x)
+        objective_gradient(self.arrays, x, gradient)
+        gradient += rows.T @ self.multipliers
+        value = float(objective_value(self.arrays, x))
+        value += float(self.multipliers @ (rows @ x - self.problem.constraints.rhs[self.active]))
+        return value, gradient
+
+    def bound(self, v: np.ndarray) -> float:
+        """A lower bound on min_{x in W} L(x) from v in W (module docstring)."""
+        value, gradient = self.value_and_gradient(v)
+        l1 = self.arrays.l1
+        smooth_slope = gradient - l1 * np.sign(v)
+        return value + float(box_minimum(v, smooth_slope, self.sigma, l1, self.problem.lower,
+                                         self.problem.upper).sum())
+
+    def box_minimizer(self, start: np.ndarray) -> np.ndarray:
+        """An approximate minimizer of L over the box by L-BFGS-B from ``start``."""
+        bounds = list(zip(np.where(np.isfinite(self.problem.lower), self.problem.lower, None),
+                          np.where(np.isfinite(self.problem.upper), self.problem.upper, None),
+                          strict=True))
+        found = minimize(self.value_and_gradient, start, jac=True, method="L-BFGS-B",
+                         bounds=bounds, options={"maxiter": REFINE_ITERATIONS})
+        return np.clip(found.x, self.problem.lower, self.problem.upper)
+
+
+def box_minimum(v: np.ndarray, slope: np.ndarray, sigma: float, l1: float,
+                lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """min over x_j in [l_j, u_j] of slope_j (x_j - v_j) + sigma/2 (x_j - v_j)^2
+    + l1 (|x_j| - |v_j|), per coordinate (shape (d,); -inf where it is unbounded below).
+
+    The function is convex and piecewise smooth with a kink at 0, so its minimum is at an
+    end of the interval, at 0, or at the stationary point of the piece x > 0 or x < 0
+    (clipped to the piece); every candidate lies in the interval.
+    """
+    def value(x):
+        delta = x - v
+        return slope * delta + 0.5 * sigma * delta * delta + l1 * (np.abs(x) - np.abs(v))
+
+    candidates = [v, np.clip(0.0, lower, upper), np.where(np.isfinite(lower), lower, v),
+                  np.where(np.isfinite(upper), upper, v)]
+    if sigma > 0:
+        candidates.append(np.clip(v - (slope + l1) / sigma, np.maximum(lower, 0.0), upper))
+        candidates.append(np.clip(v - (slope - l1) / sigma, lower, np.minimum(upper, 0.0)))
+    least = np.min([value(x) for x in candidates], axis=0)
+    if sigma == 0:                    # linear towards an infinite end: unbounded below
+        unbounded = (np.isinf(upper) & (slope + l1 < 0)) | (np.isinf(lower) & (slope - l1 > 0))
+        least = np.where(unbounded, -np.inf, least)
+    return least

@@ -10,7 +10,7 @@ Clarabel's time on the rows of ``bench/method_crossover.py`` (0.34 s against 0.2
 n = 3,000, d = 24; 9.5 s against 6.0 s at n = 20,000, d = 512; dense n = 20,000, d = 50:
 40 s against 34 s; HiGHS's simplex 78 s), so both methods use Clarabel.
 
-The answer is one candidate, certified by the Lagrangian bound of :mod:`.certificate` from
+The answer is one candidate, certified by the Lagrangian bound of :mod:`.dual_bound` from
 Clarabel's multipliers: ``stats.lower_bound``, ``stats.gap``. ``stats.stopped_by`` is
 ``"optimal"``, ``"almost_optimal"`` (Clarabel's reduced tolerances), ``"time_limit"`` or
 Clarabel's status; an infeasible or unbounded problem raises

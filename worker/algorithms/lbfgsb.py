@@ -13,7 +13,7 @@ at the deadline (``"time_limit"``) or after :data:`MAX_ITERATIONS`. Its BLAS cal
 vectors of d and 2 x 10 correction pairs: one BLAS thread (threadpoolctl) made each of
 L-BFGS-B's steps 140x faster than the default threads on a loaded 2-core machine (Adult,
 d = 125: 0.8 s against 4.1 s for the whole run). The answer is one
-candidate certified by the box-only Lagrangian bound of :mod:`.certificate` (finite when the
+candidate certified by the box-only Lagrangian bound of :mod:`.dual_bound` (finite when the
 box is, or l2 > 0).
 """
 

@@ -9,8 +9,8 @@ import time
 import numpy as np
 
 from worker.algorithms.arrays import problem_arrays
-from worker.algorithms.certificate import lagrangian_bound
 from worker.algorithms.driver import Candidates
+from worker.algorithms.dual_bound import lagrangian_bound
 from worker.algorithms.loop import Progress, ProgressCallback
 from worker.algorithms.options import Trajectory
 from worker.algorithms.smooth_part import objective_value
@@ -21,7 +21,7 @@ from worker.problem.compiled import CompiledProblem
 def certificate_stats(problem: CompiledProblem, w: np.ndarray, multipliers: np.ndarray,
                       hinge_weights: np.ndarray | None = None) -> dict[str, float | str]:
     """``stats`` of the answer w (d,): when the bound of
-    :func:`~worker.algorithms.certificate.lagrangian_bound` is finite, ``lower_bound``, ``gap``
+    :func:`~worker.algorithms.dual_bound.lagrangian_bound` is finite, ``lower_bound``, ``gap``
     (f(w) - lower_bound), ``relative_gap`` (gap / |lower_bound|, when that is not 0) and
     ``certificate: "lagrangian_bound"`` (the keys of the hinge bound,
     :func:`~worker.candidates.lower_bound.lower_bound_stats`); otherwise
