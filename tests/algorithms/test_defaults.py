@@ -47,9 +47,6 @@ def robust_spec(seed: int) -> tuple[dict, list[tuple[np.ndarray, np.ndarray]]]:
     return {"dimension": 4, "objective": {"type": "max_of", "terms": terms}}, data
 
 
-@pytest.mark.xfail(strict=True, reason="the network games report no stopped_by yet: their "
-                   "stopping rule is separate work; this passes (and must lose the mark) "
-                   "when it lands")
 def test_defaults_reach_the_robust_optimum_and_say_why_they_stopped():
     spec, data = robust_spec(5)
     result = solve(spec)

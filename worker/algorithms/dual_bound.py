@@ -10,7 +10,7 @@ L(w) >= const + g . w and every y >= 0 give
 
 since f(w) + y . (A w - b) <= f(w) on the feasible set and the right-hand minimum separates
 by coordinate (the Lagrangian dual function of the problem with L replaced by its minorant;
-each coordinate's minimum is :func:`~worker.algorithms.certificate.box_minimum` at 0).
+each coordinate's minimum comes from :func:`~worker.algorithms.certificate.box_minimum`).
 The minorant is L's tangent at a point w_hat (const = L(w_hat) - g . w_hat, g = grad L(w_hat)),
 or, for the hinge, (1/n) sum_i alpha_i (1 - y_i x_i . w) for any alpha in [0, 1]^n (the hinge
 is the maximum of these over alpha). At a solver's answer and its multipliers the bound is
@@ -61,7 +61,16 @@ def lagrangian_bound(problem: CompiledProblem, point: np.ndarray, multipliers: n
         value, slope = loss_value_and_gradient(objective, point)
         constant = value - float(slope @ point)
     slope = slope + np.asarray(constraints.matrix.T @ y).ravel()
-    minima = box_minimum(np.zeros_like(slope), slope, objective.l2, objective.l1,
-                         problem.lower, problem.upper)
+    minima = coordinate_minima(slope, objective.l1, objective.l2, problem.lower, problem.upper)
     bound = constant - float(y @ constraints.rhs) + float(minima.sum())
     return bound if np.isfinite(bound) else -np.inf
+
+
+def coordinate_minima(slope: np.ndarray, l1: float, l2: float, lower: np.ndarray,
+                       upper: np.ndarray) -> np.ndarray:
+    """min over lower_j <= t <= upper_j of slope_j t + l1 |t| + (l2/2) t^2, shape (d,) (-inf
+    where unbounded below): :func:`~worker.algorithms.certificate.box_minimum` from the box's
+    point v nearest 0, plus the function's value there."""
+    v = np.clip(0.0, lower, upper)
+    at_v = slope * v + l1 * np.abs(v) + 0.5 * l2 * v * v
+    return at_v + box_minimum(v, slope + l2 * v, l2, l1, lower, upper)
