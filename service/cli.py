@@ -149,7 +149,8 @@ def _engine_commands(commands) -> None:
     validate.set_defaults(run=_validate)
     predict = commands.add_parser("predict", help="score examples with a result's mixture")
     predict.add_argument("result", help="Result JSON written by solve -o")
-    predict.add_argument("examples", help="feature matrix file (npy, npz, csv, svmlight, mtx)")
+    predict.add_argument("examples", help="feature matrix file (npy, npz, csv, svmlight, mtx), or "
+                         "the raw table (csv, parquet, feather) of a calibrated model")
     predict.add_argument("--mode", choices=("stochastic", "expected", "deterministic"),
                          default="stochastic", help="per-example random member (default), "
                          "weighted mean score, or the member of largest weight")

@@ -48,8 +48,15 @@ def predict_file(result_path: str, examples_path: str, mode: str, seed: int) -> 
 
     mixture = Mixture.from_result(read_spec(result_path))
     examples = Path(examples_path).resolve()
-    features = read_matrix(DataRef.model_validate({"uri": examples.as_uri()}), examples_path,
-                           roots=[examples.parent], settings=data_settings())
+    reference = DataRef.model_validate({"uri": examples.as_uri()})
+    if mixture.table is not None:     # a calibrated model scores raw table rows
+        from worker.tables.read import read_table
+
+        features = read_table(reference, mixture.table.columns, examples_path,
+                              roots=[examples.parent], settings=data_settings())
+    else:
+        features = read_matrix(reference, examples_path, roots=[examples.parent],
+                               settings=data_settings())
     scores = mixture.score(features, mode, seed)
     predicted = predictions(scores)
     if mixture.classes == 1:

@@ -6,7 +6,8 @@ Where a random model is not acceptable, §5 suggests deterministic conversions; 
 offered: the weight-averaged score (for a linear model, the mean solution's score) and the
 member of largest weight. Scores are x.w, or the Result's network (``model``) applied to x;
 with one score a prediction is positive when it is > 0, with K scores it is the class of the
-largest.
+largest. A calibrated model's mixture (docs/tables.md) scores raw table rows through the
+Result's fixed calibrators; extra columns are ignored.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ import scipy.sparse as sp
 from worker.errors import SpecError
 from worker.problem.model_types import MODEL_TYPES
 from worker.problem.network import Network
-from worker.result import Result
+from worker.result import CalibratedModel, NetworkModel, Result
+from worker.tables.model import TableModel
+from worker.tables.read import as_table
 
 #: Ways to score with a mixture.
 MODES = ("stochastic", "expected", "deterministic")
@@ -29,11 +32,13 @@ MODES = ("stochastic", "expected", "deterministic")
 @dataclass(frozen=True)
 class Mixture:
     """Members (k, P) and their weights (k,), nonnegative and summing to 1; the network the
-    members parameterize (None: the linear model, P = d)."""
+    members parameterize (None: the linear model, P = d); the calibrated model whose
+    features they score (None: features are given as a matrix)."""
 
     solutions: np.ndarray
     weights: np.ndarray
     network: Network | None = None
+    table: TableModel | None = None
 
     @classmethod
     def from_result(cls, result: Result | dict[str, Any]) -> Mixture:
@@ -42,10 +47,14 @@ class Mixture:
         if not model.mixture or any(m.solution is None for m in model.mixture):
             raise SpecError.at("mixture", "the result carries no member solutions; solve "
                                "with output.mixture = true to deploy it")
-        network = None if model.model is None else MODEL_TYPES[model.model.type].from_result(
-            tuple(model.model.sizes), model.model.bias)
+        network = MODEL_TYPES[model.model.type].from_result(
+            tuple(model.model.sizes), model.model.bias) \
+            if isinstance(model.model, NetworkModel) else None
+        table = TableModel.from_result(model.model) \
+            if isinstance(model.model, CalibratedModel) else None
         return cls(np.array([m.solution for m in model.mixture], dtype=np.float64),
-                   np.array([m.weight for m in model.mixture], dtype=np.float64), network)
+                   np.array([m.weight for m in model.mixture], dtype=np.float64), network,
+                   table)
 
     @property
     def classes(self) -> int:
@@ -53,7 +62,13 @@ class Mixture:
         return 1 if self.network is None else self.network.outputs
 
     def member_scores(self, features) -> np.ndarray:
-        """Every example's scores under every member: shape (n, k), or (n, k, K) for K > 1."""
+        """Every example's scores under every member: shape (n, k), or (n, k, K) for K > 1.
+
+        With a calibrated model, ``features`` may be a table of raw rows (pyarrow Table,
+        pandas DataFrame or mapping of columns)."""
+        if self.table is not None and not (isinstance(features, np.ndarray)
+                                           or sp.issparse(features)):
+            features = self.table.features(as_table(features))
         inputs = self.solutions.shape[1] if self.network is None else self.network.inputs
         if features.shape[1] != inputs:
             raise SpecError.at("features", f"{features.shape[1]} columns; the mixture's "

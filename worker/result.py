@@ -66,6 +66,39 @@ class NetworkModel(ResultModel):
     activation: Literal["relu"] = "relu"
 
 
+class CalibratedFeature(ResultModel):
+    """One input of a calibrated model (docs/tables.md): its column and fixed calibrator.
+
+    A numeric feature's calibrator interpolates ``outputs`` at ``keypoints`` (constant beyond
+    them); a categorical one maps ``categories[i]`` to ``outputs[i]``. In a calibrated linear
+    model ``outputs`` are the parameters ``offset .. offset + len(outputs) - 1`` of the
+    deployed solution (the projected mean, else the mean); in a lattice they are the lattice
+    coordinates the keypoints map to."""
+
+    column: str
+    kind: Literal["numeric", "categorical"]
+    keypoints: list[float] | None = None
+    categories: list[str] | None = None
+    monotonic: Literal["increasing", "decreasing", "none"] = "none"
+    convexity: Literal["convex", "concave", "none"] = "none"
+    order: list[str] | None = None
+    offset: int | None = None
+    outputs: list[float]
+
+
+class CalibratedModel(ResultModel):
+    """A model on raw table rows: ``columns`` it reads, its ``features`` in order, and the
+    parameter layout: for ``calibrated_linear`` parameter 0 is the bias and each feature's
+    outputs follow at its ``offset``; for ``calibrated_lattice`` the parameters are the
+    values of the lattice's vertices in C order over ``sizes``."""
+
+    type: Literal["calibrated_linear", "calibrated_lattice"]
+    columns: list[str]
+    features: list[CalibratedFeature]
+    sizes: list[int] | None = None
+    layout: str
+
+
 class Result(ResultModel):
     """What a solve returns, the same in-process, from the CLI and over HTTP."""
 
@@ -78,7 +111,7 @@ class Result(ResultModel):
     projected: Projected | None = None
     #: output.single: the best single candidate (Cotter et al. 2019, §6.2 heuristic)
     single: Member | None = None
-    #: the network the solutions parameterize; null: scores x.w of the linear model
-    model: NetworkModel | None = None
+    #: the network or calibrated model the solutions parameterize; null: scores x.w
+    model: NetworkModel | CalibratedModel | None = None
     stats: dict[str, float | int | str | bool]
     notes: list[str] = []

@@ -288,7 +288,7 @@ def _load(ref: DataRef, path: str, roots: Sequence[Path], settings: DataSettings
             stream.seek(0)
             try:
                 with expansion_budget(settings.max_job_bytes):
-                    parsed = _normalized(_parse(reader, stream, ref, path), path)
+                    parsed = _normalized(parse(reader, stream, ref, path), path)
             except MemoryError:
                 raise DataError(path, f"reading {brief(ref.uri)} needs more memory than this "
                                       f"process may use; use smaller data, or ask the "
@@ -303,7 +303,7 @@ def _load(ref: DataRef, path: str, roots: Sequence[Path], settings: DataSettings
     return parsed
 
 
-def _parse(reader: Reader, stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
+def parse(reader: Reader, stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
     """Verify the sha256 (when given) and run the reader; its failures become DataErrors."""
     try:
         if ref.sha256 is not None:

@@ -60,8 +60,10 @@ def network_memory_parts(problem: NetworkProblem, candidates: int) -> dict[str, 
 
 def _declared_parameters(spec: Spec) -> int:
     """Parameters the spec fixes: a linear model's declared ``dimension``; an MLP's hidden
-    layers (and its first layer when ``dimension`` is declared)."""
-    return MODEL_TYPES[spec.model.type].declared_parameters(spec.model, spec.dimension or 0)
+    layers (and its first layer when ``dimension`` is declared). A calibrated model's are
+    counted once :mod:`worker.tables.lower` has made it linear (:func:`memory_parts`)."""
+    record = MODEL_TYPES.get(spec.model.type)
+    return 0 if record is None else record.declared_parameters(spec.model, spec.dimension or 0)
 
 
 def declared_parts(spec: Spec) -> dict[str, int]:

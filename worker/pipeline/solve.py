@@ -12,6 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from worker.algorithms.game_options import GameOptions
 from worker.algorithms.loop import ProgressCallback
 from worker.algorithms.options import SolverOptions, Trajectory
@@ -37,6 +39,7 @@ from worker.result import Result
 from worker.settings import DaskSettings, data_roots, data_settings, read_settings
 from worker.spec.models import Solver, Spec, parse_spec
 from worker.spec.solver import Output
+from worker.tables.lower import lower_tables
 
 #: ``iterations: "auto"`` runs every algorithm until its stopping rule
 #: (docs/stopping-rules.md); this only plans SVRG OL's schedule (which the rule may end
@@ -87,6 +90,9 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
     check_memory(declared_parts(model), max_job_bytes)
     data = data_settings(max_job_bytes)
     source = DataSource(roots if roots is not None else data_roots(), settings=data)
+    lowered = lower_tables(model, source)      # a calibrated model → the hand-built spec
+    if lowered is not None:
+        model, source = lowered.spec, lowered.source
     svrg = model.solver.svrg
     if model.network:  # networks, multiclass and robust objectives are never partitioned
         problem = compile_network_problem(model, source)
@@ -109,8 +115,16 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
         source.stats.bytes_read += plan.size
         result.stats["partitions"] = len(plan.pieces)
     result.stats.update(source.stats.as_stats())
+    if lowered is not None:
+        result.model = lowered.model.describe(deployed_solution(result))
     result.stats["wall_s"] = time.perf_counter() - started
     return result
+
+
+def deployed_solution(result: Result) -> np.ndarray:
+    """The single solution a Result recommends: the projected mean, else the mean."""
+    point = result.projected if result.projected is not None else result.mean
+    return np.array(point.solution)
 
 
 def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,

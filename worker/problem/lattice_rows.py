@@ -15,20 +15,23 @@ from worker.spec.models import MonotoneLatticeConstraint
 
 def lattice_rows(constraint: MonotoneLatticeConstraint, path: str, d: int, source,
                  notes: list[str]) -> tuple[sp.csr_matrix, np.ndarray]:
-    """Rows w_v <= w_(v + stride_k) for every edge along each increasing axis k.
+    """Rows w_v <= w_(v + stride_k) for every edge along each increasing axis k, then
+    w_(v + stride_k) <= w_v along each decreasing one.
 
     Parameters and returns as :func:`worker.problem.linear_rows.linear_rows` (``source`` and
     ``notes`` are not used: the block is inline).
     """
-    return order_rows(lattice_edges(constraint.shape, constraint.increasing, d, path), d)
+    increasing = lattice_edges(constraint.shape, constraint.increasing, d, path)
+    decreasing = lattice_edges(constraint.shape, constraint.decreasing, d, path)[:, ::-1]
+    return order_rows(np.concatenate([increasing, decreasing]), d)
 
 
 def declared_lattice_rows(constraint: MonotoneLatticeConstraint) -> tuple[int, int]:
     """(rows, nonzeros) the block compiles to, from the spec alone: one row of two entries
-    per edge along each increasing axis."""
+    per edge along each increasing or decreasing axis."""
     size = math.prod(constraint.shape)
     rows = sum(size // constraint.shape[axis] * (constraint.shape[axis] - 1)
-               for axis in constraint.increasing)
+               for axis in constraint.increasing + constraint.decreasing)
     return rows, 2 * rows
 
 

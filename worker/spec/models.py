@@ -24,13 +24,19 @@ from pydantic import (
 from worker.data.refs import MAX_SIZE, MatrixValue, VectorValue
 from worker.errors import SpecError
 from worker.losses import LOSS_NAMES, PAIRWISE_HINGE, SOFTMAX_CROSS_ENTROPY
-from worker.spec.model_types import LinearModel, Model
+from worker.spec.model_types import LinearModel, MlpModel
 from worker.spec.solver import ALGORITHMS as ALGORITHMS
 from worker.spec.solver import NETWORK_ALGORITHMS, Output, Solver
 from worker.spec.solver import Game as Game
 from worker.spec.strict import MAX_ITERATIONS as MAX_ITERATIONS
 from worker.spec.strict import MAX_SCALE as MAX_SCALE
 from worker.spec.strict import CoordinateIndex, Count, StrictModel, Weight
+from worker.spec.tables import (
+    CalibratedLattice,
+    CalibratedLinear,
+    TableData,
+    check_table_spec,
+)
 
 #: The most classes of a multiclass loss and terms of a robust objective (memory is bounded
 #: by the job budget besides).
@@ -90,12 +96,25 @@ class EmpiricalRisk(StrictModel):
     l2: Weight = 0.0
 
 
+def _point_data_kind(raw: Any) -> str:
+    """``table_data`` for a table (it has ``table``), else ``example_data`` (which reports
+    what is wrong with anything else)."""
+    table = ("table" in raw) if isinstance(raw, dict) else isinstance(raw, TableData)
+    return "table_data" if table else "example_data"
+
+
+#: A point risk's data: a feature matrix, or a calibrated model's table (:mod:`.tables`).
+PointData = Annotated[Annotated[ExampleData, Tag("example_data")]
+                      | Annotated[TableData, Tag("table_data")],
+                      Discriminator(_point_data_kind)]
+
+
 class PointRisk(EmpiricalRisk):
     """A loss on each example's score (or K scores for softmax_cross_entropy)."""
 
     loss: Literal[tuple(name for name in LOSS_NAMES  # type: ignore[valid-type]
                         if name != PAIRWISE_HINGE)]
-    data: ExampleData
+    data: PointData
     #: K of softmax_cross_entropy (labels 0..K-1); null: the largest label + 1
     classes: Annotated[int, Field(ge=2, le=MAX_CLASSES)] | None = None
 
@@ -168,6 +187,14 @@ Objective = Annotated[
                   custom_error_message=_KIND_ERROR[1])]
 
 
+#: The spec's ``model``: the engine's model types (:mod:`worker.spec.model_types`, each with
+#: its record in :data:`worker.problem.model_types.MODEL_TYPES`) and the calibrated models on
+#: raw tables (:mod:`worker.spec.tables`), which :mod:`worker.tables.lower` turns into a linear
+#: model over computed features before anything is compiled.
+Model = Annotated[LinearModel | MlpModel | CalibratedLinear | CalibratedLattice,
+                  Field(discriminator="type")]
+
+
 class LinearConstraint(StrictModel):
     """A w <= b (rows are scaled to unit norm when compiled)."""
 
@@ -192,11 +219,13 @@ class OrderingConstraint(StrictModel):
 
 
 class MonotoneLatticeConstraint(StrictModel):
-    """Lattice parameters (C order over ``shape``) increase along each ``increasing`` axis."""
+    """Lattice parameters (C order over ``shape``) increase along each ``increasing`` axis
+    and decrease along each ``decreasing`` one."""
 
     type: Literal["monotone_lattice"]
     shape: list[Count] = Field(min_length=1)
     increasing: list[Annotated[int, Field(ge=0)]]
+    decreasing: list[Annotated[int, Field(ge=0)]] = []
 
     @field_validator("shape")
     @classmethod
@@ -208,12 +237,14 @@ class MonotoneLatticeConstraint(StrictModel):
 
     @model_validator(mode="after")
     def _axes_exist(self) -> MonotoneLatticeConstraint:
-        for k, axis in enumerate(self.increasing):
-            if axis >= len(self.shape):
-                raise ValueError(f"increasing[{k}] = {axis} is not an axis of shape "
-                                 f"{self.shape} (axes are 0..{len(self.shape) - 1})")
-        if len(set(self.increasing)) != len(self.increasing):
-            raise ValueError("increasing lists an axis twice")
+        for name in ("increasing", "decreasing"):
+            for k, axis in enumerate(getattr(self, name)):
+                if axis >= len(self.shape):
+                    raise ValueError(f"{name}[{k}] = {axis} is not an axis of shape "
+                                     f"{self.shape} (axes are 0..{len(self.shape) - 1})")
+        axes = self.increasing + self.decreasing
+        if len(set(axes)) != len(axes):
+            raise ValueError("increasing and decreasing list an axis twice")
         return self
 
 
@@ -293,6 +324,11 @@ class Spec(StrictModel):
                 or any(t.loss == SOFTMAX_CROSS_ENTROPY for t in self.terms))
 
     @model_validator(mode="after")
+    def _tables_fit(self) -> Spec:
+        check_table_spec(self)
+        return self
+
+    @model_validator(mode="after")
     def _network_fits(self) -> Spec:
         if not self.network:
             return self
@@ -364,7 +400,7 @@ def _tags(union: Any) -> set[str]:
     return tags
 
 
-_TAGS = _tags(Constraint) | _tags(Objective) | _tags(Model)
+_TAGS = _tags(Constraint) | _tags(Objective) | _tags(Model) | {"example_data", "table_data"}
 _TYPE_NAMES = {"float", "int", "str", "bool", "list", "dict", "CooMatrix", "DataRef", "RateTerm",
                "Minibatch", "Bounds", "EmpiricalRisk"}
 

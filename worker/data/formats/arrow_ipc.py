@@ -33,7 +33,7 @@ IPC_STREAM_MAGIC = b"\xff\xff\xff\xff"
 
 def read_feather(stream: BinaryIO, ref: ReadOptions, path: str) -> Parsed:
     """The selected numeric columns of an Arrow IPC file (Feather V2)."""
-    _expect_ipc_file(stream, path)
+    expect_ipc_file(stream, path)
     reader = ipc.open_file(stream)
     return read_columns(reader.schema, reader.count_rows(),
                         lambda names: _columns(stream, reader.schema, names), ref, path)
@@ -45,7 +45,7 @@ def _columns(stream: BinaryIO, schema: pa.Schema, names: list[str]) -> pa.Table:
     return ipc.open_file(stream, options=options).read_all()
 
 
-def _expect_ipc_file(stream: BinaryIO, path: str) -> None:
+def expect_ipc_file(stream: BinaryIO, path: str) -> None:
     """Refuse data that is not an Arrow IPC file, naming what it looks like."""
     head = stream.read(len(IPC_FILE_MAGIC))
     stream.seek(0)

@@ -223,7 +223,7 @@ def _not_numeric(stream: BinaryIO, read: pa_csv.ReadOptions, names: Sequence[str
     name = names[column]
     text = pa_csv.read_csv(stream, read_options=read, convert_options=pa_csv.ConvertOptions(
         include_columns=[name], column_types={name: pa.string()})).column(0).to_pylist()
-    row, value = next(((r, v) for r, v in enumerate(text) if v and not _is_number(v)),
+    row, value = next(((r, v) for r, v in enumerate(text) if v and not is_number(v)),
                       (0, text[0] if text else ""))
     return DataError(path, _type_message(_describe(name, column), f"text such as {value!r} "
                                          f"at row {row}", is_label))
@@ -238,7 +238,7 @@ def _type_message(column: str, found: str, is_label: bool) -> str:
             f"\"columns\" (or encode the categories as numbers first)")
 
 
-def _is_number(value: str) -> bool:
+def is_number(value: str) -> bool:
     """True when ``float`` accepts the text."""
     try:
         float(value)

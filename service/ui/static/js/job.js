@@ -5,6 +5,7 @@ import { download, json } from "./api.js";
 import { Convergence } from "./convergence.js";
 import { badge, el, num, show, table, when } from "./dom.js";
 import { followEvents } from "./events.js";
+import { modelSections } from "./model.js";
 import { problemBox } from "./problem.js";
 
 const ACTIVE = new Set(["queued", "running"]);
@@ -28,6 +29,7 @@ function resultSections(result) {
     projected ? facts([["method", projected.method], ["status", projected.status],
       ["objective", num(projected.objective)], ["max violation", num(projected.max_violation)]])
       : el("p", { text: "The spec's output options left the projection out." }),
+    ...modelSections(result),
     el("h3", { text: "Mixture" }),
     table(`${result.mixture.length} member(s) the shrinking LP kept`,
       ["weight", "iteration", "kind", "objective", "max violation"],

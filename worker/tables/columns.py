@@ -1,0 +1,106 @@
+"""A table's columns by name, and their values as numbers, text or category codes.
+
+Every refusal is a :class:`~worker.errors.DataError` naming the JSON path of the table, the
+column and the first bad row (0-based, header excluded). Rules: names match with
+surrounding whitespace ignored; text values are compared with surrounding whitespace
+ignored; a numeric column may hold numbers or text that reads as a number (`` 39``); an
+empty cell, NaN or an infinite value is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from worker.data.formats.tabular import is_number
+from worker.errors import DataError
+
+
+@dataclass(frozen=True)
+class Table:
+    """Columns of equal length by (whitespace-stripped) name; ``path`` names the table."""
+
+    columns: Mapping[str, pa.ChunkedArray]
+    rows: int
+    path: str
+
+    @classmethod
+    def of(cls, table: pa.Table, path: str) -> Table:
+        """A pyarrow table's columns, names stripped."""
+        return cls({name.strip(): table.column(i) for i, name in enumerate(table.column_names)},
+                   table.num_rows, path)
+
+    def column(self, name: str) -> pa.Array:
+        """One column as a single array; the error lists the table's columns."""
+        if name not in self.columns:
+            raise DataError(self.path, f"the table has no column {name!r}; its columns are "
+                                       f"{listed(list(self.columns))}")
+        return self.columns[name].combine_chunks()
+
+    def numbers(self, name: str, hint: str = "") -> np.ndarray:
+        """A column as finite float64 values, shape (rows,)."""
+        column = self.column(name)
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+            column = self._parsed(name, pc.utf8_trim_whitespace(column), hint)
+        elif not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)
+                  or pa.types.is_boolean(column.type) or pa.types.is_decimal(column.type)):
+            raise DataError(self.path, f"column {name!r} holds {column.type} values, not "
+                                       f"numbers{hint}")
+        self._no_missing(name, column)
+        values = np.asarray(pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False),
+                            dtype=np.float64)
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            row = int(bad[0])
+            raise DataError(self.path, f"column {name!r} row {row} is {values[row]}; every "
+                                       "value must be finite: replace or drop that row")
+        return values
+
+    def text(self, name: str) -> pa.Array:
+        """A column as whitespace-stripped text (numbers as they print), shape (rows,)."""
+        column = self.column(name)
+        self._no_missing(name, column)
+        if pa.types.is_floating(column.type):
+            column = pc.cast(column, pa.float64())
+            integral = pc.all(pc.equal(pc.floor(column), column)).as_py()
+            column = pc.cast(column, pa.int64()) if integral else column
+        return pc.utf8_trim_whitespace(pc.cast(column, pa.string()))
+
+    def codes(self, name: str, categories: Sequence[str]) -> np.ndarray:
+        """The position of each row's value among ``categories``, int64 (rows,)."""
+        codes = pc.index_in(self.text(name), value_set=pa.array(list(categories), pa.string()))
+        if codes.null_count:
+            row = int(np.flatnonzero(codes.is_null().to_numpy(zero_copy_only=False))[0])
+            raise DataError(self.path, f"column {name!r} row {row} holds "
+                                       f"{self.text(name)[row].as_py()!r}, not one of the "
+                                       f"model's categories ({listed(list(categories))}); "
+                                       "list it in categories (or drop the row)")
+        return codes.to_numpy(zero_copy_only=False).astype(np.int64)
+
+    def _parsed(self, name: str, column: pa.Array, hint: str) -> pa.Array:
+        """Text that reads as numbers, as float64; the error names the first that does not."""
+        empty = pc.equal(column, "")
+        column = pc.if_else(empty, pa.scalar(None, pa.string()), column)
+        try:
+            return pc.cast(column, pa.float64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            for row, value in enumerate(column.to_pylist()):
+                if value is not None and not is_number(value):
+                    raise DataError(self.path, f"column {name!r} row {row} holds {value!r}, "
+                                               f"not a number{hint}") from None
+            raise
+
+    def _no_missing(self, name: str, column: pa.Array) -> None:
+        if column.null_count:
+            row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
+            raise DataError(self.path, f"column {name!r} row {row} is empty (a missing "
+                                       "value); fill it or drop the row")
+
+
+def listed(names: list[str]) -> str:
+    """Names for a message, at most 30."""
+    return ", ".join(map(repr, names[:30])) + (", ..." if len(names) > 30 else "")
