@@ -50,6 +50,16 @@ class Bounds(StrictModel):
     upper: float | VectorValue | None = None
 
 
+def _refusing(*keys: str, because: str) -> Any:
+    """A ``before`` validator refusing a value that has any of ``keys``, with ``because``:
+    each data shape names the fields that belong to the other one."""
+    def refuse(cls: type, raw: Any) -> Any:
+        if isinstance(raw, dict) and any(key in raw for key in keys):
+            raise ValueError(because)
+        return raw
+    return model_validator(mode="before")(classmethod(refuse))
+
+
 class ExampleData(StrictModel):
     """Examples: ``features`` and ``labels`` (omitted when the features file carries them).
 
@@ -57,13 +67,9 @@ class ExampleData(StrictModel):
     constraints.
     """
 
-    @model_validator(mode="before")
-    @classmethod
-    def _not_pairs(cls, raw: Any) -> Any:
-        if isinstance(raw, dict) and ("positive" in raw or "negative" in raw):
-            raise ValueError("data.positive/negative are only for loss 'pairwise_hinge'; "
-                             "this loss takes data.features (and data.labels)")
-        return raw
+    _not_pairs = _refusing("positive", "negative", because="data.positive/negative are only "
+                           "for loss 'pairwise_hinge'; this loss takes data.features (and "
+                           "data.labels)")
 
     features: MatrixValue
     labels: VectorValue | None = None
@@ -78,13 +84,9 @@ class PairData(StrictModel):
     negative: MatrixValue
     groups: dict[str, VectorValue] | None = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _not_examples(cls, raw: Any) -> Any:
-        if isinstance(raw, dict) and ("features" in raw or "labels" in raw):
-            raise ValueError("pairwise_hinge takes data.positive and data.negative (rows x+ "
-                             "and x- of each pair), not features/labels")
-        return raw
+    _not_examples = _refusing("features", "labels", because="pairwise_hinge takes "
+                              "data.positive and data.negative (rows x+ and x- of each pair), "
+                              "not features/labels")
 
 
 class EmpiricalRisk(StrictModel):
