@@ -30,13 +30,15 @@ from worker.queue.workers import live_workers, warm_up
 from worker.settings import child_environment
 
 REPO = Path(__file__).resolve().parents[1]
-#: A small job (4-dimensional quadratic, one chain): smoke tests and load runs.
+#: A small job (4-dimensional quadratic, one chain): smoke tests and load runs. FullTouch
+#: (``auto`` would solve it exactly in milliseconds), so that a job runs for its iterations,
+#: reports progress and can be cancelled.
 SMALL_SPEC = {
     "spec_version": 1, "dimension": 4, "bounds": {"lower": -1, "upper": 1},
     "objective": {"type": "quadratic", "Q": [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0],
                                              [0, 0, 0, 1]], "c": [1, -1, 0.5, 0]},
     "constraints": [{"type": "ordering", "chain": [0, 1, 2, 3]}],
-    "solver": {"iterations": 20000, "seed": 1},
+    "solver": {"algorithm": "fulltouch", "iterations": 20000, "seed": 1},
 }
 
 

@@ -25,6 +25,11 @@ lagrangian         Two-player games paper (:mod:`worker.algorithms.games`): Lagr
                    the hinge-relaxed problem, projected gradient ascent on lambda
 proxy_lagrangian   Two-player games paper, Algorithm 2: theta on proxy constraints, swap-regret
                    lambda-player on the true ones (rate constraints need one of these two)
+exact_qp           one LP (hinge) or QP solved by Clarabel's interior point to its tolerance
+                   (:mod:`worker.algorithms.exact`)
+exact_conic        the same, and the logistic loss through exponential cones
+lbfgsb             L-BFGS-B on smooth objectives whose only constraint is the box
+                   (:mod:`worker.algorithms.lbfgsb`)
 =================  ===========================================================================
 """
 
@@ -59,6 +64,9 @@ class Algorithm:
     #: It reads examples left in partitions (:mod:`worker.distributed`): its runner then
     #: takes them open as ``source=``.
     partitioned: bool = False
+    #: It returns one answer with its own certificate (the exact and quasi-Newton methods):
+    #: the pipeline then neither polishes it nor bounds it again.
+    certified: bool = False
 
     def load(self) -> Callable[..., Any]:
         """The runner function (imported on first use)."""
@@ -79,6 +87,9 @@ CATALOGUE: dict[str, Algorithm] = {
                             rates=True, networks=True),
     "proxy_lagrangian": Algorithm("worker.algorithms.games:run_proxy_lagrangian",
                                   options="game", rates=True, networks=True),
+    "exact_qp": Algorithm("worker.algorithms.exact:run_exact_qp", certified=True),
+    "exact_conic": Algorithm("worker.algorithms.exact:run_exact_conic", certified=True),
+    "lbfgsb": Algorithm("worker.algorithms.lbfgsb:run_lbfgsb", certified=True),
 }
 
 

@@ -27,7 +27,7 @@ class Member(ResultModel):
 
     weight: float
     iteration: int
-    kind: Literal["average", "iterate", "polished", "projected"]
+    kind: Literal["average", "iterate", "polished", "projected", "exact"]
     objective: float
     max_violation: float
     solution: list[float] | None = None

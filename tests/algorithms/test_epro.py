@@ -15,7 +15,7 @@ from tests.specs import exact_optimum, random_spec
 from worker import solve
 from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.epro import FIRST_EPOCH, epoch_lengths
-from worker.algorithms.registry import choose_algorithm
+from worker.algorithms.method_choice import iterative_method
 from worker.kernels.epro import epro_sgd_steps
 from worker.kernels.layout import CHECKS, GRADIENT_SAMPLES, ITERATION, N_COUNTERS
 from worker.kernels.random import seed_state
@@ -85,10 +85,9 @@ def test_epro_sgd_needs_strong_convexity():
         solve(spec)
 
 
-def test_auto_picks_epro_for_strongly_convex_problems_with_few_constraints():
+def test_the_family_picks_epro_for_strongly_convex_problems_with_few_constraints():
     few = random_problem("logistic", "ordering", d=6, l2=0.1, seed=2)
-    assert few.m <= 16 and choose_algorithm(few, "auto") == "epro_sgd"
-    assert choose_algorithm(random_problem("logistic", "ordering", d=6, seed=2),
-                            "auto") == "fulltouch"
+    assert few.m <= 16 and iterative_method(few) == "epro_sgd"
+    assert iterative_method(random_problem("logistic", "ordering", d=6, seed=2)) == "fulltouch"
     many = random_problem("logistic", "linear", d=12, l2=0.1)
-    assert many.m > 16 and choose_algorithm(many, "auto") == "lighttouch"
+    assert many.m > 16 and iterative_method(many) == "lighttouch"

@@ -14,7 +14,7 @@ from tests.specs import exact_optimum, random_spec
 from worker import solve
 from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.epro_orda import FIRST_EPOCH
-from worker.algorithms.registry import choose_algorithm
+from worker.algorithms.method_choice import iterative_method
 from worker.errors import SpecError
 from worker.kernels.layout import CHECKS, GRADIENT_SAMPLES, ITERATION, N_COUNTERS
 from worker.kernels.orda import OrdaState, orda_steps
@@ -112,13 +112,13 @@ def test_epro_orda_needs_strong_convexity():
         solve(spec)
 
 
-def test_auto_picks_epro_orda_for_l1_with_strong_convexity_and_few_constraints():
+def test_the_family_picks_epro_orda_for_l1_with_strong_convexity_and_few_constraints():
     def problem(**weights):
         return random_problem("logistic", "ordering", d=6, seed=2, **weights)
 
     assert problem().m <= 16
-    assert choose_algorithm(problem(l2=0.1, l1=0.05), "auto") == "epro_orda"
-    assert choose_algorithm(problem(l2=0.1), "auto") == "epro_sgd"
-    assert choose_algorithm(problem(l1=0.05), "auto") == "fulltouch"
+    assert iterative_method(problem(l2=0.1, l1=0.05)) == "epro_orda"
+    assert iterative_method(problem(l2=0.1)) == "epro_sgd"
+    assert iterative_method(problem(l1=0.05)) == "fulltouch"
     many = random_problem("logistic", "linear", d=12, l2=0.1, l1=0.05)
-    assert many.m > 16 and choose_algorithm(many, "auto") == "lighttouch"
+    assert many.m > 16 and iterative_method(many) == "lighttouch"

@@ -16,18 +16,18 @@ def test_the_spec_offers_exactly_the_registered_algorithms():
     assert set(SPEC_ALGORITHMS) == set(ALGORITHMS) | {"auto"}
 
 
-@pytest.mark.parametrize(("constraints", "l2", "expected"), [
-    ("ordering_pairs", 0.0, "fulltouch"), ("lattice", 0.5, "epro_sgd"),
-    ("mixed", 0.0, "lighttouch"),
+@pytest.mark.parametrize(("loss", "constraints", "expected"), [
+    ("hinge", "ordering_pairs", "exact_qp"), ("logistic", "lattice", "exact_conic"),
+    ("squared", "none", "lbfgsb"), ("hinge", "mixed", "exact_qp"),
 ])
-def test_auto_picks_a_registered_algorithm(constraints, l2, expected):
-    problem = compile_problem(parse_spec(random_spec("hinge", constraints, 1, l2=l2)), [])
+def test_auto_picks_a_registered_algorithm(loss, constraints, expected):
+    problem = compile_problem(parse_spec(random_spec(loss, constraints, 1)), [])
     assert choose_algorithm(problem, "auto") == expected in ALGORITHMS
 
 
 @pytest.mark.parametrize("name", sorted(set(ALGORITHMS) - {"lagrangian", "proxy_lagrangian",
                                                           "midtouch", "epro_sgd",
-                                                          "epro_orda"}))
+                                                          "epro_orda", "lbfgsb"}))
 def test_every_general_algorithm_runs_through_the_pipeline(name):
     spec = random_spec("hinge", "ordering_chain", 2, iterations=2000)
     spec["solver"]["algorithm"] = name
@@ -35,7 +35,7 @@ def test_every_general_algorithm_runs_through_the_pipeline(name):
     assert result.algorithm == name and result.projected.status == "optimal"
 
 
-@pytest.mark.parametrize("name", ["midtouch", "epro_sgd", "epro_orda"])
+@pytest.mark.parametrize("name", ["midtouch", "epro_sgd", "epro_orda", "exact_conic"])
 def test_strongly_convex_algorithms_run_through_the_pipeline(name):
     spec = random_spec("logistic", "ordering_chain", 2, l2=0.5, l1=0.01, iterations=2000)
     spec["solver"]["algorithm"] = name

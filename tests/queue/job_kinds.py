@@ -18,6 +18,8 @@ from worker.spec.models import ALGORITHMS, RATE_METRICS
 
 D, N = 4, 24
 LINEAR_ALGORITHMS = [a for a in ALGORITHMS if a != "auto"]
+#: The algorithms that take only smooth objectives whose only constraint is the box.
+BOX_ONLY = {"lbfgsb"}
 CONSTRAINTS = {
     "box only": [],
     "linear": [{"type": "linear", "A": [[1.0, 1.0, 0.0, 0.0], [0.0, -1.0, 1.0, 0.5]],
@@ -54,14 +56,18 @@ def _spec(objective: dict, constraints: list, **solver) -> dict:
 
 
 def linear_jobs() -> dict[str, dict]:
-    """Every algorithm without rates x constraint type, on hinge and on a quadratic."""
+    """Every algorithm without rates x constraint type, on hinge and on a quadratic (L-BFGS-B:
+    the quadratic with the box only)."""
     quadratic = {"type": "quadratic", "Q": np.eye(D).tolist(), "c": [0.1, -0.2, 0.3, 0.0],
                  "l2": 0.01}
     jobs = {}
     for algorithm in LINEAR_ALGORITHMS:
         for name, constraints in CONSTRAINTS.items():
-            jobs[f"{algorithm} hinge {name}"] = _spec(_risk("hinge", l2=0.01), constraints,
-                                                      algorithm=algorithm)
+            if algorithm in BOX_ONLY and constraints:
+                continue
+            if algorithm not in BOX_ONLY:
+                jobs[f"{algorithm} hinge {name}"] = _spec(_risk("hinge", l2=0.01), constraints,
+                                                          algorithm=algorithm)
             if algorithm != "svrg_ol":  # it samples examples; a quadratic has none
                 jobs[f"{algorithm} quadratic {name}"] = _spec(quadratic, constraints,
                                                               algorithm=algorithm)

@@ -23,7 +23,7 @@ def test_a_submission_queues_the_job_with_its_spec_stream_and_index_entry(connec
     job = Job.fetch(job_id, connection=connection, serializer=SERIALIZER)
 
     assert job_queue(connection).job_ids == [job_id]
-    assert job.meta == {"tenant": "alpha", "name": None, "algorithm": "auto"}
+    assert job.meta == {"tenant": "alpha", "name": None, "algorithm": "fulltouch"}
     assert json.loads(connection.get(key(SPEC, job_id))) == small_spec(seed=7)
     assert stream(connection, job_id) == [("status", {"status": "queued"})]
     assert connection.zrange(key(JOBS, "alpha"), 0, -1) == [job_id.encode()]

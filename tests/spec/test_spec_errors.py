@@ -59,7 +59,7 @@ def test_bad_labels_are_named_with_their_index():
 def test_summary_reports_sizes_and_algorithm():
     summary = summarize_spec(random_spec("squared", "lattice", 0, d=16, n=30))
     assert summary["sizes"] == {"parameters": 16, "constraints": 32, "examples": 30}
-    assert summary["algorithm"] == "lighttouch"
+    assert summary["algorithm"] == "exact_qp"
     assert summary["memory_estimate_bytes"] > 0
 
 

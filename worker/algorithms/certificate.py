@@ -152,7 +152,7 @@ def box_minimum(v: np.ndarray, slope: np.ndarray, sigma: float, l1: float,
 
     The function is convex and piecewise smooth with a kink at 0, so its minimum is at an
     end of the interval, at 0, or at the stationary point of the piece x > 0 or x < 0
-    (clipped to the piece); every candidate lies in the interval.
+    (clipped to the piece, then to the interval: an empty piece's clip lands outside it).
     """
     def value(x):
         delta = x - v
@@ -163,7 +163,7 @@ def box_minimum(v: np.ndarray, slope: np.ndarray, sigma: float, l1: float,
     if sigma > 0:
         candidates.append(np.clip(v - (slope + l1) / sigma, np.maximum(lower, 0.0), upper))
         candidates.append(np.clip(v - (slope - l1) / sigma, lower, np.minimum(upper, 0.0)))
-    least = np.min([value(x) for x in candidates], axis=0)
+    least = np.min([value(np.clip(x, lower, upper)) for x in candidates], axis=0)
     if sigma == 0:                    # linear towards an infinite end: unbounded below
         unbounded = (np.isinf(upper) & (slope + l1 < 0)) | (np.isinf(lower) & (slope - l1 > 0))
         least = np.where(unbounded, -np.inf, least)

@@ -2,17 +2,10 @@
 
 ``auto``: proxy_lagrangian when there are rate constraints (§6.2 of the games paper); else,
 for a network, multiclass or robust problem, lagrangian (§6.1's robust problem; with no
-constraint to play, both games are AdaGrad on the loss); else FullTouch when m <= 16
-(checking everything is as cheap as sampling, paper §3.2's k > m case), LightTouch
-(Algorithm 4) otherwise; but Epro-SGD instead of FullTouch when the
-objective is strongly convex (l2 > 0) and m <= 16, and Epro-ORDA instead of Epro-SGD when
-it also has an l1 term (l1 > 0). Epro checks all m constraints every
-step, as FullTouch does, so it is only chosen where FullTouch would be; there its
-ceil(log2(T/8 + 1)) projections are QPs with at most 16 rows (milliseconds each), far
-cheaper than the epochs they end, and they buy the O(1/T) rate of Theorems 1 and 3.
-With l1 > 0 the other algorithms step on the subgradient l1 sign(w), whose iterates
-oscillate around zero; ORDA's proximal steps put coordinates at or next to zero
-(docs/benchmarks.md, ``bench/epro_rate.py``'s ``l1`` curves).
+constraint to play, both games are AdaGrad on the loss); else, for a linear model,
+:func:`~worker.algorithms.method_choice.choose_method`: the fastest method for the problem's
+kind and size (L-BFGS-B, an exact interior point, or the LightTouch family), and why
+(``stats.method``, ``stats.method_reason``; docs/method-choice.md).
 ``p_update: auto`` is lazy (one constraint per group) when m <= 1024 and dense with
 ``aggregate: auto`` = round(sqrt(m)) groups otherwise, balancing the O(G) p-update against
 the m/G checks of a group. The lazy update costs O(#groups with mu > 0) per iteration;
@@ -26,14 +19,13 @@ import time
 from collections.abc import Callable
 
 from worker.algorithms.loop import ProgressCallback
+from worker.algorithms.method_choice import Choice, choose_method
 from worker.algorithms.options import SolverOptions, Trajectory
 from worker.catalogue import AUTO, CATALOGUE, Algorithm
 from worker.distributed.batch import PartitionedBatch
 from worker.errors import SpecError
 from worker.problem.compiled import CompiledProblem
 from worker.problem.network import NetworkProblem
-
-FULLTOUCH_MAX_M = 16
 
 #: runner(problem, options, progress, deadline) -> Trajectory
 Runner = Callable[[CompiledProblem, SolverOptions, ProgressCallback | None, float], Trajectory]
@@ -43,19 +35,19 @@ Runner = Callable[[CompiledProblem, SolverOptions, ProgressCallback | None, floa
 ALGORITHMS: dict[str, Algorithm] = CATALOGUE
 
 
+def chosen(problem: CompiledProblem | NetworkProblem, requested: str) -> Choice:
+    """The algorithm to run and why (see the module docstring)."""
+    if requested != AUTO:
+        return Choice(requested, "solver.algorithm")
+    if isinstance(problem, NetworkProblem):
+        name = "lagrangian" if problem.rates is None else "proxy_lagrangian"
+        return Choice(name, "network, multiclass or robust objective: the games")
+    return choose_method(problem)
+
+
 def choose_algorithm(problem: CompiledProblem | NetworkProblem, requested: str) -> str:
     """Resolve ``auto`` (see the module docstring) for a linear or a network problem."""
-    if requested != AUTO:
-        return requested
-    if problem.rates is not None:
-        return "proxy_lagrangian"
-    if isinstance(problem, NetworkProblem):
-        return "lagrangian"
-    if problem.m <= FULLTOUCH_MAX_M:
-        if problem.objective.l2 > 0:
-            return "epro_orda" if problem.objective.l1 > 0 else "epro_sgd"
-        return "fulltouch"
-    return "lighttouch"
+    return chosen(problem, requested).name
 
 
 def run_algorithm(problem: CompiledProblem, options: SolverOptions,
@@ -64,8 +56,8 @@ def run_algorithm(problem: CompiledProblem, options: SolverOptions,
     """Run the chosen algorithm; return candidates for the shrinking LP and the counters.
     ``source``: the examples' partitions, open, for an algorithm that reads them
     (:attr:`worker.catalogue.Algorithm.partitioned`)."""
-    name = choose_algorithm(problem, options.algorithm)
-    algorithm = ALGORITHMS[name]
+    choice = chosen(problem, options.algorithm)
+    name, algorithm = choice.name, ALGORITHMS[choice.name]
     if problem.rates is not None and not algorithm.rates:
         raise SpecError.at("solver.algorithm", f"{name} cannot handle rate constraints (they "
                            "have no gradient); choose proxy_lagrangian, lagrangian or auto")
@@ -78,5 +70,6 @@ def run_algorithm(problem: CompiledProblem, options: SolverOptions,
         trajectory = run(problem, options, progress, deadline, source=source)
     else:
         trajectory = run(problem, options, progress, deadline)
-    trajectory.stats["solve_s"] = time.perf_counter() - started
+    trajectory.stats.update(solve_s=time.perf_counter() - started, method=name,
+                            method_reason=choice.reason)
     return trajectory

@@ -18,7 +18,7 @@ import scipy.sparse as sp
 from worker.algorithms.loop import ProgressCallback
 from worker.algorithms.network_games import run_network_game
 from worker.algorithms.options import SolverOptions, Trajectory
-from worker.algorithms.registry import choose_algorithm
+from worker.algorithms.registry import chosen
 from worker.candidates.shrink import best_mixture, best_robust_mixture
 from worker.pipeline.summary import CandidateScores, summarize
 from worker.problem.compiled import ConstraintSet
@@ -32,10 +32,11 @@ def solve_network(spec: Spec, problem: NetworkProblem, options: SolverOptions,
                   progress: ProgressCallback | None) -> Result:
     """Run the game, shrink, and summarize (module docstring)."""
     started = time.perf_counter()
-    name = choose_algorithm(problem, options.algorithm)
-    trajectory = run_network_game(problem, options, name, progress,
+    choice = chosen(problem, options.algorithm)
+    trajectory = run_network_game(problem, options, choice.name, progress,
                                   started + options.time_limit_s)
-    trajectory.stats["solve_s"] = time.perf_counter() - started
+    trajectory.stats.update(solve_s=time.perf_counter() - started, method=choice.name,
+                            method_reason=choice.reason)
     return summarize_network(spec, problem,
                              replace(trajectory, candidates=trajectory.candidates.finite()))
 

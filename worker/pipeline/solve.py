@@ -17,7 +17,7 @@ import numpy as np
 from worker.algorithms.game_options import GameOptions
 from worker.algorithms.loop import ProgressCallback
 from worker.algorithms.options import SolverOptions, Trajectory
-from worker.algorithms.registry import run_algorithm
+from worker.algorithms.registry import ALGORITHMS, choose_algorithm, run_algorithm
 from worker.candidates.scores import ObjectiveValues
 from worker.distributed.batch import PartitionedBatch, open_partitioned
 from worker.distributed.options import SvrgOptions
@@ -134,7 +134,9 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
     examples held in partitions) objective values are map-reduces over them, counted as
     communication rounds."""
     load_s = time.perf_counter() - started
-    polishing = polishes(model.solver.polish, problem, in_memory=batch is None)
+    certified = ALGORITHMS[choose_algorithm(problem, options.algorithm)].certified
+    polishing = not certified and polishes(model.solver.polish, problem,
+                                           in_memory=batch is None)
     trajectory = run_algorithm(problem, algorithm_options(options) if polishing else options,
                                progress, batch)
     candidates, polished = trajectory.candidates.finite(), None
@@ -148,7 +150,8 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
         (lambda points: batch.values(points, trajectory.arrays))
     result = summarize(problem, trajectory, model.output.mixture, model.output.project,
                        with_single=model.output.single,
-                       with_lower_bound=model.output.lower_bound, values=values,
+                       with_lower_bound=model.output.lower_bound and not certified,
+                       values=values,
                        n=None if batch is None else batch.n,
                        deadline=started + options.time_limit_s)
     result.stats["load_s"] = load_s

@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from worker.algorithms.registry import ALGORITHMS
 from worker.pipeline.solve import solve
-from worker.spec.models import ALGORITHMS
 
 _FEATURES = [[1.0, 0.0, 1.0, 0.5], [0.0, 1.0, 1.0, -0.5], [0.5, 0.5, 0.0, 1.0]]
 _LINEAR = {
@@ -29,6 +29,10 @@ _LINEAR = {
     # against the data's direction: binding, so SVRG OL raises gamma (rebasing its weights)
     "constraints": [{"type": "ordering", "chain": [3, 2, 1, 0]}],
 }
+#: What every certified method takes (L-BFGS-B only smooth objectives with the box alone).
+_SMOOTH = {**_LINEAR, "constraints": [],
+           "objective": {"type": "empirical_risk", "loss": "squared", "l2": 0.1,
+                         "data": {"features": _FEATURES, "labels": [1.0, -1.0, 0.5]}}}
 _NETWORK = {
     "dimension": 4, "model": {"type": "mlp", "hidden": [2]},
     "objective": {"type": "empirical_risk", "loss": "softmax_cross_entropy",
@@ -41,11 +45,15 @@ def _with(spec: dict, **changes) -> dict:
     return {**spec, **changes}
 
 
-#: One tiny job per kind of kernel use; every algorithm accepts the strongly convex one.
+#: One tiny job per kind of kernel use; every iterative algorithm accepts the strongly convex
+#: one, every certified one (exact, quasi-Newton) the smooth one with the box alone.
 WARM_UP_JOBS: dict[str, dict] = {
     **{f"{name}: hinge, ordering (isotonic chain projection)":
        _with(_LINEAR, solver={"algorithm": name, "iterations": 2000})
-       for name in ALGORITHMS if name != "auto"},
+       for name, algorithm in ALGORITHMS.items() if not algorithm.certified},
+    **{f"{name}: squared loss, the box alone (one certified answer)":
+       _with(_SMOOTH, solver={"algorithm": name})
+       for name, algorithm in ALGORITHMS.items() if algorithm.certified},
     "lighttouch: lattice (isotonic projection on a partial order)": _with(
         _LINEAR, constraints=[{"type": "monotone_lattice", "shape": [2, 2],
                                "increasing": [0, 1]}],

@@ -1,0 +1,90 @@
+"""``solver.algorithm: "auto"``: the method that reaches the tolerance fastest, and why.
+
+In this order (the first that applies):
+
+1. rate constraints: ``proxy_lagrangian`` (their rates have no gradient; only the games
+   handle them, Cotter et al. 2019).
+2. a differentiable objective (not the hinge) whose only constraint is the box: ``lbfgsb``.
+   L-BFGS-B costs one pass over the data per iteration and needs tens to hundreds of them
+   for 1e-9; SGD needs millions of samples for 1e-3 (Adult, n = 32,561, d = 125: 0.3 s
+   against 76 s, docs/method-choice.md).
+3. a program small enough: ``exact_qp`` (hinge LP, QPs) or ``exact_conic`` (logistic
+   through exponential cones), both by Clarabel. An interior point takes 20-40 iterations
+   whatever the tolerance, each a sparse LDL factorization of the program's KKT matrix, whose
+   cost grows faster than its nonzeros. :func:`exact_work` counts them: the data's, the
+   constraint rows', d^2 for the coordinates' block, and :data:`CONE_WORK` per example for
+   the logistic's two exponential cones. Exact when it is at most :data:`EXACT_MAX_WORK`:
+   ``bench/method_crossover.py`` measured Clarabel at 0.2-3 s up to 160,000, 4-10 s at
+   330,000 and 18-32 s at 640,000, while LightTouch's defaults took 28 s on a hinge
+   problem of 200,000 (``bench/defaults_matrix.py --quick``, ordering chain; see
+   docs/method-choice.md). The LightTouch paper's lattice (d = 4,096, m = 24,576,
+   n = 612,587; Clarabel 800-1,000 s, LightTouch 1% in 4.5 s) is over 16.8 million (d^2 alone).
+4. otherwise the LightTouch family (LightTouch paper, §3.2): FullTouch when m <= 16
+   (checking everything is as cheap as sampling) — Epro-SGD instead when l2 > 0, Epro-ORDA
+   when also l1 > 0 (O(1/T) rates, and ORDA's proximal steps measured 7-19x closer than
+   Epro-SGD with l1, bench/results/epro_rate.json) — and LightTouch above 16.
+
+Networks, softmax and robust ``max_of`` objectives never come here: the network games
+solve them (:mod:`worker.pipeline.network`). SVRG OL runs when asked for
+(``solver.algorithm: "svrg_ol"``), which is also what partitions a big file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from worker.algorithms.conic_form import LOGISTIC, SQUARED
+from worker.algorithms.lbfgsb import smooth_box_only
+from worker.problem.compiled import QUADRATIC, CompiledProblem
+
+FULLTOUCH_MAX_M = 16
+#: The largest program an exact method takes, in :func:`exact_work`: 10-20 seconds of
+#: Clarabel, less than the LightTouch family takes there (bench/results/method_crossover.json,
+#: defaults_matrix_quick.json; docs/method-choice.md).
+EXACT_MAX_WORK = 500_000
+#: An example of a logistic loss costs as many nonzeros as this (its variables t, a, e and
+#: six cone rows; 0.4 ms each at n = 16,000, d = 10 against 0.19 ms for the hinge).
+CONE_WORK = 25
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The method ``auto`` chose and the reason, as ``stats.method`` / ``method_reason``."""
+
+    name: str
+    reason: str
+
+
+def exact_work(problem: CompiledProblem) -> int:
+    """The size of the exact method's program (rule 3 of the module docstring): nnz of the
+    examples (of Q for a quadratic; none for squared loss in its Gram form) and of the
+    constraint rows, d^2, and :data:`CONE_WORK` per example of a logistic loss."""
+    objective = problem.objective
+    data = {SQUARED: 0, QUADRATIC: objective.quadratic.nnz}.get(objective.kind,
+                                                                objective.features.nnz)
+    cones = CONE_WORK * objective.n if objective.kind == LOGISTIC else 0
+    return int(data + cones + problem.constraints.matrix.nnz + problem.d ** 2)
+
+
+def choose_method(problem: CompiledProblem) -> Choice:
+    """``auto``'s method for a compiled (linear-model) problem (module docstring)."""
+    if problem.rates is not None:
+        return Choice("proxy_lagrangian", "rate constraints: only the games handle them")
+    if smooth_box_only(problem):
+        return Choice("lbfgsb", "smooth objective, only the box: quasi-Newton")
+    work = exact_work(problem)
+    if work <= EXACT_MAX_WORK:
+        name = "exact_conic" if problem.objective.kind == LOGISTIC else "exact_qp"
+        return Choice(name, f"small program ({work:,} <= {EXACT_MAX_WORK:,} nonzeros): "
+                            "interior point")
+    return Choice(iterative_method(problem), f"program of {work:,} nonzeros (exact up to "
+                  f"{EXACT_MAX_WORK:,}): the LightTouch family")
+
+
+def iterative_method(problem: CompiledProblem) -> str:
+    """The LightTouch family's member for the problem (rule 4 of the module docstring)."""
+    if problem.m <= FULLTOUCH_MAX_M:
+        if problem.objective.l2 > 0:
+            return "epro_orda" if problem.objective.l1 > 0 else "epro_sgd"
+        return "fulltouch"
+    return "lighttouch"

@@ -1,0 +1,60 @@
+"""What the exact and quasi-Newton methods return: a :class:`Trajectory` with their one
+answer as the only candidate (the shrinking LP then gives a one-member mixture), and its
+certificate as ``stats``."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from worker.algorithms.arrays import problem_arrays
+from worker.algorithms.driver import Candidates
+from worker.algorithms.dual_bound import lagrangian_bound
+from worker.algorithms.loop import Progress, ProgressCallback
+from worker.algorithms.options import Trajectory
+from worker.algorithms.smooth_part import objective_value
+from worker.errors import SpecError
+from worker.problem.compiled import CompiledProblem
+
+
+def certificate_stats(problem: CompiledProblem, w: np.ndarray, multipliers: np.ndarray,
+                      hinge_weights: np.ndarray | None = None) -> dict[str, float | str]:
+    """``stats`` of the answer w (d,): when the bound of
+    :func:`~worker.algorithms.dual_bound.lagrangian_bound` is finite, ``lower_bound``, ``gap``
+    (f(w) - lower_bound), ``relative_gap`` (gap / |lower_bound|, when that is not 0) and
+    ``certificate: "lagrangian_bound"`` (the keys of the hinge bound,
+    :func:`~worker.candidates.lower_bound.lower_bound_stats`); otherwise
+    ``certificate: "none"``."""
+    bound = lagrangian_bound(problem, w, multipliers, hinge_weights)
+    if not np.isfinite(bound):
+        return {"certificate": "none"}
+    stats = {"lower_bound": bound, "gap": objective_value(problem.objective, w) - bound,
+             "certificate": "lagrangian_bound"}
+    if bound != 0:
+        stats["relative_gap"] = stats["gap"] / abs(bound)
+    return stats
+
+
+def one_answer(name: str, problem: CompiledProblem, w: np.ndarray, stats: dict,
+               began: float, progress: ProgressCallback | None) -> Trajectory:
+    """The trajectory of one answer w (d,), clipped to the box, found in the seconds since
+    ``began`` (a ``time.perf_counter()`` value); ``progress`` hears of it once."""
+    w = np.clip(np.asarray(w, dtype=np.float64), problem.lower, problem.upper)
+    seconds = time.perf_counter() - began
+    candidates = Candidates()
+    candidates.add(w, 1, "exact", 0, seconds)
+    if progress is not None:
+        violation = float(problem.constraints.values(w).max(initial=0.0))
+        progress(Progress(iteration=1, iterations=1, objective=objective_value(
+            problem.objective, w), max_violation=violation, constraint_checks=0,
+            elapsed_s=seconds))
+    stats = {"iterations": 0, "constraint_checks": 0,
+             "stopped_by_time_limit": stats.get("stopped_by") == "time_limit"} | stats
+    return Trajectory(name, candidates, problem_arrays(problem, 1), stats)
+
+
+def refuse(name: str, why: str) -> SpecError:
+    """The error for a problem the method ``name`` cannot solve, at ``solver.algorithm``."""
+    return SpecError.at("solver.algorithm", f"{name} {why}; leave solver.algorithm \"auto\" "
+                        "to choose a method that can")
