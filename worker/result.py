@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from worker.report.schema import Report
+
 
 class ResultModel(BaseModel):
     """Base: unknown fields are errors, so the contract cannot drift silently."""
@@ -77,6 +79,11 @@ class Result(ResultModel):
     projected: Projected | None = None
     #: output.single: the best single candidate (Cotter et al. 2019, §6.2 heuristic)
     single: Member | None = None
+    #: the deterministic model: the best single candidate (docs/results.md; it always
+    #: carries its solution)
+    deterministic: Member | None = None
+    #: objective, error and every constraint on training and validation data
+    report: Report | None = None
     #: the network the solutions parameterize; null: scores x.w of the linear model
     model: NetworkModel | None = None
     stats: dict[str, float | int | str | bool]

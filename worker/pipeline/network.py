@@ -18,6 +18,7 @@ from worker.algorithms.loop import ProgressCallback
 from worker.algorithms.network_games import run_network_game
 from worker.algorithms.options import SolverOptions, Trajectory
 from worker.candidates.best_single import best_single
+from worker.candidates.deterministic import best_feasible
 from worker.candidates.shrink import best_mixture, best_robust_mixture, expected_violation
 from worker.errors import SolverError
 from worker.problem.compiled import ConstraintSet
@@ -99,6 +100,9 @@ def summarize_network(spec: Spec, problem: NetworkProblem, trajectory: Trajector
                      baseline_max_violation=expected_violation(trajectory.baseline, rates),
                      baseline_support=int(np.count_nonzero(trajectory.baseline)))
     single = member(best_single(objectives, rates), 1.0) if spec.output.single else None
+    violations = np.maximum(rates.max(axis=1, initial=0.0), 0.0)
+    chosen = best_feasible(objectives, violations, spec.solver.tolerance)
+    deterministic = member(chosen, 1.0).model_copy(update={"solution": thetas[chosen].tolist()})
     network = problem.network
     return Result(
         algorithm=trajectory.algorithm,
@@ -106,7 +110,7 @@ def summarize_network(spec: Spec, problem: NetworkProblem, trajectory: Trajector
         mixture=[member(c, float(weights[c])) for c in np.flatnonzero(weights)],
         expected=Expected(objective=float((weights @ losses).max()),
                           max_violation=expected_violation(weights, rates)),
-        mean=mean, projected=projected, single=single,
+        mean=mean, projected=projected, single=single, deterministic=deterministic,
         model=NetworkModel(type="mlp" if network.bias else "linear", sizes=list(network.sizes),
                            bias=network.bias),
         stats=stats, notes=list(problem.notes))

@@ -19,6 +19,7 @@ from worker.algorithms.loop import ProgressCallback
 from worker.algorithms.options import SolverOptions, Trajectory
 from worker.algorithms.registry import run_algorithm
 from worker.candidates.best_single import best_single
+from worker.candidates.deterministic import best_feasible
 from worker.candidates.lower_bound import lower_bound_stats
 from worker.candidates.scores import ObjectiveValues, evaluate_point, score_candidates
 from worker.candidates.shrink import best_mixture, expected_violation
@@ -34,7 +35,8 @@ from worker.pipeline.memory import (
 )
 from worker.pipeline.network import solve_network
 from worker.pipeline.polishing import add_polished, algorithm_options, polishes
-from worker.problem.compile import DataSource, compile_problem
+from worker.pipeline.reporting import add_report, data_source, refuse_split
+from worker.problem.compile import compile_problem
 from worker.problem.compile_network import compile_network_problem
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project
@@ -89,7 +91,7 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
     started = time.perf_counter()
     model = parse_spec(spec)
     check_memory(declared_parts(model), max_job_bytes)
-    source = DataSource(roots if roots is not None else data_roots())
+    source = data_source(model, roots if roots is not None else data_roots())
     svrg = model.solver.svrg
     if model.network:  # networks, multiclass and robust objectives are never partitioned
         problem = compile_network_problem(model, source)
@@ -102,7 +104,9 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
         problem = compile_problem(model, source)
         check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
         result = _solved(model, problem, solver_options(model.solver), progress, started)
+        add_report(model, problem, source, result)
     else:
+        refuse_split(model)
         options = SvrgOptions.from_spec(svrg)
         with open_partitioned(plan, options, model.solver.seed) as batch:
             problem = compile_problem(model, source, width_elsewhere=batch.d)
@@ -137,7 +141,7 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
                        with_single=model.output.single,
                        with_lower_bound=model.output.lower_bound, values=values,
                        n=None if batch is None else batch.n,
-                       deadline=started + options.time_limit_s)
+                       deadline=started + options.time_limit_s, tolerance=options.tolerance)
     result.stats["load_s"] = load_s
     if batch is not None:
         result.stats["communication_rounds"] += batch.value_rounds
@@ -148,13 +152,15 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
 def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: bool,
               with_projection: bool, *, with_single: bool = False,
               with_lower_bound: bool = False, values: ObjectiveValues | None = None,
-              n: int | None = None, deadline: float | None = None) -> Result:
+              n: int | None = None, deadline: float | None = None,
+              tolerance: float = 1e-3) -> Result:
     """Shrink the candidates to a mixture, average it, project the mean (not with rate
     constraints: their feasible set is not convex); report the algorithm's own mixture
     (``trajectory.baseline``) as ``baseline_*`` stats, if asked the best single one, and
     (``with_lower_bound``, hinge-loss LPs) a lower bound on the optimum from the projected
     mean, whose LP may use what is left until ``deadline`` (a ``time.perf_counter()``
-    value). ``values`` and ``n`` stand in for the problem's rows when it holds none."""
+    value); the deterministic model by :func:`best_feasible` within ``tolerance``.
+    ``values`` and ``n`` stand in for the problem's rows when it holds none."""
     arrays = trajectory.arrays
     candidates: Candidates = trajectory.candidates
     solutions = np.array(candidates.solutions)
@@ -202,8 +208,11 @@ def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: 
                                            trajectory.stats.get("solve_s", 0.0), spare))
     single = member(best_single(scores.objectives, scores.violations), 1.0) \
         if with_single else None
+    chosen_one = best_feasible(scores.objectives, scores.max_violations, tolerance)
+    deterministic = member(chosen_one, 1.0).model_copy(
+        update={"solution": solutions[chosen_one].tolist()})
     return Result(algorithm=trajectory.algorithm,
                   sizes=Sizes(d=problem.d, m=problem.m_total, n=problem.n if n is None else n),
                   mixture=members,
                   expected=expected, mean=mean, projected=projected, single=single,
-                  stats=stats, notes=list(problem.notes))
+                  deterministic=deterministic, stats=stats, notes=list(problem.notes))

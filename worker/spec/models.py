@@ -11,7 +11,6 @@ import math
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     ValidationError,
@@ -22,6 +21,8 @@ from pydantic import (
 from worker.data.refs import MAX_SIZE, MatrixValue, VectorValue
 from worker.errors import SpecError
 from worker.losses import LOSS_NAMES, PAIRWISE_HINGE, SOFTMAX_CROSS_ENTROPY
+from worker.spec.strict import StrictModel
+from worker.spec.validation import Validation
 
 #: The largest ``solver.iterations``: far beyond any time limit, well inside the kernels'
 #: 64-bit counters.
@@ -48,13 +49,6 @@ MAX_TERMS = 256
 
 ALGORITHMS = ("auto", "lighttouch", "fulltouch", "midtouch", "projected_sgd", "epro_sgd",
               "epro_orda", "svrg_ol", "lagrangian", "proxy_lagrangian")
-
-
-class StrictModel(BaseModel):
-    """Base model: unknown fields are errors, and values are never converted ("4" is not the
-    integer 4, ``true`` is not 1, 1.0 is not an integer)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class Bounds(StrictModel):
@@ -355,6 +349,8 @@ class Spec(StrictModel):
     constraints: list[Constraint] = []
     solver: Solver = Solver()
     output: Output = Output()
+    #: held-out examples for the Result's report (:mod:`worker.spec.validation`)
+    validation: Validation | None = None
 
     @property
     def terms(self) -> list[EmpiricalRisk]:
@@ -439,7 +435,7 @@ def _tags(union: Any) -> set[str]:
 
 _TAGS = _tags(Constraint) | _tags(Objective) | _tags(Model)
 _TYPE_NAMES = {"float", "int", "str", "bool", "list", "dict", "CooMatrix", "DataRef", "RateTerm",
-               "Minibatch", "Bounds", "EmpiricalRisk"}
+               "Minibatch", "Bounds", "EmpiricalRisk", "ValidationData", "ValidationSplit"}
 
 
 def _is_union_member(part: Any) -> bool:

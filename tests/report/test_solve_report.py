@@ -1,0 +1,86 @@
+"""The report a solve puts in its Result: held-out rows, agreement with the solver's own
+numbers, the deterministic model, reproducibility and errors naming the field."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.problem.test_rates import N, rate_spec, term
+from worker import solve
+from worker.errors import SpecError
+from worker.mixture import Mixture
+from worker.report.split import held_out_rows
+
+RULES = [{"type": "rate", "lhs": term("positive_prediction_rate", "a"), "op": ">=",
+          "rhs": 0.4},
+         {"type": "ordering", "pairs": [[0, 1]]}]
+
+
+@pytest.fixture(scope="module")
+def split_result():
+    spec = rate_spec(RULES, iterations=1500)
+    spec["validation"] = {"fraction": 0.25, "seed": 1}
+    return spec, solve(spec)
+
+
+def test_a_held_out_share_is_not_trained_on_and_is_reported(split_result):
+    spec, result = split_result
+    report = result.report
+    held = round(0.25 * N)
+    assert result.sizes.n == N - held
+    assert report.training.examples == N - held and report.validation.examples == held
+    assert set(report.training.models) == {"mixture", "mean", "deterministic"}
+    rate = report.validation.models["mixture"].constraints[0]
+    low, high = rate.terms[0].interval
+    assert low <= rate.terms[0].value <= high
+    assert report.training.models["mixture"].constraints[0].terms[0].interval is None
+
+
+def test_training_numbers_are_the_solvers(split_result):
+    _, result = split_result
+    mixture = result.report.training.models["mixture"]
+    assert mixture.objective == pytest.approx(result.expected.objective, rel=1e-9)
+    assert mixture.max_violation == pytest.approx(result.expected.max_violation, abs=1e-12)
+    single = result.report.training.models["deterministic"]
+    assert single.objective == pytest.approx(result.deterministic.objective, rel=1e-9)
+    assert single.max_violation == pytest.approx(result.deterministic.max_violation,
+                                                 abs=1e-12)
+
+
+def test_given_validation_data_equal_the_same_held_out_rows(split_result):
+    spec, result = split_result
+    data = spec["objective"]["data"]
+    training, held = held_out_rows(N, 0.25, 1)
+    x, y = np.array(data["features"]), np.array(data["labels"])
+    groups = {name: np.array(v) for name, v in data["groups"].items()}
+    given = dict(spec, objective=dict(spec["objective"], data={
+        "features": x[training].tolist(), "labels": y[training].tolist(),
+        "groups": {name: v[training].tolist() for name, v in groups.items()}}),
+        validation={"features": x[held].tolist(), "labels": y[held].tolist(),
+                    "groups": {name: v[held].tolist() for name, v in groups.items()}})
+    again = solve(given)
+    assert again.report == result.report
+    assert solve(spec).report == result.report  # same spec and seed, same report
+
+
+def test_deterministic_prediction_uses_the_deterministic_model(split_result):
+    _, result = split_result
+    mixture = Mixture.from_result(result)
+    x = np.random.default_rng(0).normal(size=(30, 5))
+    np.testing.assert_array_equal(mixture.score(x, "deterministic"),
+                                  x @ np.array(result.deterministic.solution))
+
+
+@pytest.mark.parametrize(("validation", "path"), [
+    ({"features": [[1.0, 2.0]], "labels": [1.0]}, "validation.features"),
+    ({"features": [[1.0] * 5], "labels": [1.0, -1.0]}, "validation.labels"),
+    ({"features": [[1.0] * 5], "labels": [3.0]}, "validation.labels[0]"),
+    ({"features": [[1.0] * 5], "labels": [1.0], "groups": {"a": [2.0]}}, "validation.groups.a"),
+    ({"features": [[1.0] * 5], "labels": [1.0]}, "constraints[0]"),
+])
+def test_bad_validation_data_name_the_field(validation, path):
+    spec = rate_spec(RULES, iterations=50)
+    spec["validation"] = validation
+    with pytest.raises(SpecError, match=path.replace("[", r"\[")):
+        solve(spec)

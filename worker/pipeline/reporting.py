@@ -1,0 +1,65 @@
+"""The pipeline's side of the report (:mod:`worker.report`): the data source that holds out
+``validation.fraction`` of the rows, and the report of a solved problem put in its Result."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from worker.errors import SpecError
+from worker.problem.compile import DataSource
+from worker.problem.compiled import CompiledProblem
+from worker.report.build import reportable, solve_report
+from worker.report.metrics import Deployed
+from worker.report.split import SplitSource
+from worker.result import Result
+from worker.spec.models import Spec
+from worker.spec.validation import ValidationSplit
+
+#: Why a held-out share cannot be taken from partitioned data.
+PARTITIONED = ("a share of rows cannot be held out of data read in partitions; give "
+               "validation data (features, labels, groups) instead")
+
+
+def data_source(spec: Spec, roots: Sequence[Path]) -> DataSource:
+    """Where the spec's data are read: with ``validation.fraction``, a :class:`SplitSource`."""
+    validation = spec.validation
+    if isinstance(validation, ValidationSplit):
+        return SplitSource(roots, validation.fraction, validation.seed)
+    return DataSource(roots)
+
+
+def refuse_split(spec: Spec) -> None:
+    """Partitioned data: a held-out share is refused (:data:`PARTITIONED`)."""
+    if isinstance(spec.validation, ValidationSplit):
+        raise SpecError.at("validation.fraction", PARTITIONED)
+
+
+def deployed_points(result: Result) -> dict[str, Deployed]:
+    """The Result's points a report describes: the mixture (when its members carry their
+    solutions), the mean, the projection and the deterministic model."""
+    points: dict[str, Deployed] = {}
+    if result.mixture and all(m.solution is not None for m in result.mixture):
+        points["mixture"] = Deployed(np.array([m.solution for m in result.mixture]),
+                                     np.array([m.weight for m in result.mixture]))
+    points["mean"] = Deployed.point(result.mean.solution)
+    if result.projected is not None:
+        points["projected"] = Deployed.point(result.projected.solution)
+    if result.deterministic is not None and result.deterministic.solution is not None:
+        points["deterministic"] = Deployed.point(result.deterministic.solution)
+    return points
+
+
+def add_report(spec: Spec, problem: CompiledProblem, source: DataSource,
+               result: Result) -> None:
+    """Put the report in ``result`` where :func:`reportable`; else say why there is none."""
+    if not reportable(spec):
+        if spec.validation is not None:
+            result.notes.append("validation: no report for this objective or model (reports "
+                                "cover linear models on hinge, logistic, squared and "
+                                "squared_hinge losses)")
+        return
+    result.report = solve_report(spec, problem, source, deployed_points(result),
+                                 spec.solver.tolerance)

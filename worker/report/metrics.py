@@ -1,0 +1,104 @@
+"""The report's numbers on plain arrays: objective, classification error, linear rows and
+rates of a deployed point, a mixture in expectation over its weights (Cotter, Jiang,
+Sridharan 2019, §5: the stochastic classifier draws member j with probability p_j, so every
+rate and loss is the p-weighted mean of the members').
+
+A prediction is positive when the score x.w is > 0, as in :mod:`worker.problem.rates`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from worker.losses import LOSSES
+from worker.problem.rates import METRICS
+
+
+@dataclass(frozen=True)
+class Examples:
+    """Rows to report on.
+
+    Attributes
+    ----------
+    features : scipy.sparse.csr_matrix, shape (n, d)
+    labels : ndarray, shape (n,), or None
+        As the loss takes them: +-1 class labels, or real targets (``classes`` False).
+    classes : bool
+        ``labels`` are +-1 class labels (errors and label-conditional rates exist).
+    groups : dict of str to ndarray of bool, shape (n,)
+    """
+
+    features: sp.csr_matrix
+    labels: np.ndarray | None
+    classes: bool
+    groups: dict[str, np.ndarray]
+
+    @property
+    def n(self) -> int:
+        """Rows."""
+        return int(self.features.shape[0])
+
+
+@dataclass(frozen=True)
+class Deployed:
+    """k solutions (k, d) deployed with probabilities ``weights`` (k,); a point has k = 1."""
+
+    solutions: np.ndarray
+    weights: np.ndarray
+
+    @classmethod
+    def point(cls, solution) -> Deployed:
+        """One solution (d,) deployed with probability 1."""
+        return cls(np.asarray(solution, dtype=np.float64)[None, :], np.ones(1))
+
+    def scores(self, examples: Examples) -> np.ndarray:
+        """Every row's score under every member, shape (n, k)."""
+        return np.asarray(examples.features @ self.solutions.T)
+
+
+def objective_value(loss: str, l1: float, l2: float, deployed: Deployed, scores: np.ndarray,
+                    labels: np.ndarray) -> float:
+    """E_p[mean_i loss(s_i, y_i) + l1 ||w||_1 + (l2/2) ||w||^2] for scores (n, k)."""
+    values = LOSSES[loss].reference_value
+    per_member = np.array([values(scores[:, j], labels).mean()
+                           for j in range(scores.shape[1])])
+    solutions = deployed.solutions
+    regularizer = l1 * np.abs(solutions).sum(axis=1) + 0.5 * l2 * (solutions ** 2).sum(axis=1)
+    return float(deployed.weights @ (per_member + regularizer))
+
+
+def error_value(deployed: Deployed, scores: np.ndarray, labels: np.ndarray) -> float:
+    """E_p[share of rows whose prediction 1[s > 0] disagrees with the +-1 label]."""
+    wrong = (scores > 0) != (labels > 0)[:, None]
+    return float(deployed.weights @ wrong.mean(axis=0))
+
+
+def positive_probability(deployed: Deployed, scores: np.ndarray) -> np.ndarray:
+    """P(positive prediction) of each row under the deployed distribution, shape (n,)."""
+    return (scores > 0).astype(np.float64) @ deployed.weights
+
+
+def rate_subset(metric: str, group: np.ndarray, labels: np.ndarray | None) -> np.ndarray:
+    """The rows (bool mask (n,)) a ``metric`` counts on a group (mask (n,)): the group, and
+    for a label-conditional metric its rows of that +-1 label."""
+    label, _ = METRICS[metric]
+    return group if label is None else group & (labels == label)
+
+
+def rate_indicator(metric: str, positive: np.ndarray, labels: np.ndarray | None) -> np.ndarray:
+    """Each row's expected indicator (n,) of ``metric`` given P(positive) per row (n,):
+    P(positive), P(negative) or, for ``error_rate``, P(prediction != label)."""
+    _, indicator = METRICS[metric]
+    if indicator == 1:
+        return positive
+    if indicator == -1:
+        return 1.0 - positive
+    return np.where(labels > 0, 1.0 - positive, positive)
+
+
+def row_values(rows: sp.csr_matrix, rhs: np.ndarray, deployed: Deployed) -> np.ndarray:
+    """E_p[a_i . w - b_i] of each of m rows (m, d), shape (m,)."""
+    return np.asarray(rows @ deployed.solutions.T) @ deployed.weights - rhs
