@@ -1,8 +1,8 @@
 """Percentile bootstrap intervals of rates (Efron & Tibshirani 1993, §13.3).
 
 A rate is the mean of a per-row value v_i (an expected indicator in [0, 1]) over a subset S
-of n rows. One resample draws n rows with replacement, i.e. multinomial counts c (n,); its
-rate is sum_{i in S} c_i v_i / sum_{i in S} c_i. Every rate of one data set is computed on
+of n rows. One resample draws n rows uniformly with replacement, i.e. counts c (n,) summing
+to n; its rate is sum_{i in S} c_i v_i / sum_{i in S} c_i. Every rate of one data set is computed on
 the same resamples (rows are resampled, not each rate on its own), and a resample that draws
 no row of S is left out of that rate's percentiles.
 """
@@ -44,7 +44,7 @@ def rate_intervals(subsets: list[np.ndarray], values: list[np.ndarray], *,
     weighted = masks * np.array(values, dtype=np.float64)       # (R, n)
     totals, sizes = [], []
     for start in range(0, resamples, CHUNK):
-        counts = rng.multinomial(n, np.full(n, 1.0 / n), size=min(CHUNK, resamples - start))
+        counts = _counts(rng, n, min(CHUNK, resamples - start))
         totals.append(counts @ weighted.T)                       # (B_chunk, R)
         sizes.append(counts @ masks.T)
     total, size = np.vstack(totals), np.vstack(sizes)
@@ -59,3 +59,11 @@ def rate_intervals(subsets: list[np.ndarray], values: list[np.ndarray], *,
         low, high = np.percentile(rates, [tail, 100.0 - tail])
         intervals.append((float(low), float(high)))
     return intervals
+
+
+
+def _counts(rng: np.random.Generator, n: int, draws: int) -> np.ndarray:
+    """How often each of n rows is drawn in each of ``draws`` resamples: (draws, n), each row
+    summing to n (n uniform draws with replacement)."""
+    rows = rng.integers(0, n, size=(draws, n)) + (np.arange(draws) * n)[:, None]
+    return np.bincount(rows.ravel(), minlength=draws * n).reshape(draws, n).astype(np.float64)

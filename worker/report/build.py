@@ -22,7 +22,7 @@ from worker.problem.compiled import CompiledProblem
 from worker.problem.constraint_types import CONSTRAINT_TYPES, ROWS
 from worker.problem.csr import as_csr
 from worker.report.bootstrap import LEVEL, RESAMPLES
-from worker.report.evaluate import Definition, model_report
+from worker.report.evaluate import Definition, Pending, add_intervals, model_report
 from worker.report.metrics import Deployed, Examples
 from worker.report.schema import (
     MODEL_NAMES,
@@ -90,10 +90,13 @@ def report_on(report: Report, examples: Examples, deployed: dict[str, Deployed],
 def _data_report(definition: Definition, examples: Examples, deployed: dict[str, Deployed],
                  tolerance: float, bootstrap: Bootstrap | None = None, *,
                  own_data: bool = True) -> DataReport:
-    draws = None if bootstrap is None else (bootstrap.resamples, bootstrap.seed)
+    pending: Pending = []
     models = {name: model_report(definition, examples, deployed[name], tolerance,
-                                 own_data=own_data, bootstrap=draws)
+                                 own_data=own_data,
+                                 pending=None if bootstrap is None else pending)
               for name in MODEL_NAMES if name in deployed}
+    if bootstrap is not None:
+        add_intervals(pending, bootstrap.resamples, bootstrap.seed)
     return DataReport(examples=examples.n, models=models)
 
 

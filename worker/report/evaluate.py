@@ -46,12 +46,16 @@ class Definition:
     rates: list[tuple[int, RateConstraint, Examples | None]] = field(default_factory=list)
 
 
+#: Rate terms awaiting their intervals: (its report, subset (n,) bool, per-row value (n,)).
+Pending = list[tuple[RateReport, np.ndarray, np.ndarray]]
+
+
 def model_report(definition: Definition, examples: Examples, deployed: Deployed,
                  tolerance: float, *, own_data: bool = True,
-                 bootstrap: tuple[int, int] | None = None) -> ModelReport:
+                 pending: Pending | None = None) -> ModelReport:
     """``deployed`` on ``examples``. ``own_data``: evaluate the rates that have their own
-    examples (else they are reported undefined); ``bootstrap``: (resamples, seed) of the
-    rates' intervals on ``examples``."""
+    examples (else they are reported undefined); ``pending``: where the rates counted on
+    ``examples`` are appended to get their intervals (:func:`add_intervals`)."""
     scores = deployed.scores(examples)
     labels = examples.labels
     objective = None if definition.loss is None or labels is None else \
@@ -63,11 +67,11 @@ def model_report(definition: Definition, examples: Examples, deployed: Deployed,
     for index, constraint, own in definition.rates:
         if own is None:
             constraints.append(_rate_report(index, constraint, examples, positive, tolerance,
-                                            bootstrap))
+                                            pending))
         elif own_data:
             constraints.append(_rate_report(index, constraint, own,
                                             positive_probability(deployed, deployed.scores(own)),
-                                            tolerance, None))
+                                            tolerance))
         else:
             constraints.append(_undefined_rate(index, constraint))
     constraints.sort(key=lambda c: c.index)
@@ -90,9 +94,9 @@ def _terms(constraint: RateConstraint) -> list[RateTerm]:
 
 def _rate_report(index: int, constraint: RateConstraint, examples: Examples,
                  positive: np.ndarray, tolerance: float,
-                 bootstrap: tuple[int, int] | None) -> ConstraintReport:
+                 pending: Pending | None = None) -> ConstraintReport:
     """g = lhs - rhs (``<=``) or rhs - lhs (``>=``) of P(positive) per row (n,)."""
-    reports, subsets, indicators = [], [], []
+    reports = []
     for term in _terms(constraint):
         group = _group(term, examples, index)
         subset = rate_subset(term.metric, group, examples.labels)
@@ -101,18 +105,21 @@ def _rate_report(index: int, constraint: RateConstraint, examples: Examples,
         reports.append(RateReport(metric=term.metric, group=term.group, scale=term.scale,
                                   examples=int(subset.sum()), group_size=int(group.sum()),
                                   value=value))
-        subsets.append(subset)
-        indicators.append(indicator)
-    if bootstrap is not None:
-        resamples, seed = bootstrap
-        for report, interval in zip(reports, rate_intervals(subsets, indicators,
-                                                            resamples=resamples, seed=seed),
-                                    strict=True):
-            report.interval = None if interval is None else list(interval)
+        if pending is not None:
+            pending.append((reports[-1], subset, indicator))
     worst = _value(constraint, reports)
     return ConstraintReport(index=index, type="rate", rows=1,
                             violated=int(worst is not None and worst > tolerance), worst=worst,
                             op=constraint.op, bound=_bound(constraint), terms=reports)
+
+
+def add_intervals(pending: Pending, resamples: int, seed: int) -> None:
+    """Every pending rate's bootstrap interval, all from the same resamples of the rows."""
+    intervals = rate_intervals([subset for _, subset, _ in pending],
+                               [values for _, _, values in pending],
+                               resamples=resamples, seed=seed)
+    for (report, _, _), interval in zip(pending, intervals, strict=True):
+        report.interval = None if interval is None else list(interval)
 
 
 def _undefined_rate(index: int, constraint: RateConstraint) -> ConstraintReport:
