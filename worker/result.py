@@ -28,7 +28,7 @@ class Member(ResultModel):
 
     weight: float
     iteration: int
-    kind: Literal["average", "iterate", "polished"]
+    kind: Literal["average", "iterate", "polished", "warm_start"]
     objective: float
     max_violation: float
     solution: list[float] | None = None

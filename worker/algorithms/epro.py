@@ -40,7 +40,7 @@ import numpy as np
 from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.driver import Candidates
 from worker.algorithms.loop import ChunkedLoop, ProgressCallback
-from worker.algorithms.options import SolverOptions, Trajectory, step_scale
+from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
 from worker.algorithms.penalty import multiplier_mass, raised_gamma
 from worker.errors import SpecError
 from worker.kernels.constraints import max_violation
@@ -134,7 +134,7 @@ def run_epochs(problem: CompiledProblem, options: SolverOptions,
     arrays = problem_arrays(problem, 1)
     penalty = 1.0 if options.gamma is None else options.gamma
     k_f = DEFAULT_K_F if options.minibatch is None else options.minibatch[0]
-    w = np.clip(np.zeros(problem.d), problem.lower, problem.upper)
+    w = start_point(problem, options)
     counters = np.zeros(N_COUNTERS, dtype=np.int64)
     counters[ITERATION] = 1
     rng = seed_state(options.seed)

@@ -43,7 +43,7 @@ from worker.algorithms.games import (
     rate_arrays,
 )
 from worker.algorithms.loop import ChunkedLoop, ProgressCallback
-from worker.algorithms.options import SolverOptions, Trajectory
+from worker.algorithms.options import SolverOptions, Trajectory, start_point
 from worker.kernels.games import LAGRANGIAN
 from worker.kernels.layout import CHECKS, ITERATION, N_COUNTERS
 from worker.kernels.network_game import (
@@ -90,7 +90,7 @@ def run_network_game(problem: NetworkProblem, options: SolverOptions, algorithm:
     if options.eta_w is None:
         options = replace(options, eta_w=AUTO_ETA)
     game = game_config(options, formulation, m)
-    theta = np.clip(problem.network.initial(problem.init_seed), problem.lower, problem.upper)
+    theta = start_point(problem, options, problem.network.initial(problem.init_seed))
     slack_upper = float(problem.term_losses(theta[None, :]).max()) if problem.robust else 0.0
     lam, log_m, log_lam = initial_multipliers(m, formulation)
     counters = np.zeros(N_COUNTERS, dtype=np.int64)

@@ -21,6 +21,7 @@ from worker.candidates.best_single import best_single
 from worker.candidates.deterministic import best_feasible
 from worker.candidates.shrink import best_mixture, best_robust_mixture, expected_violation
 from worker.errors import SolverError
+from worker.pipeline.warm import add_warm_candidates
 from worker.problem.compiled import ConstraintSet
 from worker.problem.network import NetworkProblem
 from worker.projection import project
@@ -48,6 +49,7 @@ def solve_network(spec: Spec, problem: NetworkProblem, options: SolverOptions,
                                   started + options.time_limit_s)
     trajectory.stats["solve_s"] = time.perf_counter() - started
     trajectory.candidates.keep_finite()
+    add_warm_candidates(trajectory.candidates, options)
     return summarize_network(spec, problem, trajectory)
 
 

@@ -36,6 +36,7 @@ from worker.pipeline.memory import (
 from worker.pipeline.network import solve_network
 from worker.pipeline.polishing import add_polished, algorithm_options, polishes
 from worker.pipeline.reporting import add_report, data_source, refuse_split
+from worker.pipeline.warm import add_warm_candidates, warm_options, warm_result
 from worker.problem.compile import compile_problem
 from worker.problem.compile_network import compile_network_problem
 from worker.problem.compiled import CompiledProblem
@@ -72,7 +73,8 @@ def solver_options(solver: Solver, source: PartitionedBatch | None = None) -> So
 
 
 def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None, *,
-          roots: Sequence[Path] | None = None, max_job_bytes: int | None = None) -> Result:
+          roots: Sequence[Path] | None = None, max_job_bytes: int | None = None,
+          earlier: Result | None = None) -> Result:
     """Solve one problem in this process and return its :class:`~worker.result.Result`.
 
     Parameters
@@ -87,23 +89,31 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
     max_job_bytes : int, optional
         Refuse (:class:`~worker.errors.SpecError`) a problem whose memory estimate exceeds
         it, from the spec before reading data and again once the data are compiled.
+    earlier : Result, optional
+        The earlier job's Result that ``solver.warm_start.job`` names (the queue looks it
+        up); a ``solver.warm_start.result`` file is read here.
     """
     started = time.perf_counter()
     model = parse_spec(spec)
     check_memory(declared_parts(model), max_job_bytes)
+    earlier = warm_result(model, earlier)
     source = data_source(model, roots if roots is not None else data_roots())
     svrg = model.solver.svrg
     if model.network:  # networks, multiclass and robust objectives are never partitioned
         problem = compile_network_problem(model, source)
         check_memory(network_memory_parts(problem, model.solver.candidates), max_job_bytes)
         load_s = time.perf_counter() - started
-        result = solve_network(model, problem, solver_options(model.solver), progress)
+        options = warm_options(solver_options(model.solver), earlier,
+                               problem.network.parameters)
+        result = solve_network(model, problem, options, progress)
         result.stats["load_s"] = load_s
     elif (plan := plan_partitions(model, source.roots, svrg.partition_rows,
                                   DaskSettings().partition_bytes)) is None:
         problem = compile_problem(model, source)
         check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
-        result = _solved(model, problem, solver_options(model.solver), progress, started)
+        result = _solved(model, problem,
+                         warm_options(solver_options(model.solver), earlier, problem.d),
+                         progress, started)
         add_report(model, problem, source, result)
     else:
         refuse_split(model)
@@ -111,8 +121,9 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
         with open_partitioned(plan, options, model.solver.seed) as batch:
             problem = compile_problem(model, source, width_elsewhere=batch.d)
             check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
-            result = _solved(model, problem, solver_options(model.solver, batch), progress,
-                             started, batch)
+            result = _solved(model, problem,
+                             warm_options(solver_options(model.solver, batch), earlier,
+                                          problem.d), progress, started, batch)
         source.stats.bytes_read += plan.size
         result.stats["partitions"] = len(plan.pieces)
     result.stats.update(source.stats.as_stats())
@@ -135,6 +146,7 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
         add_polished(problem, trajectory, started + options.time_limit_s, options.tolerance,
                      progress)
     trajectory.candidates.keep_last(options.candidates)        # the most recent, for the LP
+    add_warm_candidates(trajectory.candidates, options)
     values = None if batch is None else \
         (lambda points: batch.values(points, trajectory.arrays))
     result = summarize(problem, trajectory, model.output.mixture, model.output.project,

@@ -23,6 +23,7 @@ from worker.errors import SpecError
 from worker.losses import LOSS_NAMES, PAIRWISE_HINGE, SOFTMAX_CROSS_ENTROPY
 from worker.spec.strict import StrictModel
 from worker.spec.validation import Validation
+from worker.spec.warm_start import WarmStart
 
 #: The largest ``solver.iterations``: far beyond any time limit, well inside the kernels'
 #: 64-bit counters.
@@ -323,6 +324,8 @@ class Solver(StrictModel):
     polish: bool = True
     svrg: Svrg = Svrg()
     game: Game = Game()
+    #: start from an earlier answer (:mod:`worker.spec.warm_start`)
+    warm_start: WarmStart | None = None
 
 
 class Output(StrictModel):
@@ -435,7 +438,8 @@ def _tags(union: Any) -> set[str]:
 
 _TAGS = _tags(Constraint) | _tags(Objective) | _tags(Model)
 _TYPE_NAMES = {"float", "int", "str", "bool", "list", "dict", "CooMatrix", "DataRef", "RateTerm",
-               "Minibatch", "Bounds", "EmpiricalRisk", "ValidationData", "ValidationSplit"}
+               "Minibatch", "Bounds", "EmpiricalRisk", "ValidationData", "ValidationSplit",
+               "WarmStartJob", "WarmStartResult"}
 
 
 def _is_union_member(part: Any) -> bool:

@@ -1,0 +1,75 @@
+"""Warm starts (``solver.warm_start``, docs/results.md "Warm starts"): which earlier Result,
+and what of it a new run reuses.
+
+Reused: the earlier mean as the first iterate w(1) (theta(1) for a network), and the earlier
+mixture's members as candidates of the shrinking LP, so the new mixture is never worse on
+the new problem than the earlier one evaluated on it. Not reused: the games' multipliers,
+the penalty gamma and the step sizes, which a Result does not carry; they start as in a cold
+run (``stats.gamma`` and ``stats.eta_w`` of the earlier Result can be given as
+``solver.gamma`` and ``solver.eta_w``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+from pydantic import ValidationError
+
+from worker.algorithms.driver import Candidates
+from worker.algorithms.options import SolverOptions
+from worker.errors import SpecError
+from worker.result import Result
+from worker.spec.models import Spec
+from worker.spec.warm_start import WarmStartJob
+
+#: The candidates' kind of an earlier member.
+WARM_KIND = "warm_start"
+
+
+def warm_result(spec: Spec, earlier: Result | None) -> Result | None:
+    """The Result ``solver.warm_start`` names: ``earlier`` (the service's job, looked up by
+    the queue), or the ``result`` file read here."""
+    start = spec.solver.warm_start
+    if start is None:
+        return None
+    if isinstance(start, WarmStartJob):
+        if earlier is None:
+            raise SpecError.at("solver.warm_start.job", "jobs are warm starts on the service; "
+                               "in this process give {\"result\": \"RESULT.json\"}")
+        return earlier
+    path = Path(start.result)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise SpecError.at("solver.warm_start.result", f"cannot read {path}: "
+                           f"{error.strerror or error}") from None
+    try:
+        return Result.model_validate_json(text)
+    except ValidationError:
+        raise SpecError.at("solver.warm_start.result", f"{path} is not a Result JSON "
+                           "(write one with lighttouch solve -o)") from None
+
+
+def warm_options(options: SolverOptions, earlier: Result | None,
+                 parameters: int) -> SolverOptions:
+    """``options`` starting at the earlier mean (same number of ``parameters``, else a
+    :class:`SpecError`)."""
+    if earlier is None:
+        return options
+    given = len(earlier.mean.solution)
+    if given != parameters:
+        raise SpecError.at("solver.warm_start", f"the earlier result has {given} parameters "
+                           f"and this problem {parameters}; a warm start needs the same "
+                           "dimension (and model)")
+    members = tuple(np.array(m.solution, dtype=np.float64) for m in earlier.mixture
+                    if m.solution is not None)
+    return replace(options, start=np.array(earlier.mean.solution, dtype=np.float64),
+                   warm_candidates=members)
+
+
+def add_warm_candidates(candidates: Candidates, options: SolverOptions) -> None:
+    """The earlier members as candidates (after the run's own are trimmed)."""
+    for solution in options.warm_candidates:
+        candidates.add(solution, 0, WARM_KIND, 0, 0.0)
