@@ -84,7 +84,40 @@ class Result(ResultModel):
     deterministic: Member | None = None
     #: objective, error and every constraint on training and validation data
     report: Report | None = None
+    #: a sweep's Results, one per value, and its front (:mod:`worker.pipeline.sweep`)
+    sweep: SweepResult | None = None
     #: the network the solutions parameterize; null: scores x.w of the linear model
     model: NetworkModel | None = None
     stats: dict[str, float | int | str | bool]
     notes: list[str] = []
+
+
+class FrontPoint(ResultModel):
+    """One value of a sweep: the mixture's objective, error and largest violation on
+    training data and (null without validation data) on validation data."""
+
+    value: float | int | str | bool
+    objective: float
+    error: float | None
+    max_violation: float
+    validation_objective: float | None
+    validation_error: float | None
+    validation_max_violation: float | None
+
+
+class SweepPoint(ResultModel):
+    """One value of a sweep and its Result."""
+
+    value: float | int | str | bool
+    result: Result
+
+
+class SweepResult(ResultModel):
+    """A sweep of the field at ``path``: a Result per value, in order, and the front."""
+
+    path: str
+    points: list[SweepPoint]
+    front: list[FrontPoint]
+
+
+Result.model_rebuild()

@@ -49,7 +49,7 @@ def solve_network(spec: Spec, problem: NetworkProblem, options: SolverOptions,
                                   started + options.time_limit_s)
     trajectory.stats["solve_s"] = time.perf_counter() - started
     trajectory.candidates.keep_finite()
-    add_warm_candidates(trajectory.candidates, options)
+    add_warm_candidates(trajectory, options)
     return summarize_network(spec, problem, trajectory)
 
 

@@ -36,6 +36,7 @@ from worker.pipeline.memory import (
 from worker.pipeline.network import solve_network
 from worker.pipeline.polishing import add_polished, algorithm_options, polishes
 from worker.pipeline.reporting import add_report, data_source, refuse_split
+from worker.pipeline.sweep import solve_sweep
 from worker.pipeline.warm import add_warm_candidates, warm_options, warm_result
 from worker.problem.compile import compile_problem
 from worker.problem.compile_network import compile_network_problem
@@ -95,6 +96,10 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
     """
     started = time.perf_counter()
     model = parse_spec(spec)
+    if model.sweep is not None:
+        return solve_sweep(model, lambda variant, neighbour: solve(
+            variant, progress, roots=roots, max_job_bytes=max_job_bytes, earlier=neighbour),
+            earlier)
     check_memory(declared_parts(model), max_job_bytes)
     earlier = warm_result(model, earlier)
     source = data_source(model, roots if roots is not None else data_roots())
@@ -146,7 +151,7 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
         add_polished(problem, trajectory, started + options.time_limit_s, options.tolerance,
                      progress)
     trajectory.candidates.keep_last(options.candidates)        # the most recent, for the LP
-    add_warm_candidates(trajectory.candidates, options)
+    add_warm_candidates(trajectory, options)
     values = None if batch is None else \
         (lambda points: batch.values(points, trajectory.arrays))
     result = summarize(problem, trajectory, model.output.mixture, model.output.project,

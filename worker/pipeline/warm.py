@@ -17,8 +17,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import ValidationError
 
-from worker.algorithms.driver import Candidates
-from worker.algorithms.options import SolverOptions
+from worker.algorithms.options import SolverOptions, Trajectory
 from worker.errors import SpecError
 from worker.result import Result
 from worker.spec.models import Spec
@@ -29,11 +28,12 @@ WARM_KIND = "warm_start"
 
 
 def warm_result(spec: Spec, earlier: Result | None) -> Result | None:
-    """The Result ``solver.warm_start`` names: ``earlier`` (the service's job, looked up by
-    the queue), or the ``result`` file read here."""
+    """The Result a run starts from: ``earlier`` when the caller has it (the job
+    ``solver.warm_start`` names, looked up by the queue; a sweep's neighbour), else the
+    ``result`` file ``solver.warm_start`` names."""
     start = spec.solver.warm_start
-    if start is None:
-        return None
+    if earlier is not None or start is None:
+        return earlier
     if isinstance(start, WarmStartJob):
         if earlier is None:
             raise SpecError.at("solver.warm_start.job", "jobs are warm starts on the service; "
@@ -69,7 +69,11 @@ def warm_options(options: SolverOptions, earlier: Result | None,
                    warm_candidates=members)
 
 
-def add_warm_candidates(candidates: Candidates, options: SolverOptions) -> None:
-    """The earlier members as candidates (after the run's own are trimmed)."""
+def add_warm_candidates(trajectory: Trajectory, options: SolverOptions) -> None:
+    """The earlier members as candidates (after the run's own are trimmed); the algorithm's
+    own mixture (``baseline``) gives them weight 0."""
     for solution in options.warm_candidates:
-        candidates.add(solution, 0, WARM_KIND, 0, 0.0)
+        trajectory.candidates.add(solution, 0, WARM_KIND, 0, 0.0)
+    if trajectory.baseline is not None:
+        trajectory.baseline = np.concatenate([trajectory.baseline,
+                                              np.zeros(len(options.warm_candidates))])

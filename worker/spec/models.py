@@ -22,6 +22,7 @@ from worker.data.refs import MAX_SIZE, MatrixValue, VectorValue
 from worker.errors import SpecError
 from worker.losses import LOSS_NAMES, PAIRWISE_HINGE, SOFTMAX_CROSS_ENTROPY
 from worker.spec.strict import StrictModel
+from worker.spec.sweep import Sweep
 from worker.spec.validation import Validation
 from worker.spec.warm_start import WarmStart
 
@@ -354,6 +355,8 @@ class Spec(StrictModel):
     output: Output = Output()
     #: held-out examples for the Result's report (:mod:`worker.spec.validation`)
     validation: Validation | None = None
+    #: solve once per value of one field (:mod:`worker.spec.sweep`)
+    sweep: Sweep | None = None
 
     @property
     def terms(self) -> list[EmpiricalRisk]:
