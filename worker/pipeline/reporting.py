@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -61,5 +62,7 @@ def add_report(spec: Spec, problem: CompiledProblem, source: DataSource,
                                 "cover linear models on hinge, logistic, squared and "
                                 "squared_hinge losses)")
         return
+    began = time.perf_counter()
     result.report = solve_report(spec, problem, source, deployed_points(result),
                                  spec.solver.tolerance)
+    result.stats["report_s"] = time.perf_counter() - began
