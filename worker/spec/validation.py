@@ -4,12 +4,10 @@ held out of training."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
-
-from pydantic import ConfigDict, Discriminator, Field, Tag
+from pydantic import ConfigDict, Field
 
 from worker.data.refs import MatrixValue, VectorValue
-from worker.spec.strict import StrictModel
+from worker.spec.strict import StrictModel, keyed_union
 
 
 class ValidationData(StrictModel):
@@ -32,13 +30,4 @@ class ValidationSplit(StrictModel):
     seed: int = Field(0, ge=0, lt=2**63)
 
 
-def _form(value: Any) -> str:
-    """Which form a ``validation`` value takes: a split when it names a ``fraction``."""
-    if isinstance(value, dict):
-        return "ValidationSplit" if "fraction" in value else "ValidationData"
-    return "ValidationSplit" if isinstance(value, ValidationSplit) else "ValidationData"
-
-
-Validation = Annotated[Annotated[ValidationData, Tag("ValidationData")]
-                       | Annotated[ValidationSplit, Tag("ValidationSplit")],
-                       Discriminator(_form)]
+Validation = keyed_union("fraction", ValidationSplit, ValidationData)

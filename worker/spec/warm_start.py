@@ -4,11 +4,9 @@ file for the CLI and the library."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from pydantic import Field
 
-from pydantic import Discriminator, Field, Tag
-
-from worker.spec.strict import StrictModel
+from worker.spec.strict import StrictModel, keyed_union
 
 
 class WarmStartJob(StrictModel):
@@ -23,13 +21,4 @@ class WarmStartResult(StrictModel):
     result: str = Field(min_length=1, max_length=4096)
 
 
-def _form(value: Any) -> str:
-    """Which form a ``warm_start`` value takes: a job when it names a ``job``."""
-    if isinstance(value, dict):
-        return "WarmStartJob" if "job" in value else "WarmStartResult"
-    return "WarmStartJob" if isinstance(value, WarmStartJob) else "WarmStartResult"
-
-
-WarmStart = Annotated[Annotated[WarmStartJob, Tag("WarmStartJob")]
-                      | Annotated[WarmStartResult, Tag("WarmStartResult")],
-                      Discriminator(_form)]
+WarmStart = keyed_union("job", WarmStartJob, WarmStartResult)
