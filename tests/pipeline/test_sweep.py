@@ -90,3 +90,12 @@ def test_a_value_or_field_the_spec_refuses_is_named(path, value, field):
     spec["sweep"] = {"path": path, "values": [value]}
     with pytest.raises(SpecError, match=field):
         solve(spec)
+
+
+def test_the_sweep_as_a_whole_keeps_the_time_limit():
+    spec = swept()
+    spec["solver"].update(iterations=10**9, time_limit_s=1.5)
+    result = solve(spec)
+    limits = [p.result.stats["solve_s"] for p in result.sweep.points]
+    assert all(p.result.stats["stopped_by_time_limit"] for p in result.sweep.points)
+    assert sum(limits) <= 1.5 + 0.5 * len(limits), limits

@@ -3,13 +3,15 @@ warm-started from the one before (its mean as w(1), its members among the LP's c
 :mod:`worker.pipeline.warm`), and the front of objective and error against the value on
 training and validation data.
 
-The variants read the same data references; the parsed-data cache (on unless
+The sweep keeps ``solver.time_limit_s`` as a whole: each variant may use an equal share of
+the time left. The variants read the same data references; the parsed-data cache (on unless
 ``LIGHTTOUCH_DATA_CACHE_BYTES=0``) makes every read after the first a memory-mapped hit.
 """
 
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +19,9 @@ from worker.errors import SpecError
 from worker.result import FrontPoint, Result, SweepPoint, SweepResult
 from worker.spec.models import Spec, parse_spec
 from worker.spec.sweep import path_steps
+
+#: The least time limit of a variant (the sweep's deadline has passed: it stops at once).
+MIN_SHARE_S = 1e-3
 
 #: Solves one variant: (spec, the neighbour's Result or None) -> its Result.
 SolveOne = Callable[[Spec, Result | None], Result]
@@ -71,12 +76,23 @@ def solve_sweep(model: Spec, solve_one: SolveOne, earlier: Result | None = None)
     raw = model.model_dump(mode="json", exclude_unset=True)
     variants = [variant(raw, sweep.path, value) for value in sweep.values]
     points: list[SweepPoint] = []
-    for value, spec in zip(sweep.values, variants, strict=True):
-        earlier = solve_one(spec, earlier)
+    deadline = time.perf_counter() + model.solver.time_limit_s
+    for k, (value, spec) in enumerate(zip(sweep.values, variants, strict=True)):
+        earlier = solve_one(_within(spec, deadline, len(variants) - k), earlier)
         points.append(SweepPoint(value=value, result=earlier))
     first = points[0].result
     return first.model_copy(update={"sweep": SweepResult(
         path=sweep.path, points=points, front=[front_point(p) for p in points])})
+
+
+def _within(spec: Spec, deadline: float, left: int) -> Spec:
+    """``spec`` with at most an equal share of the time left until ``deadline`` among the
+    ``left`` variants still to solve (the sweep as a whole keeps ``solver.time_limit_s``)."""
+    share = max((deadline - time.perf_counter()) / left, MIN_SHARE_S)
+    if share >= spec.solver.time_limit_s:
+        return spec
+    return spec.model_copy(update={"solver": spec.solver.model_copy(
+        update={"time_limit_s": share})})
 
 
 def front_point(point: SweepPoint) -> FrontPoint:
