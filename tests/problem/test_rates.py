@@ -40,7 +40,8 @@ def term(metric: str, group: str | None = None, scale: float = 1.0) -> dict:
 
 
 def definition(metric: str, scores: np.ndarray, labels: np.ndarray, members: np.ndarray):
-    """The metric from its definition (docs/algorithms.md, "Rate constraints"); positive when score > 0."""
+    """The metric from its definition (docs/algorithms.md, "Rate constraints"); positive when
+    score > 0."""
     positive = scores > 0
     subset = {"true_positive_rate": labels > 0, "false_negative_rate": labels > 0,
               "false_positive_rate": labels < 0, "true_negative_rate": labels < 0}.get(
