@@ -84,3 +84,32 @@ def test_bad_validation_data_name_the_field(validation, path):
     spec["validation"] = validation
     with pytest.raises(SpecError, match=path.replace("[", r"\[")):
         solve(spec)
+
+
+def test_an_mlp_is_reported_on_its_held_out_rows():
+    from tests.networks.test_network_games import mlp_rate_spec
+
+    spec = mlp_rate_spec(iterations=600)
+    spec["validation"] = {"fraction": 0.2, "seed": 0}
+    result = solve(spec)
+    report = result.report
+    assert report.training.examples == 320 and report.validation.examples == 80
+    mixture = report.training.models["mixture"]
+    assert mixture.objective == pytest.approx(result.expected.objective, rel=1e-9)
+    assert mixture.max_violation == pytest.approx(result.expected.max_violation, abs=1e-12)
+    single = report.training.models["deterministic"]
+    assert single.objective == pytest.approx(result.deterministic.objective, rel=1e-9)
+    held = report.validation.models["mixture"].constraints[0].terms[0]
+    assert held.interval is not None and held.examples == held.group_size
+
+
+def test_objectives_without_a_report_say_so():
+    from tests.networks.test_network_games import mlp_rate_spec
+
+    spec = mlp_rate_spec(iterations=50)
+    spec["objective"]["loss"] = "softmax_cross_entropy"
+    spec["objective"]["data"]["labels"] = [0.0, 1.0, 2.0, 1.0] * 100
+    spec["constraints"] = []
+    spec["validation"] = {"fraction": 0.2}
+    result = solve(spec)
+    assert result.report is None and any("validation: no report" in n for n in result.notes)

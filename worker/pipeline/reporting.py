@@ -12,6 +12,7 @@ import numpy as np
 from worker.errors import SpecError
 from worker.problem.compile import DataSource
 from worker.problem.compiled import CompiledProblem
+from worker.problem.network import Network, NetworkProblem
 from worker.report.build import reportable, solve_report
 from worker.report.metrics import Deployed
 from worker.report.split import SplitSource
@@ -41,28 +42,34 @@ def refuse_split(spec: Spec) -> None:
 def deployed_points(result: Result) -> dict[str, Deployed]:
     """The Result's points a report describes: the mixture (when its members carry their
     solutions), the mean, the projection and the deterministic model."""
+    model = result.model
+    network = None if model is None else Network(tuple(model.sizes), model.bias)
     points: dict[str, Deployed] = {}
     if result.mixture and all(m.solution is not None for m in result.mixture):
         points["mixture"] = Deployed(np.array([m.solution for m in result.mixture]),
-                                     np.array([m.weight for m in result.mixture]))
-    points["mean"] = Deployed.point(result.mean.solution)
+                                     np.array([m.weight for m in result.mixture]), network)
+    points["mean"] = Deployed.point(result.mean.solution, network)
     if result.projected is not None:
-        points["projected"] = Deployed.point(result.projected.solution)
+        points["projected"] = Deployed.point(result.projected.solution, network)
     if result.deterministic is not None and result.deterministic.solution is not None:
-        points["deterministic"] = Deployed.point(result.deterministic.solution)
+        points["deterministic"] = Deployed.point(result.deterministic.solution, network)
     return points
 
 
-def add_report(spec: Spec, problem: CompiledProblem, source: DataSource,
+def add_report(spec: Spec, problem: CompiledProblem | NetworkProblem, source: DataSource,
                result: Result) -> None:
     """Put the report in ``result`` where :func:`reportable`; else say why there is none."""
     if not reportable(spec):
         if spec.validation is not None:
-            result.notes.append("validation: no report for this objective or model (reports "
-                                "cover linear models on hinge, logistic, squared and "
+            result.notes.append("validation: no report for this objective (reports cover "
+                                "one empirical risk on the hinge, logistic, squared and "
                                 "squared_hinge losses)")
         return
     began = time.perf_counter()
-    result.report = solve_report(spec, problem, source, deployed_points(result),
+    if isinstance(problem, NetworkProblem):
+        features, labels = problem.terms[0].features, problem.terms[0].labels
+    else:
+        features, labels = problem.objective.features, problem.objective.labels
+    result.report = solve_report(spec, features, labels, source, deployed_points(result),
                                  spec.solver.tolerance)
     result.stats["report_s"] = time.perf_counter() - began

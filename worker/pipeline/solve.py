@@ -112,6 +112,7 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
                                problem.network.parameters)
         result = solve_network(model, problem, options, progress)
         result.stats["load_s"] = load_s
+        add_report(model, problem, source, result)
     elif (plan := plan_partitions(model, source.roots, svrg.partition_rows,
                                   DaskSettings().partition_bytes)) is None:
         problem = compile_problem(model, source)

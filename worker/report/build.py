@@ -2,8 +2,9 @@
 (:func:`solve_report`, called by the pipeline), and the same report on other data
 (:func:`report_on`, ``lighttouch report``).
 
-Reported: linear models on an empirical risk with a loss record (hinge, logistic, squared,
-squared hinge), the problems whose examples this process holds.
+Reported: linear models and one-score networks (MLPs) on one empirical risk with a loss
+record (hinge, logistic, squared, squared hinge), the problems whose examples this process
+holds.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from worker.errors import SpecError
 from worker.losses import CLASSES, LOSSES
 from worker.problem.compile import DataSource
 from worker.problem.compile_rates import _groups as group_rows
-from worker.problem.compiled import CompiledProblem
 from worker.problem.constraint_types import CONSTRAINT_TYPES, ROWS
 from worker.problem.csr import as_csr
 from worker.report.bootstrap import LEVEL, RESAMPLES
@@ -40,23 +40,24 @@ from worker.spec.validation import ValidationData
 def reportable(spec: Spec) -> bool:
     """Whether :func:`solve_report` covers the spec (module docstring)."""
     objective = spec.objective
-    return not spec.network and isinstance(objective, EmpiricalRisk) \
-        and objective.loss in LOSSES
+    return isinstance(objective, EmpiricalRisk) and objective.loss in LOSSES
 
 
-def solve_report(spec: Spec, problem: CompiledProblem, source: DataSource,
+def solve_report(spec: Spec, features: sp.csr_matrix, labels: np.ndarray, source: DataSource,
                  deployed: dict[str, Deployed], tolerance: float) -> Report:
-    """The report of a solved ``spec`` (:func:`reportable`) on its training rows (the
-    compiled problem's) and, with ``validation``, the held-out rows; ``deployed`` maps names
-    of :data:`MODEL_NAMES` to points; bootstrap seeded with ``solver.seed``."""
+    """The report of a solved ``spec`` (:func:`reportable`) on its training rows
+    ``features`` (n, d) with ``labels`` (n,) as the loss takes them (the compiled
+    problem's) and, with ``validation``, the held-out rows; ``deployed`` maps names of
+    :data:`MODEL_NAMES` to points; bootstrap seeded with ``solver.seed``."""
     objective = spec.objective
     assert isinstance(objective, EmpiricalRisk)
     classes = LOSSES[objective.loss].labels is CLASSES
-    training = Examples(problem.objective.features, problem.objective.labels, classes,
+    training = Examples(features, labels, classes,
                         _groups(objective.data.groups, source, "objective.data.groups",
-                                problem.n))
-    definition = _definition(spec, problem.d, source, classes)
-    validation = _validation(spec, source, problem.d, classes)
+                                features.shape[0]))
+    d = features.shape[1]
+    definition = _definition(spec, d, source, classes)
+    validation = _validation(spec, source, d, classes)
     bootstrap = Bootstrap(resamples=RESAMPLES, seed=spec.solver.seed, level=LEVEL)
     return Report(tolerance=tolerance,
                   objective=ObjectiveDefinition(loss=objective.loss, l1=objective.l1,

@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from worker.losses import LOSSES
+from worker.problem.network import Network
 from worker.problem.rates import METRICS
 
 
@@ -44,19 +45,24 @@ class Examples:
 
 @dataclass(frozen=True)
 class Deployed:
-    """k solutions (k, d) deployed with probabilities ``weights`` (k,); a point has k = 1."""
+    """k solutions (k, P) deployed with probabilities ``weights`` (k,); a point has k = 1.
+    ``network``: the one-score network the solutions parameterize (None: scores x.w)."""
 
     solutions: np.ndarray
     weights: np.ndarray
+    network: Network | None = None
 
     @classmethod
-    def point(cls, solution) -> Deployed:
-        """One solution (d,) deployed with probability 1."""
-        return cls(np.asarray(solution, dtype=np.float64)[None, :], np.ones(1))
+    def point(cls, solution, network: Network | None = None) -> Deployed:
+        """One solution (P,) deployed with probability 1."""
+        return cls(np.asarray(solution, dtype=np.float64)[None, :], np.ones(1), network)
 
     def scores(self, examples: Examples) -> np.ndarray:
         """Every row's score under every member, shape (n, k)."""
-        return np.asarray(examples.features @ self.solutions.T)
+        if self.network is None:
+            return np.asarray(examples.features @ self.solutions.T)
+        return np.column_stack([self.network.scores(theta, examples.features)[:, 0]
+                                for theta in self.solutions])
 
 
 def objective_value(loss: str, l1: float, l2: float, deployed: Deployed, scores: np.ndarray,
