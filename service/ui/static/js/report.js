@@ -65,7 +65,7 @@ function rows(training, validation) {
 export function constraintsSection(result) {
   const report = result.report;
   if (!report) {
-    return el("p", { text: "No report: it covers linear models on an empirical risk." });
+    return el("p", { text: "No report: reports cover one empirical risk on a binary loss." });
   }
   const held = report.validation;
   return el("section", { class: "constraints", "aria-label": "Constraints" },
