@@ -76,7 +76,10 @@ def report_file(result_path: str, data_path: str, labels_path: str | None,
                            "on an empirical risk to get one")
     loss = result.report.objective.loss
     features, labels = _read_examples(data_path, labels_path)
-    n = features.shape[0]
+    n, width = features.shape
+    inputs = len(result.mean.solution) if result.model is None else result.model.sizes[0]
+    if width != inputs:
+        raise SpecError.at(data_path, f"{width} columns; the result's model takes {inputs}")
     rule = label_kind(loss)
     if labels is not None:
         labels = checked_labels(labels, rule, labels_path or data_path,

@@ -62,8 +62,12 @@ def test_a_constraint_failing_on_the_data_exits_3(solved):
     assert "0.4*1" in done.stdout  # g = 0.4 - 0, one row violated
 
 
-def test_bad_groups_are_named(solved):
+def test_bad_groups_and_widths_are_named(solved):
     folder, _ = solved
+    np.save(folder / "wide.npy", np.ones((3, 7)))
+    done = run_cli("report", str(folder / "result.json"), str(folder / "wide.npy"))
+    assert done.returncode == 1
+    assert "7 columns; the result's model takes 5" in " ".join(done.stderr.split())
     done = run_cli("report", str(folder / "result.json"), str(folder / "x.npy"),
                    "--groups", "a")
     assert done.returncode == 1 and "--groups: 'a': give NAME=FILE" in done.stderr
