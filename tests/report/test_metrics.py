@@ -95,3 +95,13 @@ def test_intervals_are_seeded_and_skip_empty_subsets():
     assert first[1] is None
     low, high = first[0]
     assert low < values[subset].mean() < high
+
+
+def test_intervals_do_not_depend_on_how_the_resamples_are_chunked(monkeypatch):
+    import worker.report.bootstrap as bootstrap
+
+    values = np.random.default_rng(1).uniform(size=300)
+    subset = values > 0.3
+    whole = rate_intervals([subset], [values], resamples=250, seed=5)
+    monkeypatch.setattr(bootstrap, "CHUNK_COUNTS", 300 * 7)     # chunks of 7 resamples
+    assert rate_intervals([subset], [values], resamples=250, seed=5) == whole

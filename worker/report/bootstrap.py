@@ -16,8 +16,10 @@ import numpy as np
 RESAMPLES = 1000
 #: Coverage of the intervals.
 LEVEL = 0.95
-#: Resamples drawn at once (memory: CHUNK x n counts).
+#: Resamples drawn at once, at most; fewer for large n, so that one chunk holds at most
+#: CHUNK_COUNTS counts (64 MiB of float64).
 CHUNK = 100
+CHUNK_COUNTS = 2**23
 
 
 def rate_intervals(subsets: list[np.ndarray], values: list[np.ndarray], *,
@@ -43,8 +45,9 @@ def rate_intervals(subsets: list[np.ndarray], values: list[np.ndarray], *,
     masks = np.array(subsets, dtype=np.float64)                 # (R, n)
     weighted = masks * np.array(values, dtype=np.float64)       # (R, n)
     totals, sizes = [], []
-    for start in range(0, resamples, CHUNK):
-        counts = _counts(rng, n, min(CHUNK, resamples - start))
+    chunk = max(1, min(CHUNK, CHUNK_COUNTS // n))
+    for start in range(0, resamples, chunk):
+        counts = _counts(rng, n, min(chunk, resamples - start))
         totals.append(counts @ weighted.T)                       # (B_chunk, R)
         sizes.append(counts @ masks.T)
     total, size = np.vstack(totals), np.vstack(sizes)
