@@ -65,25 +65,24 @@ def report_file(result_path: str, data_path: str, labels_path: str | None,
     labels from ``labels_path`` or the data file when it carries them, groups as
     ``NAME=FILE`` (0/1 per row); ``tolerance`` (default the report's) decides what is
     violated."""
-    from worker.data.labels import checked_labels, label_kind
+    from worker.losses import CLASSES, LOSSES, SOFTMAX_CROSS_ENTROPY
     from worker.pipeline.reporting import deployed_points
-    from worker.report.build import report_on
+    from worker.report.build import report_labels, report_on
     from worker.report.metrics import Examples
 
     result = Result.model_validate(read_spec(result_path))
     if result.report is None:
-        raise SpecError.at("report", f"{result_path} carries no report; solve a linear model "
-                           "on an empirical risk to get one")
+        raise SpecError.at("report", f"{result_path} carries no report; solve one empirical "
+                           "risk (not max_of, quadratic or pairwise) to get one")
     loss = result.report.objective.loss
     features, labels = _read_examples(data_path, labels_path)
     n, width = features.shape
     inputs = len(result.mean.solution) if result.model is None else result.model.sizes[0]
     if width != inputs:
         raise SpecError.at(data_path, f"{width} columns; the result's model takes {inputs}")
-    rule = label_kind(loss)
     if labels is not None:
-        labels = checked_labels(labels, rule, labels_path or data_path,
-                                f"{labels_path or data_path}: label")
+        labels = report_labels(loss, labels, labels_path or data_path,
+                               f"{labels_path or data_path}: label")
     masks = {}
     for given in groups:
         name, _, path = given.partition("=")
@@ -93,8 +92,11 @@ def report_file(result_path: str, data_path: str, labels_path: str | None,
         if vector.shape[0] != n or not np.isin(vector, (0.0, 1.0)).all():
             raise SpecError.at(f"--groups {name}", f"{path}: give one 0/1 entry per row ({n})")
         masks[name] = vector != 0
+    multiclass = loss == SOFTMAX_CROSS_ENTROPY
+    classes = not multiclass and LOSSES[loss].labels is CLASSES
     examples = Examples(sp.csr_matrix(features, dtype=np.float64), labels,
-                        labels is not None and rule.name == "classes", masks)
+                        labels is not None and classes, masks,
+                        labels is not None and multiclass)
     return report_on(result.report, examples, deployed_points(result),
                      result.report.tolerance if tolerance is None else tolerance)
 

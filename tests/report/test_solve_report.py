@@ -104,12 +104,42 @@ def test_an_mlp_is_reported_on_its_held_out_rows():
 
 
 def test_objectives_without_a_report_say_so():
-    from tests.networks.test_network_games import mlp_rate_spec
-
-    spec = mlp_rate_spec(iterations=50)
-    spec["objective"]["loss"] = "softmax_cross_entropy"
-    spec["objective"]["data"]["labels"] = [0.0, 1.0, 2.0, 1.0] * 100
-    spec["constraints"] = []
-    spec["validation"] = {"fraction": 0.2}
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(40, 3))
+    y = np.sign(x[:, 0] + 0.1).tolist()
+    term = {"type": "empirical_risk", "loss": "hinge",
+            "data": {"features": x.tolist(), "labels": y}}
+    spec = {"objective": {"type": "max_of", "terms": [term, term]},
+            "solver": {"iterations": 50}, "validation": {"fraction": 0.2}}
     result = solve(spec)
     assert result.report is None and any("validation: no report" in n for n in result.notes)
+
+
+def test_a_multiclass_network_reports_its_class_error():
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=(300, 4))
+    labels = x[:, :3].argmax(axis=1).astype(float)
+    spec = {"model": {"type": "mlp", "hidden": [8]},
+            "objective": {"type": "empirical_risk", "loss": "softmax_cross_entropy",
+                          "data": {"features": x.tolist(), "labels": labels.tolist()}},
+            "solver": {"iterations": 800}, "validation": {"fraction": 0.2, "seed": 1}}
+    result = solve(spec)
+    mixture = result.report.training.models["mixture"]
+    assert mixture.objective == pytest.approx(result.expected.objective, rel=1e-9)
+    training, held = held_out_rows(300, 0.2, 1)
+    members = Mixture.from_result(result)
+    assert mixture.error == pytest.approx(members.error_rate(x[training], labels[training]),
+                                          abs=1e-12)
+    assert result.report.validation.models["mixture"].error == pytest.approx(
+        members.error_rate(x[held], labels[held]), abs=1e-12)
+
+
+def test_multiclass_validation_labels_are_class_indices():
+    spec = {"model": {"type": "linear"},
+            "objective": {"type": "empirical_risk", "loss": "softmax_cross_entropy",
+                          "data": {"features": [[1.0, 0.0], [0.0, 1.0]] * 5,
+                                   "labels": [0.0, 1.0] * 5}},
+            "solver": {"iterations": 50},
+            "validation": {"features": [[1.0, 0.0]], "labels": [0.5]}}
+    with pytest.raises(SpecError, match=r"validation\.labels\[0\]: 0\.5 is not a class index"):
+        solve(spec)

@@ -2,9 +2,8 @@
 (:func:`solve_report`, called by the pipeline), and the same report on other data
 (:func:`report_on`, ``lighttouch report``).
 
-Reported: linear models and one-score networks (MLPs) on one empirical risk with a loss
-record (hinge, logistic, squared, squared hinge), the problems whose examples this process
-holds.
+Reported: linear models and networks on one empirical risk (hinge, logistic, squared,
+squared hinge, softmax cross-entropy), the problems whose examples this process holds.
 """
 
 from __future__ import annotations
@@ -14,9 +13,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from worker.data.labels import checked_labels, label_kind
+from worker.data.labels import LABELS, checked_labels, label_kind
 from worker.errors import SpecError
-from worker.losses import CLASSES, LOSSES
+from worker.losses import CLASSES, LOSSES, SOFTMAX_CROSS_ENTROPY
 from worker.problem.compile import DataSource
 from worker.problem.compile_rates import _groups as group_rows
 from worker.problem.constraint_types import CONSTRAINT_TYPES, ROWS
@@ -40,7 +39,8 @@ from worker.spec.validation import ValidationData
 def reportable(spec: Spec) -> bool:
     """Whether :func:`solve_report` covers the spec (module docstring)."""
     objective = spec.objective
-    return isinstance(objective, EmpiricalRisk) and objective.loss in LOSSES
+    return isinstance(objective, EmpiricalRisk) and \
+        (objective.loss in LOSSES or objective.loss == SOFTMAX_CROSS_ENTROPY)
 
 
 def solve_report(spec: Spec, features: sp.csr_matrix, labels: np.ndarray, source: DataSource,
@@ -51,12 +51,13 @@ def solve_report(spec: Spec, features: sp.csr_matrix, labels: np.ndarray, source
     :data:`MODEL_NAMES` to points; bootstrap seeded with ``solver.seed``."""
     objective = spec.objective
     assert isinstance(objective, EmpiricalRisk)
-    classes = LOSSES[objective.loss].labels is CLASSES
+    multiclass = objective.loss == SOFTMAX_CROSS_ENTROPY
+    classes = not multiclass and LOSSES[objective.loss].labels is CLASSES
     training = Examples(features, labels, classes,
                         _groups(objective.data.groups, source, "objective.data.groups",
-                                features.shape[0]))
+                                features.shape[0]), multiclass)
     d = features.shape[1]
-    definition = _definition(spec, d, source, classes)
+    definition = _definition(spec, d, source)
     validation = _validation(spec, source, d, classes)
     bootstrap = Bootstrap(resamples=RESAMPLES, seed=spec.solver.seed, level=LEVEL)
     return Report(tolerance=tolerance,
@@ -101,7 +102,7 @@ def _data_report(definition: Definition, examples: Examples, deployed: dict[str,
     return DataReport(examples=examples.n, models=models)
 
 
-def _definition(spec: Spec, d: int, source: DataSource, classes: bool) -> Definition:
+def _definition(spec: Spec, d: int, source: DataSource) -> Definition:
     """The objective, each linear-row block compiled again on its own, each rate constraint
     (with its own examples read, if it has them)."""
     objective = spec.objective
@@ -135,13 +136,14 @@ def _validation(spec: Spec, source: DataSource, d: int, classes: bool) -> Exampl
     """The held-out examples: ``validation``'s data, or the rows a split source held out."""
     objective = spec.objective
     assert isinstance(objective, EmpiricalRisk)
-    rule = label_kind(objective.loss)
+    multiclass = objective.loss == SOFTMAX_CROSS_ENTROPY
     if isinstance(source, SplitSource):
         held = source.held_out
-        labels = checked_labels(np.asarray(held["labels"]), rule, "objective.data")
+        labels = report_labels(objective.loss, np.asarray(held["labels"]), "objective.data",
+                               LABELS)
         groups = {key.removeprefix("groups."): np.asarray(value) != 0
                   for key, value in held.items() if key.startswith("groups.")}
-        return Examples(as_csr(held["features"]), labels, classes, groups)
+        return Examples(as_csr(held["features"]), labels, classes, groups, multiclass)
     validation = spec.validation
     if not isinstance(validation, ValidationData):
         return None
@@ -153,10 +155,24 @@ def _validation(spec: Spec, source: DataSource, d: int, classes: bool) -> Exampl
     if labels.shape[0] != features.shape[0]:
         raise SpecError.at("validation.labels", f"{labels.shape[0]} labels for "
                            f"{features.shape[0]} rows; give one label per row")
-    labels = checked_labels(labels, rule, "validation", "validation.labels")
+    labels = report_labels(objective.loss, labels, "validation", "validation.labels")
     return Examples(features, labels, classes,
                     _groups(validation.groups, source, "validation.groups",
-                            features.shape[0]))
+                            features.shape[0]), multiclass)
+
+
+def report_labels(loss: str, labels: np.ndarray, path: str, labels_path: str) -> np.ndarray:
+    """Labels (n,) as the report takes them: by the loss's rule, or for
+    ``softmax_cross_entropy`` class indices (non-negative integers; one beyond the model's
+    classes counts as an error)."""
+    if loss != SOFTMAX_CROSS_ENTROPY:
+        return checked_labels(labels, label_kind(loss), path, labels_path)
+    bad = np.flatnonzero(~np.isfinite(labels) | (labels < 0) | (labels != np.round(labels)))
+    if bad.size:
+        i = int(bad[0])
+        raise SpecError.at(f"{labels_path}[{i}]", f"{float(labels[i])!r} is not a class "
+                           "index; give integers 0..K-1")
+    return labels.astype(np.float64)
 
 
 def _groups(values: dict[str, Any] | None, source: DataSource, path: str,

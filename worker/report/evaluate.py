@@ -60,8 +60,9 @@ def model_report(definition: Definition, examples: Examples, deployed: Deployed,
     labels = examples.labels
     objective = None if definition.loss is None or labels is None else \
         objective_value(definition.loss, definition.l1, definition.l2, deployed, scores, labels)
-    error = error_value(deployed, scores, labels) if examples.classes else None
-    positive = positive_probability(deployed, scores)
+    error = error_value(deployed, scores, labels) \
+        if examples.classes or examples.multiclass else None
+    positive = positive_probability(deployed, scores) if definition.rates else None
     constraints = [_block_report(index, kind, rows, rhs, deployed, tolerance)
                    for index, kind, rows, rhs in definition.blocks]
     for index, constraint, own in definition.rates:
@@ -93,7 +94,7 @@ def _terms(constraint: RateConstraint) -> list[RateTerm]:
 
 
 def _rate_report(index: int, constraint: RateConstraint, examples: Examples,
-                 positive: np.ndarray, tolerance: float,
+                 positive: np.ndarray | None, tolerance: float,
                  pending: Pending | None = None) -> ConstraintReport:
     """g = lhs - rhs (``<=``) or rhs - lhs (``>=``) of P(positive) per row (n,)."""
     reports = []

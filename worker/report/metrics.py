@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import logsumexp
 
-from worker.losses import LOSSES
+from worker.losses import LOSSES, SOFTMAX_CROSS_ENTROPY
 from worker.problem.network import Network
 from worker.problem.rates import METRICS
 
@@ -26,16 +27,20 @@ class Examples:
     ----------
     features : scipy.sparse.csr_matrix, shape (n, d)
     labels : ndarray, shape (n,), or None
-        As the loss takes them: +-1 class labels, or real targets (``classes`` False).
+        As the loss takes them: +-1 class labels, real targets, or class indices 0..K-1
+        (``multiclass``).
     classes : bool
         ``labels`` are +-1 class labels (errors and label-conditional rates exist).
     groups : dict of str to ndarray of bool, shape (n,)
+    multiclass : bool
+        ``labels`` are class indices of K scores.
     """
 
     features: sp.csr_matrix
     labels: np.ndarray | None
     classes: bool
     groups: dict[str, np.ndarray]
+    multiclass: bool = False
 
     @property
     def n(self) -> int:
@@ -58,27 +63,39 @@ class Deployed:
         return cls(np.asarray(solution, dtype=np.float64)[None, :], np.ones(1), network)
 
     def scores(self, examples: Examples) -> np.ndarray:
-        """Every row's score under every member, shape (n, k)."""
+        """Every row's score under every member, shape (n, k), or (n, k, K) for K scores."""
         if self.network is None:
             return np.asarray(examples.features @ self.solutions.T)
-        return np.column_stack([self.network.scores(theta, examples.features)[:, 0]
-                                for theta in self.solutions])
+        scores = np.stack([self.network.scores(theta, examples.features)
+                           for theta in self.solutions], axis=1)
+        return scores[:, :, 0] if self.network.outputs == 1 else scores
 
 
 def objective_value(loss: str, l1: float, l2: float, deployed: Deployed, scores: np.ndarray,
                     labels: np.ndarray) -> float:
-    """E_p[mean_i loss(s_i, y_i) + l1 ||w||_1 + (l2/2) ||w||^2] for scores (n, k)."""
-    values = LOSSES[loss].reference_value
-    per_member = np.array([values(scores[:, j], labels).mean()
-                           for j in range(scores.shape[1])])
+    """E_p[mean_i loss(s_i, y_i) + l1 ||w||_1 + (l2/2) ||w||^2] for scores (n, k); for
+    ``softmax_cross_entropy``, scores (n, k, K) and log sum_c e^(s_c) - s_y."""
+    if loss == SOFTMAX_CROSS_ENTROPY:
+        rows = np.arange(scores.shape[0])
+        per_member = np.array([(logsumexp(scores[:, j], axis=1)
+                                - scores[rows, j, labels.astype(np.int64)]).mean()
+                               for j in range(scores.shape[1])])
+    else:
+        values = LOSSES[loss].reference_value
+        per_member = np.array([values(scores[:, j], labels).mean()
+                               for j in range(scores.shape[1])])
     solutions = deployed.solutions
     regularizer = l1 * np.abs(solutions).sum(axis=1) + 0.5 * l2 * (solutions ** 2).sum(axis=1)
     return float(deployed.weights @ (per_member + regularizer))
 
 
 def error_value(deployed: Deployed, scores: np.ndarray, labels: np.ndarray) -> float:
-    """E_p[share of rows whose prediction 1[s > 0] disagrees with the +-1 label]."""
-    wrong = (scores > 0) != (labels > 0)[:, None]
+    """E_p[share of rows whose prediction disagrees with the label]: 1[s > 0] against a +-1
+    label, or the class of the largest of K scores (n, k, K) against a class index."""
+    if scores.ndim == 3:
+        wrong = scores.argmax(axis=2) != labels[:, None]
+    else:
+        wrong = (scores > 0) != (labels > 0)[:, None]
     return float(deployed.weights @ wrong.mean(axis=0))
 
 

@@ -65,7 +65,7 @@ function rows(training, validation) {
 export function constraintsSection(result) {
   const report = result.report;
   if (!report) {
-    return el("p", { text: "No report: reports cover one empirical risk on a binary loss." });
+    return el("p", { text: "No report: reports cover one empirical risk (not max_of, quadratic or pairwise)." });
   }
   const held = report.validation;
   return el("section", { class: "constraints", "aria-label": "Constraints" },
