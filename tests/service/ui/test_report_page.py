@@ -64,3 +64,20 @@ def test_the_front_is_drawn_and_links_each_point_to_its_model(page: Page, sweep_
     expect(point.locator("summary")).to_contain_text("constraints[0].rhs = 0.5")
     expect(point.get_by_role("region", name="Constraints")).to_contain_text("validation")
     screenshot(page, "job_sweep_report")
+
+
+def test_a_certified_gap_is_shown_in_the_verdict(page: Page, service: Stack):
+    from tests.specs import random_spec
+
+    spec = random_spec("hinge", "ordering_chain", 1, iterations=3000)
+    spec["bounds"] = {"lower": -1, "upper": 1}
+    with service.client("alpha") as client:
+        job_id = submit(client, spec)
+        wait_status(client, job_id, {"succeeded"}, timeout_s=120)
+        gap = client.get(f"/v1/jobs/{job_id}/result").json()["stats"]["relative_gap"]
+    sign_in(page)
+    page.goto(f"/ui/#/jobs/{job_id}")
+    verdict = page.get_by_role("region", name="Verdict")
+    expect(verdict).to_contain_text("Feasible")
+    expect(verdict.locator(".gap")).to_contain_text("certified: within")
+    assert gap < 1e-3
