@@ -40,11 +40,13 @@ def test_a_warm_start_from_an_optimum_stops_at_once_with_the_same_answer(optimum
     assert kinds <= {"warm_start", "iterate", "average"}
 
 
-def test_a_warm_start_runs_from_the_earlier_mean(optimum):
+def test_a_warm_start_runs_from_the_earlier_mean_and_penalty(optimum):
     spec, cold, path = optimum
     again = solve(warm(spec, path, iterations=2000))
     started_cold = solve(dict(spec, solver=dict(spec["solver"], iterations=2000)))
     assert again.expected.objective <= started_cold.expected.objective + 1e-9
+    assert cold.stats["gamma"] > started_cold.stats["gamma"]     # the long run raised it
+    assert again.stats["gamma"] >= cold.stats["gamma"]           # and the warm run keeps it
 
 
 def test_another_dimension_is_refused(optimum, tmp_path):

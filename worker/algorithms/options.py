@@ -39,6 +39,9 @@ class SolverOptions:
     start: np.ndarray | None = None
     #: a warm start's earlier members (P,) each, added to the shrinking LP's candidates
     warm_candidates: tuple[np.ndarray, ...] = ()
+    #: a warm start's earlier penalty, where ``gamma`` is automatic (FullTouch, LightTouch,
+    #: MidTouch, projected SGD start there instead of at 1)
+    start_gamma: float | None = None
 
 
 @dataclass

@@ -75,7 +75,11 @@ def _config(problem: CompiledProblem, arrays, options: SolverOptions, mode: int,
 
 
 def _initial_gamma(options: SolverOptions) -> float:
-    return 1.0 if options.gamma is None else options.gamma
+    """gamma as given; automatic: a warm start's earlier gamma, else 1 (then raised at the
+    checkpoints of :mod:`worker.algorithms.penalty`)."""
+    if options.gamma is not None:
+        return options.gamma
+    return 1.0 if options.start_gamma is None else options.start_gamma
 
 
 def run_fulltouch(problem, options, progress, deadline) -> Trajectory:

@@ -1,12 +1,13 @@
 """Warm starts (``solver.warm_start``, docs/results.md "Warm starts"): which earlier Result,
 and what of it a new run reuses.
 
-Reused: the earlier mean as the first iterate w(1) (theta(1) for a network), and the earlier
+Reused: the earlier mean as the first iterate w(1) (theta(1) for a network), the earlier
 mixture's members as candidates of the shrinking LP, so the new mixture is never worse on
-the new problem than the earlier one evaluated on it. Not reused: the games' multipliers,
-the penalty gamma and the step sizes, which a Result does not carry; they start as in a cold
-run (``stats.gamma`` and ``stats.eta_w`` of the earlier Result can be given as
-``solver.gamma`` and ``solver.eta_w``).
+the new problem than the earlier one evaluated on it, and, where ``solver.gamma`` is
+automatic, the earlier penalty ``stats.gamma`` as the first gamma of FullTouch, LightTouch,
+MidTouch and projected SGD. Not reused: the games' multipliers and the step sizes, which a
+Result does not carry; they start as in a cold run (``stats.eta_w`` of the earlier Result can
+be given as ``solver.eta_w``).
 """
 
 from __future__ import annotations
@@ -65,8 +66,11 @@ def warm_options(options: SolverOptions, earlier: Result | None,
                            "dimension (and model)")
     members = tuple(np.array(m.solution, dtype=np.float64) for m in earlier.mixture
                     if m.solution is not None)
+    gamma = earlier.stats.get("gamma")
     return replace(options, start=np.array(earlier.mean.solution, dtype=np.float64),
-                   warm_candidates=members)
+                   warm_candidates=members,
+                   start_gamma=float(gamma) if isinstance(gamma, int | float) and
+                   not isinstance(gamma, bool) and gamma > 0 else None)
 
 
 def add_warm_candidates(trajectory: Trajectory, options: SolverOptions) -> None:
