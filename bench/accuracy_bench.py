@@ -36,7 +36,7 @@ from worker.algorithms.options import SolverOptions
 from worker.algorithms.registry import run_algorithm
 from worker.datasets import lattice
 from worker.kernels.objective import objective_value
-from worker.pipeline.polishing import add_polished, algorithm_options
+from worker.pipeline.polishing import algorithm_options, polished_candidates
 from worker.problem.compile import compile_problem
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project
@@ -87,12 +87,13 @@ def polished_curve(problem: CompiledProblem, options: SolverOptions) -> tuple[li
     points, stats = snapshot_points(problem, trajectory)
     last = points[-1]
     rounds = []
-    add_polished(problem, trajectory, began + options.time_limit_s, options.tolerance,
-                 lambda report: rounds.append({"seconds": report.elapsed_s,
-                                               "iteration": last["iteration"],
-                                               "checks": last["checks"],
-                                               "objective": report.objective}))
-    return points + rounds, trajectory.stats
+    _, polished = polished_candidates(
+        problem, trajectory.candidates, trajectory.stats.get("solve_s", 0.0),
+        began + options.time_limit_s, options.tolerance,
+        lambda report: rounds.append({"seconds": report.elapsed_s,
+                                      "iteration": last["iteration"],
+                                      "checks": last["checks"], "objective": report.objective}))
+    return points + rounds, trajectory.stats | (polished.as_stats() if polished else {})
 
 
 def snapshot_points(problem: CompiledProblem, trajectory) -> tuple[list[dict], dict]:

@@ -24,8 +24,8 @@ iterate. About a dozen averages, log-uniform in iterations, are projected exactl
 (``worker.projection.project``) and scored as f(Π_g(w̄)), the paper's y-axis; the target is
 within 1% of the exact optimum (Clarabel on the LP, ``bench/exact_optimum.py``, cached by
 problem hash; at the paper's size it takes about 13 minutes the first time), and also 0.1%.
-Optional extras: one full pipeline solve (``worker.solve.solve``: shrinking LP and projected
-mixture mean) and short kernel diagnostics with fixed minibatches.
+Optional extras: one full pipeline solve (``worker.pipeline.solve.solve``: shrinking LP and
+projected mixture mean) and short kernel diagnostics with fixed minibatches.
 
 Usage::
 
@@ -206,7 +206,7 @@ def print_run(outcome: RunOutcome) -> None:
 
 
 def pipeline_run(spec: dict, spec_path: Path, settings: Settings) -> dict:
-    """One ``worker.solve.solve`` of LightTouch (lazy): shrinking LP and projected mean."""
+    """One ``worker.pipeline.solve.solve`` of LightTouch (lazy): shrinking LP and projected mean."""
     spec = dict(spec, solver={
         "algorithm": "lighttouch", "iterations": settings.iterations, "seed": settings.seed,
         "gamma": lattice.GAMMA, "eta_w": lattice.ETA_W, "eta_p": lattice.ETA_P,

@@ -33,7 +33,7 @@ class Settings:
     diagnostics_s : float
         Time budget of each kernel diagnostic run (0 skips them).
     pipeline : bool
-        Also run ``worker.solve.solve`` once for LightTouch (lazy).
+        Also run ``worker.pipeline.solve.solve`` once for LightTouch (lazy).
     prefix : str
         Output file prefix under ``bench/results``.
     cache_dir : pathlib.Path
@@ -117,7 +117,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--diagnostics-time", type=float, default=None,
                         help="budget (s) of each fixed-minibatch diagnostic; 0 skips")
     parser.add_argument("--no-pipeline", action="store_true",
-                        help="skip the full worker.solve.solve run")
+                        help="skip the full worker.pipeline.solve.solve run")
     parser.add_argument("--cache-dir", type=Path, default=None,
                         help="problem cache (default: $TMPDIR/lighttouch-bench)")
     return parser.parse_args(argv)

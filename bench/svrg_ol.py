@@ -122,7 +122,7 @@ def run_svrg(path: Path, root: Path, features: int, steps: int, learner: str,
     began = time.perf_counter()
     with open_partitioned(plan, svrg, model.solver.seed) as batch:
         problem = compile_problem(model, [root], width_elsewhere=batch.d)
-        trajectory = run_algorithm(problem, solver_options(model.solver, batch))
+        trajectory = run_algorithm(problem, solver_options(model.solver), source=batch)
         n = batch.n
     wall = time.perf_counter() - began
     rounds = schedule(svrg, steps)

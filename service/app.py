@@ -12,6 +12,7 @@ from importlib.metadata import version
 import redis
 import redis.asyncio
 from fastapi import FastAPI
+from fastapi.routing import APIRoute
 from redis.exceptions import RedisError
 from starlette.concurrency import run_in_threadpool
 
@@ -19,9 +20,9 @@ from service import problems, ui
 from service.auth import KeyRing
 from service.metrics import HttpMetrics, metrics_registry
 from service.openapi import openapi_schema
-from service.routes import health, jobs
+from service.routes import algorithms, health, jobs
+from service.settings import ServiceSettings, load_service_settings
 from worker.queue.workers import reap_abandoned
-from worker.settings import ServiceSettings, load_settings
 
 log = logging.getLogger(__name__)
 
@@ -31,11 +32,18 @@ log = logging.getLogger(__name__)
 STREAM_READ_MARGIN_S = 10.0
 
 
+def _operation_id(route: APIRoute) -> str:
+    """A route's operationId is its function's name (``submit_job``): what client generators
+    name their functions after."""
+    return route.name
+
+
 def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     """A configured app; settings default to the ``LIGHTTOUCH_*`` environment."""
-    settings = settings or load_settings(service=True)
+    settings = settings or load_service_settings()
     app = FastAPI(title="LightTouch", version=version("lighttouch"), lifespan=_lifespan,
-                  description="Heavily constrained stochastic optimization as a service.")
+                  description="Heavily constrained stochastic optimization as a service.",
+                  generate_unique_id_function=_operation_id)
     app.state.settings = settings
     app.state.keyring = KeyRing(settings.api_keys)
     app.state.redis = redis.Redis.from_url(settings.redis_url, health_check_interval=30)
@@ -43,6 +51,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     problems.install(app)
     app.add_middleware(HttpMetrics, latency=latency)
     app.include_router(jobs.router)
+    app.include_router(algorithms.router)
     app.include_router(health.router)
     ui.install(app)
     app.openapi = lambda: openapi_schema(app)  # type: ignore[method-assign]

@@ -15,15 +15,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from service.progress import progress_bar, report_event
+from service.settings import client_settings, load_service_settings
 from worker.errors import LightTouchError
-from worker.settings import client_settings, load_settings
+from worker.settings import load_settings
 
 _console = Console(stderr=True)
 
@@ -31,14 +30,14 @@ _console = Console(stderr=True)
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    load_settings(service=True)   # fail here, naming the variable, not in every uvicorn process
+    load_service_settings()   # fail here, naming the variable, not in every uvicorn process
     uvicorn.run("service.app:create_app", factory=True, host=args.host, port=args.port,
                 workers=args.workers, timeout_graceful_shutdown=5, log_level="info")
     return 0
 
 
 def _worker(args: argparse.Namespace) -> int:
-    settings = load_settings(service=True)
+    settings = load_service_settings()
     from worker.queue.connection import worker_connection
     from worker.queue.workers import run_worker
     run_worker(worker_connection(settings.redis_url), heartbeat_s=settings.heartbeat_s,
@@ -57,15 +56,13 @@ def _submit(args: argparse.Namespace) -> int:
         if not (args.follow or args.output):
             sys.stdout.write(json.dumps(answer) + "\n")
             return 0
-        with _progress_bar(args.quiet) as report:
-            final = client.follow(http, answer["id"], lambda p: report(
-                p["iteration"], p["iterations"], p["objective"], p["max_violation"],
-                p["constraint_checks"]))
+        with progress_bar(args.quiet, _console) as report:
+            final = client.follow(http, answer["id"], lambda p: report_event(report, p))
         if final["status"] != "succeeded":
             _console.print(f"job {final['id']} {final['status']}: {final.get('error') or ''}",
                            style="red", markup=False, highlight=False)
             return 1
-        result = client.check(http.get(final["links"]["result"])).content
+        result = client.job_call(answer["id"], part="/result").send(http).content
     if args.output:
         Path(args.output).write_bytes(result + b"\n")
         _console.print(f"result written to {args.output}", highlight=False)
@@ -83,30 +80,6 @@ def _service_address(args: argparse.Namespace) -> tuple[str, str | None]:
     return url, defaults.api_key.get_secret_value()
 
 
-@contextmanager
-def _progress_bar(quiet: bool) -> Iterator[Callable[..., None]]:
-    """A live bar: ``report(iteration, iterations, objective, violation, checks)``."""
-    columns = (TextColumn("[bold]solving"), BarColumn(),
-               MofNCompleteColumn(),
-               TextColumn("f={task.fields[objective]}"),
-               TextColumn("viol={task.fields[violation]}"),
-               TextColumn("checks={task.fields[checks]:,}"), TimeElapsedColumn())
-    with Progress(*columns, console=_console, disable=quiet) as bar:
-        task = bar.add_task("solving", total=None, objective="-", violation="-", checks=0)
-
-        def report(iteration: int, iterations: int, objective: float | None,
-                   violation: float | None, checks: int) -> None:
-            bar.update(task, completed=iteration, total=iterations,
-                       objective=_number(objective, ".6g"),
-                       violation=_number(violation, ".2e"), checks=checks)
-
-        yield report
-
-
-def _number(value: float | None, spec: str) -> str:
-    return "nan" if value is None else format(value, spec)
-
-
 def relative_text(gap: float) -> str:
     """A relative gap as a percentage, or in scientific notation below 0.01%."""
     gap = max(gap, 0.0)
@@ -117,7 +90,7 @@ def _solve(args: argparse.Namespace) -> int:
     from worker.commands import solve_file
     load_settings()
 
-    with _progress_bar(args.quiet) as report:
+    with progress_bar(args.quiet, _console) as report:
         result = solve_file(args.spec, lambda p: report(
             p.iteration, p.iterations, p.objective, p.max_violation, p.constraint_checks))
     text = result.model_dump_json(indent=None if args.output else 2)

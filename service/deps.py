@@ -11,8 +11,8 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from service.errors import BodyTooLarge, UnsupportedMediaType
+from service.settings import ServiceSettings
 from worker.errors import SpecError
-from worker.settings import ServiceSettings
 from worker.spec.json_text import decode_spec_json
 
 _bearer = HTTPBearer(auto_error=False, description="an API key from LIGHTTOUCH_API_KEYS")

@@ -45,7 +45,8 @@ class HTTPError(ServiceError):
 
 
 class InvalidRequest(ServiceError):
-    """A query, path or header parameter is invalid; ``issues`` as in :class:`SpecError`."""
+    """A query, path or header parameter is invalid; ``issues`` as in
+    :class:`~worker.errors.SpecError`."""
 
     status_code = 422
     title = "Invalid request parameters"
@@ -100,13 +101,39 @@ class NotReady(ServiceError):
 
 
 class RemoteProblem(ServiceError):
-    """The service answered a client request with an error (its problem detail as message)."""
+    """The service answered a client request with an RFC 9457 problem: its ``type``,
+    ``title``, ``status`` (also ``status_code``), ``detail``, and ``issues``, the
+    ``(path, message)`` of each bad field (path like ``solver.iterations``) as in
+    :class:`~worker.errors.SpecError`; ``str()`` is ``HTTP <status>: <detail>``."""
 
     title = "Service error"
 
-    def __init__(self, status_code: int, detail: str):
+    def __init__(self, status_code: int, detail: str, *, type: str = "about:blank",
+                 title: str | None = None, issues: list[tuple[str, str]] | None = None):
         super().__init__(f"HTTP {status_code}: {detail}")
         self.status_code = status_code
+        self.type = type
+        self.title = title or _phrase(status_code)
+        self.detail = detail
+        self.issues = list(issues or [])
+
+    @property
+    def status(self) -> int:
+        """The HTTP status (the problem's ``status`` field)."""
+        return self.status_code
+
+    @property
+    def paths(self) -> list[str]:
+        """The JSON path of each bad field."""
+        return [path for path, _ in self.issues]
+
+
+def _phrase(status_code: int) -> str:
+    """The reason phrase of an HTTP status (``Service error`` for an unknown one)."""
+    try:
+        return HTTPStatus(status_code).phrase
+    except ValueError:
+        return RemoteProblem.title
 
 
 class ServiceUnreachable(ServiceError):

@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 from redis import Redis
 
 from service.models import JobPage, JobProgress, JobView, Submitted, job_links
+from service.settings import ServiceSettings
 from worker.errors import JobConflict
 from worker.queue.cancel import cancel_job
 from worker.queue.records import (
@@ -21,7 +22,6 @@ from worker.queue.records import (
 )
 from worker.queue.state import TERMINAL, JobState
 from worker.queue.submit import Admission, submit_job
-from worker.settings import ServiceSettings
 from worker.spec.models import Spec
 
 VECTOR_NAMES = ("projected", "mean", "mixture")

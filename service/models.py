@@ -95,3 +95,20 @@ def job_links(job_id: str) -> JobLinks:
     base = f"/v1/jobs/{job_id}"
     return JobLinks(self=base, events=f"{base}/events", result=f"{base}/result",
                     solution=f"{base}/solution.npy")
+
+
+class AlgorithmView(ApiModel):
+    """One algorithm of the catalogue and what it takes."""
+
+    name: str
+    options: str | None
+    rates: bool
+    networks: bool
+    needs_l2: bool
+
+
+class AlgorithmList(ApiModel):
+    """What ``solver.algorithm`` accepts (``auto`` first) and each algorithm's traits."""
+
+    names: list[str]
+    algorithms: list[AlgorithmView]

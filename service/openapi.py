@@ -1,5 +1,9 @@
 """The OpenAPI document: FastAPI's, plus the schemas it cannot see (the spec body, problems).
 
+Written for client generators too (``tests/service/test_generated_client.py``): operations
+are named by their functions, and a constant among a union's alternatives (``"auto" | int``)
+is a one-value ``enum``, the form generators parse as "try this, else the next one".
+
 ``python -m service.write_openapi`` rewrites the committed ``openapi/openapi.json``.
 """
 
@@ -38,8 +42,22 @@ def openapi_schema(app: FastAPI) -> dict[str, Any]:
         for name, definition in component_schemas(Spec, Problem).items():
             if known.setdefault(name, definition) != definition:
                 raise RuntimeError(f"two different OpenAPI schemas are named {name!r}")
-        app.openapi_schema = schema
+        app.openapi_schema = _constants_as_enums(schema)
     return app.openapi_schema
+
+
+def _constants_as_enums(node: Any, in_union: bool = False) -> Any:
+    """``node`` with every ``const`` that is an alternative of an ``anyOf``/``oneOf`` written
+    as the equivalent one-value ``enum``."""
+    if isinstance(node, list):
+        return [_constants_as_enums(item, in_union) for item in node]
+    if not isinstance(node, dict):
+        return node
+    rewritten = {key: _constants_as_enums(value, key in ("anyOf", "oneOf"))
+                 for key, value in node.items()}
+    if in_union and "const" in rewritten:
+        rewritten["enum"] = [rewritten.pop("const")]
+    return rewritten
 
 
 def render(app: FastAPI) -> str:

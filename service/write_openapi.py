@@ -6,7 +6,7 @@ import sys
 
 from service.app import create_app
 from service.openapi import COMMITTED, render
-from worker.settings import ServiceSettings
+from service.settings import ServiceSettings
 
 
 def main() -> int:

@@ -33,7 +33,7 @@ def test_solve_writes_the_same_result_as_the_python_api(tmp_path):
     process = run_cli("solve", str(spec_path), "-o", str(out))
     assert process.returncode == 0, process.stderr
     written = Result.model_validate_json(out.read_text())
-    assert len(written.mixture) <= written.sizes.m + 1
+    assert len(written.mixture) <= written.sizes.constraints + 1
     assert comparable(written.model_dump()) == comparable(solve(spec).model_dump())
 
 
@@ -66,7 +66,7 @@ def test_validate_prints_a_summary(tmp_path):
     process = run_cli("validate", str(spec_path))
     assert process.returncode == 0, process.stderr
     summary = json.loads(process.stdout)
-    assert summary["sizes"] == {"d": 8, "m": 7, "n": 80}
+    assert summary["sizes"] == {"parameters": 8, "constraints": 7, "examples": 80}
 
 
 def test_bad_specs_exit_1_with_the_field_and_no_traceback(tmp_path):

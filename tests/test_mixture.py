@@ -21,7 +21,8 @@ def result_json(with_solutions: bool = True) -> dict:
                 "max_violation": 0.0, "solution": s.tolist() if with_solutions else None}
                for k, (w, s) in enumerate(zip(WEIGHTS, SOLUTIONS, strict=True))]
     point = {"solution": [0.0, 0.0], "objective": 0.0, "max_violation": 0.0}
-    return {"algorithm": "proxy_lagrangian", "sizes": {"d": 2, "m": 2, "n": 3},
+    return {"algorithm": "proxy_lagrangian",
+            "sizes": {"parameters": 2, "constraints": 2, "examples": 3},
             "mixture": members, "expected": {"objective": 0.0, "max_violation": 0.0},
             "mean": point, "stats": {}}
 

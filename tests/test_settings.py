@@ -12,14 +12,9 @@ import pytest
 
 from service.auth import DEV_TENANT, KeyRing
 from service.errors import Unauthorized
+from service.settings import ServiceSettings, client_settings, load_service_settings
 from worker.errors import ConfigError
-from worker.settings import (
-    ServiceSettings,
-    child_environment,
-    client_settings,
-    data_roots,
-    load_settings,
-)
+from worker.settings import child_environment, data_roots, load_settings
 
 
 @pytest.mark.parametrize(("variable", "value"), [
@@ -34,7 +29,7 @@ from worker.settings import (
 def test_an_invalid_variable_stops_the_service_start_naming_it(monkeypatch, variable, value):
     monkeypatch.setenv(variable, value)
     with pytest.raises(ConfigError, match=variable):
-        load_settings(service=True)
+        load_service_settings()
 
 
 @pytest.mark.parametrize(("variable", "value"), [
@@ -100,7 +95,7 @@ def test_data_roots(monkeypatch, tmp_path):
 
 def test_api_keys_map_keys_to_tenants(monkeypatch):
     monkeypatch.setenv("LIGHTTOUCH_API_KEYS", " alpha:key-alpha-1 , beta:key-beta-22,")
-    keyring = KeyRing(load_settings(service=True).api_keys)
+    keyring = KeyRing(load_service_settings().api_keys)
     assert keyring.tenant("key-alpha-1") == "alpha" and keyring.tenant("key-beta-22") == "beta"
     for bad in (None, "", "key-alpha-"):
         with pytest.raises(Unauthorized):

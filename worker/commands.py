@@ -49,8 +49,8 @@ def predict_file(result_path: str, examples_path: str, mode: str, seed: int) -> 
     from worker.mixture import Mixture, predictions
 
     mixture = Mixture.from_result(read_spec(result_path))
-    ref, roots = _file_ref(examples_path)
-    features = read_matrix(ref, examples_path, roots=roots)
+    ref, where = _file_ref(examples_path)
+    features = read_matrix(ref, examples_path, **where)
     scores = mixture.score(features, mode, seed)
     predicted = predictions(scores)
     if mixture.classes == 1:
@@ -101,12 +101,15 @@ def report_file(result_path: str, data_path: str, labels_path: str | None,
                      result.report.tolerance if tolerance is None else tolerance)
 
 
-def _file_ref(path: str):
-    """A local file as a data reference, and the root that lets it be read."""
+def _file_ref(path: str) -> tuple[Any, dict[str, Any]]:
+    """A local file as a data reference, and the reader's keywords that let it be read: its
+    folder as the root, and the data settings (resolved here, at the command)."""
     from worker.data.refs import DataRef
+    from worker.settings import data_settings
 
     where = Path(path).resolve()
-    return DataRef.model_validate({"uri": where.as_uri()}), [where.parent]
+    return (DataRef.model_validate({"uri": where.as_uri()}),
+            {"roots": [where.parent], "settings": data_settings()})
 
 
 def _read_examples(data_path: str, labels_path: str | None):
@@ -114,17 +117,17 @@ def _read_examples(data_path: str, labels_path: str | None):
     neither has them)."""
     from worker.data.read import read_examples, read_matrix
 
-    ref, roots = _file_ref(data_path)
+    ref, where = _file_ref(data_path)
     if labels_path is not None:
-        return read_matrix(ref, data_path, roots=roots), _read_vector(labels_path)
+        return read_matrix(ref, data_path, **where), _read_vector(labels_path)
     try:
-        return read_examples(ref, None, data_path, roots=roots)
+        return read_examples(ref, None, data_path, **where)
     except DataError:
-        return read_matrix(ref, data_path, roots=roots), None
+        return read_matrix(ref, data_path, **where), None
 
 
 def _read_vector(path: str) -> np.ndarray:
     from worker.data.read import read_vector
 
-    ref, roots = _file_ref(path)
-    return read_vector(ref, path, roots=roots)
+    ref, where = _file_ref(path)
+    return read_vector(ref, path, **where)

@@ -58,6 +58,13 @@ class DataError(LightTouchError):
 class SolverError(LightTouchError):
     """A numeric step (shrinking LP, projection QP) failed on input that validated."""
 
+    @classmethod
+    def diverged(cls) -> SolverError:
+        """The run's iterates or their values are not finite: what to change."""
+        return cls("the run diverged: its iterates or their objective values are not finite "
+                   "numbers (NaN or infinite); lower solver.eta_w or solver.gamma (or leave "
+                   "them \"auto\"), or give finite bounds")
+
 
 class ConfigError(LightTouchError):
     """A ``LIGHTTOUCH_*`` environment variable has an invalid value (names it)."""

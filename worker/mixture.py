@@ -21,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from worker.errors import SpecError
+from worker.problem.model_types import MODEL_TYPES
 from worker.problem.network import Network
 from worker.result import Result
 
@@ -46,8 +47,8 @@ class Mixture:
         if not model.mixture or any(m.solution is None for m in model.mixture):
             raise SpecError.at("mixture", "the result carries no member solutions; solve "
                                "with output.mixture = true to deploy it")
-        network = None if model.model is None else \
-            Network(tuple(model.model.sizes), model.model.bias)
+        network = None if model.model is None else MODEL_TYPES[model.model.type].from_result(
+            tuple(model.model.sizes), model.model.bias)
         single = model.deterministic
         return cls(np.array([m.solution for m in model.mixture], dtype=np.float64),
                    np.array([m.weight for m in model.mixture], dtype=np.float64), network,

@@ -2,7 +2,7 @@
 
 Table 1 of the paper defines ``Π_g(w) = argmin_{w' in W : g(w') <= 0} ||w - w'||_2``; the last
 line of Algorithms 1-4 returns ``Π_g(w̄)``. With W the box ``lower <= x <= upper`` and
-``g = A x - b`` (:class:`worker.problem.ConstraintSet`) Π_g is the strongly convex QP
+``g = A x - b`` (:class:`worker.problem.compiled.ConstraintSet`) Π_g is the strongly convex QP
 ``argmin 1/2 ||x - point||^2  s.t.  lower <= x <= upper, A x <= b``. Paths (``method``):
 
 * ``"clip"``: no constraints; the box projection is a per-coordinate clip.

@@ -16,11 +16,12 @@ class ResultModel(BaseModel):
 
 
 class Sizes(ResultModel):
-    """d parameters, m constraints, n examples."""
+    """The problem's sizes: d parameters, m constraints, n examples (pairs for
+    pairwise_hinge)."""
 
-    d: int
-    m: int
-    n: int
+    parameters: int
+    constraints: int
+    examples: int
 
 
 class Member(ResultModel):

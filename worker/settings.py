@@ -1,17 +1,15 @@
 """Every setting of every LightTouch process, read from ``LIGHTTOUCH_*`` variables.
 
-No other module reads the environment. :func:`load_settings` validates them at the start of
-each process (``lighttouch solve/validate/predict``: the engine's; ``serve`` and ``worker``:
-all; ``submit``: :func:`client_settings`), so a bad value stops the process naming the
-variable before any work:
+No other engine module reads the environment. :func:`load_settings` validates them at the
+start of each process (``lighttouch solve/validate/predict``; ``serve`` and ``worker`` also
+validate the service's, :mod:`service.settings`), so a bad value stops the process naming
+the variable before any work:
 
 * :class:`DataSettings`: what a data reference may reach or spend (decided here, never by
   the spec): hosts http(s) may reach although private, bytes and seconds of one fetch, the
   parsed-data cache, the S3 endpoint and credentials;
 * :class:`EngineSettings`: the directories ``file://`` URIs may read;
-* :class:`DaskSettings`: the cluster of SVRG OL's batch phase;
-* :class:`ServiceSettings`: Redis, API keys and the HTTP edge's limits;
-* :class:`ClientSettings`: the service ``lighttouch submit`` talks to.
+* :class:`DaskSettings`: the cluster of SVRG OL's batch phase.
 
 Child processes (the local stack's API and workers) get this process's environment with
 changes from :func:`child_environment`.
@@ -20,11 +18,9 @@ changes from :func:`child_environment`.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
-from urllib.parse import urlsplit
+from typing import Annotated, TypeVar
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -136,79 +132,13 @@ class DaskSettings(BaseSettings):
     partition_bytes: int = Field(DEFAULT_PARTITION_BYTES, ge=1)
 
 
-TENANT_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,64}")
-
-
-class ServiceSettings(BaseSettings):
-    """Service configuration; invalid values stop the process at start with the variable named."""
-
-    model_config = SettingsConfigDict(env_prefix="LIGHTTOUCH_", extra="ignore", frozen=True)
-
-    redis_url: str = Field("redis://localhost:6379/0",
-                           description="Redis for the queue, events and results")
-    api_keys: Annotated[dict[str, str], NoDecode] = Field(
-        default_factory=dict,
-        description="'tenant:key,tenant2:key2'; empty means open dev mode (one tenant 'dev')")
-    max_body_bytes: int = Field(16 * MIB, ge=1024, description="request body cap (413 above)")
-    job_timeout_s: float = Field(3600.0, gt=0, allow_inf_nan=False,
-                                 description="cap on a job's solver time limit")
-    result_ttl_s: int = Field(86_400, ge=60,
-                              description="seconds results, events and job records are kept")
-    max_job_bytes: int = Field(
-        default_factory=default_max_job_bytes, ge=MIB,
-        description="per-job memory budget: a job whose memory estimate exceeds it is refused")
-    validate_timeout_s: float = Field(
-        120.0, gt=0, allow_inf_nan=False,
-        description="seconds POST /v1/validate may spend reading and compiling the data")
-    validate_processes: int = Field(
-        2, ge=1, description="validations (child processes) that may run at once")
-    max_active_jobs: int = Field(100, ge=1,
-                                 description="per-tenant cap on queued + running jobs (429)")
-    heartbeat_s: int = Field(5, ge=1, le=300,
-                             description="worker heartbeat and dead-worker reaping period")
-    sse_keepalive_s: float = Field(15.0, gt=0, le=300, allow_inf_nan=False,
-                                   description="seconds between SSE keep-alive comments")
-    sse_max_streams: int = Field(256, ge=1,
-                                 description="Redis connections for blocking event reads")
-
-    @field_validator("redis_url")
-    @classmethod
-    def _redis_scheme(cls, value: str) -> str:
-        if urlsplit(value).scheme not in ("redis", "rediss", "unix"):
-            raise ValueError("must be a redis://, rediss:// or unix:// URL")
-        return value
-
-    @field_validator("api_keys", mode="before")
-    @classmethod
-    def _parse_api_keys(cls, value: Any) -> Any:
-        """``tenant:key,tenant2:key2`` → ``{key: tenant}``."""
-        if not isinstance(value, str):
-            return value
-        keys: dict[str, str] = {}
-        for entry in filter(None, (part.strip() for part in value.split(","))):
-            tenant, _, api_key = entry.partition(":")
-            if not TENANT_PATTERN.fullmatch(tenant) or len(api_key) < 8:
-                raise ValueError(f"entry {tenant!r}: expected tenant:key with a tenant of "
-                                 "letters, digits, '_', '.', '-' and a key of 8+ characters")
-            if api_key in keys:
-                raise ValueError(f"tenants {keys[api_key]!r} and {tenant!r} share a key")
-            keys[api_key] = tenant
-        return keys
-
-    @property
-    def open_mode(self) -> bool:
-        """No API keys configured: every request is tenant ``dev`` (development only)."""
-        return not self.api_keys
-
-
-class ClientSettings(BaseSettings):
-    """``lighttouch submit``'s defaults for ``--url`` and ``--api-key``: ``LIGHTTOUCH_URL``
-    (the API's base URL; default ``http://localhost:8000``) and ``LIGHTTOUCH_API_KEY``."""
-
-    model_config = SettingsConfigDict(env_prefix="LIGHTTOUCH_", extra="ignore")
-
-    url: str = "http://localhost:8000"
-    api_key: SecretStr | None = None
+def data_settings(max_job_bytes: int | None = None) -> DataSettings:
+    """The data settings of one job: the environment's, with the caller's per-job budget
+    when it gives one (so the files read and the job are held to the same budget)."""
+    settings = read_settings(DataSettings)
+    if max_job_bytes is not None:
+        settings = settings.model_copy(update={"max_job_bytes": max_job_bytes})
+    return settings
 
 
 def data_roots() -> list[Path]:
@@ -219,7 +149,7 @@ def data_roots() -> list[Path]:
 SettingsKind = TypeVar("SettingsKind", bound=BaseSettings)
 
 
-def _read(kind: type[SettingsKind]) -> SettingsKind:
+def read_settings(kind: type[SettingsKind]) -> SettingsKind:
     """``kind`` read from the environment; :class:`~worker.errors.ConfigError` naming each
     invalid variable."""
     try:
@@ -230,20 +160,11 @@ def _read(kind: type[SettingsKind]) -> SettingsKind:
             for item in error.errors(include_url=False))) from None
 
 
-def load_settings(service: bool = False) -> ServiceSettings | None:
-    """Validate every engine setting (and the service's, if ``service``); raise
-    :class:`~worker.errors.ConfigError` naming each invalid variable.
-
-    Returns the :class:`ServiceSettings` when ``service``, else None.
-    """
+def load_settings() -> None:
+    """Validate every engine setting; raise :class:`~worker.errors.ConfigError` naming each
+    invalid variable (the service's own are :func:`service.settings.load_service_settings`)."""
     for kind in (DataSettings, EngineSettings, DaskSettings):
-        _read(kind)
-    return _read(ServiceSettings) if service else None
-
-
-def client_settings() -> ClientSettings:
-    """The validated :class:`ClientSettings` (:class:`~worker.errors.ConfigError` if not)."""
-    return _read(ClientSettings)
+        read_settings(kind)
 
 
 def child_environment(changes: Mapping[str, str]) -> dict[str, str]:

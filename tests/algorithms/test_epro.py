@@ -75,7 +75,7 @@ def test_epro_sgd_reaches_the_exact_optimum_with_log_projections(loss, constrain
     assert abs(result.projected.objective - optimum) <= 1e-2 * abs(optimum)
     assert result.expected.max_violation <= 1e-6
     assert result.stats["projections"] <= math.ceil(math.log2(iterations / FIRST_EPOCH + 1))
-    assert 1 <= len(result.mixture) <= result.sizes.m + 1
+    assert 1 <= len(result.mixture) <= result.sizes.constraints + 1
 
 
 def test_epro_sgd_needs_strong_convexity():

@@ -25,7 +25,7 @@ def assert_near_optimal(spec: dict) -> None:
     gap = projected.objective - optimum
     assert gap <= max(1e-2 * abs(optimum), 1e-3), (projected.objective, optimum)
     assert gap >= -1e-6 * max(1.0, abs(optimum))  # feasible, so never below the optimum
-    assert 1 <= len(result.mixture) <= result.sizes.m + 1
+    assert 1 <= len(result.mixture) <= result.sizes.constraints + 1
     assert sum(member.weight for member in result.mixture) == pytest.approx(1.0, abs=1e-12)
 
 

@@ -47,7 +47,7 @@ def test_proxy_lagrangian_meets_equal_opportunity_at_baseline_error(adult, proxy
     baseline_error, _ = stochastic(test, run("proxy_lagrangian", constrained=False))
     assert baseline_error <= 0.15, baseline_error
     result = run("proxy_lagrangian", proxy=proxy)
-    assert result.algorithm == "proxy_lagrangian" and result.sizes.m == 4
+    assert result.algorithm == "proxy_lagrangian" and result.sizes.constraints == 4
     assert 1 <= len(result.mixture) <= 5
     assert result.expected.max_violation <= 1e-9
     _, ratios = stochastic(train, result)
@@ -76,7 +76,7 @@ def test_an_mlp_meets_equal_opportunity_too(adult, tmp_path):
                                  iterations=3000)
     spec["model"] = {"type": "mlp", "hidden": [16]}
     result = solve(spec, roots=[tmp_path])
-    assert result.model.type == "mlp" and result.sizes.m == 4
+    assert result.model.type == "mlp" and result.sizes.constraints == 4
     assert 1 <= len(result.mixture) <= 5
     assert result.expected.max_violation <= 1e-9
     mixture = Mixture.from_result(result)

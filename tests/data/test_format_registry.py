@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.data.helpers import validation_error
@@ -9,6 +11,8 @@ from worker.data.formats import REGISTRY
 from worker.data.refs import EXTENSIONS, FORMATS, MEDIA_TYPES, OPTION_FORMATS, DataRef
 from worker.errors import SpecError
 from worker.spec.models import parse_spec
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_records_are_consistent():
@@ -27,6 +31,18 @@ def test_records_are_consistent():
         groups = record.partitions
         assert (groups.kind == "row_groups") == (groups.group_rows is not None) \
             == (groups.read_groups is not None)
+        assert (groups.kind == "lines") == (groups.read_lines is not None)
+        assert groups.header is None or groups.kind == "lines"
+
+
+def test_the_distributed_reader_asks_the_records_not_the_names():
+    """Partitioning, reading and census go through the record's hooks, so a new format needs
+    no branch on its name there."""
+    for path in (ROOT / "worker" / "distributed").glob("*.py"):
+        text = path.read_text(encoding="utf-8").replace(" ", "")
+        for name in REGISTRY:
+            for test in (f'format=="{name}"', f'format!="{name}"'):
+                assert test not in text, f"{path.name} branches on the format {name!r}"
 
 
 @pytest.mark.parametrize(("uri", "expected"), [

@@ -105,7 +105,8 @@ def test_workers_read_their_partitions_by_uri(tmp_path, scheduler, monkeypatch, 
     assert stats["batch_workers"] == 2
     # the census, every batch phase, and the objective values of candidates, mean, projection
     assert stats["communication_rounds"] == stats["rounds_planned"] + 1 + 3
-    assert on_cluster.sizes.n == 200 and stats["bytes_moved"] > in_process.stats["bytes_moved"]
+    assert on_cluster.sizes.examples == 200
+    assert stats["bytes_moved"] > in_process.stats["bytes_moved"]
 
 
 def test_the_driver_holds_no_examples(tmp_path, scheduler):
@@ -117,7 +118,7 @@ def test_the_driver_holds_no_examples(tmp_path, scheduler):
     with open_partitioned(plan, SvrgOptions(workers=2), seed=model.solver.seed) as batch:
         problem = compile_problem(model, [tmp_path], width_elsewhere=batch.d)
         assert problem.n == 0 and problem.objective.features.nnz == 0
-        trajectory = run_algorithm(problem, solver_options(model.solver, batch))
+        trajectory = run_algorithm(problem, solver_options(model.solver), source=batch)
         assert batch.n == 3000 and len(batch.parts) == len(plan.pieces) > 3
     rounds = trajectory.stats["rounds_planned"]
     # the serial phase ran on the last round's ~T_k k_f sampled examples, not on all 3000

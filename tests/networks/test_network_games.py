@@ -44,8 +44,8 @@ def test_robust_linear_terms_reach_the_exact_min_max(algorithm):
                     "solver": {"algorithm": algorithm, "iterations": 5000}})
     # E_p L_k(theta) >= L_k(E_p theta) (convexity), so the mixture cannot beat the optimum
     assert t.value - 1e-6 <= result.expected.objective <= t.value * 1.005
-    assert len(result.mixture) <= result.sizes.m + 1 == 3
-    assert result.sizes.d == 5 and result.model.type == "linear"
+    assert len(result.mixture) <= result.sizes.constraints + 1 == 3
+    assert result.sizes.parameters == 5 and result.model.type == "linear"
 
 
 def test_linear_softmax_reaches_the_exact_optimum():
@@ -61,7 +61,7 @@ def test_linear_softmax_reaches_the_exact_optimum():
     result = solve({"objective": risk(x, labels, "softmax_cross_entropy", l2=l2),
                     "solver": {"iterations": 5000}})
     assert exact - 1e-6 <= result.expected.objective <= exact * 1.01
-    assert result.model.sizes == [4, 3] and result.sizes.d == 12
+    assert result.model.sizes == [4, 3] and result.sizes.parameters == 12
 
 
 def mlp_rate_spec(iterations: int = 1500) -> dict:
@@ -86,7 +86,7 @@ def test_shrinking_mlp_candidates_keeps_m_plus_one_and_beats_theta_bar(algorithm
     spec["solver"]["algorithm"] = algorithm
     result = solve(spec)
     assert result.algorithm == algorithm and result.model.type == "mlp"
-    assert 1 <= len(result.mixture) <= result.sizes.m + 1 == 2
+    assert 1 <= len(result.mixture) <= result.sizes.constraints + 1 == 2
     problem = compile_network_problem(parse_spec(spec), DataSource([]))
     thetas = np.array([m.solution for m in result.mixture])
     weights = np.array([m.weight for m in result.mixture])

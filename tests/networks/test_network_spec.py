@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from worker.errors import SpecError
 from worker.pipeline.validate import summarize_spec
-from worker.spec.models import MAX_UNITS, parse_spec
+from worker.spec.model_types import MAX_UNITS
+from worker.spec.models import parse_spec
 
 FEATURES = [[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]
 
@@ -77,7 +78,7 @@ def test_rates_on_a_robust_objective_need_their_own_data():
 def test_validate_reports_parameters_constraints_and_the_game():
     summary = summarize_spec(mlp(objective={"type": "max_of", "terms": [softmax(), softmax()]}))
     # d counts parameters: (2 x 4 + 4) + (4 x 3 + 3); m one slack constraint per term
-    assert summary["sizes"] == {"d": 27, "m": 2, "n": 6}
+    assert summary["sizes"] == {"parameters": 27, "constraints": 2, "examples": 6}
     assert summary["algorithm"] == "lagrangian"
 
 

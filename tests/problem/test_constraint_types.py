@@ -84,3 +84,14 @@ def test_row_types_take_their_projection_path(name):
 def test_only_row_types_are_projected():
     for record in CONSTRAINT_TYPES.values():
         assert (record.projection is None) == (record.form == RATES), record.name
+
+
+@pytest.mark.parametrize("name", [n for n, r in CONSTRAINT_TYPES.items() if r.form == ROWS])
+def test_declared_rows_are_the_compiled_rows_or_none(name):
+    record, block = CONSTRAINT_TYPES[name], EXAMPLES[name][0]
+    rows, nonzeros = record.declared(parse_spec({
+        "dimension": D, "objective": {"type": "quadratic", "Q": np.eye(D).tolist()},
+        "constraints": [block]}).constraints[0])
+    matrix = compiled(block).constraints.matrix
+    assert (rows, nonzeros) in {(0, 0), (matrix.shape[0], matrix.nnz)}
+    assert (rows, nonzeros) != (0, 0) or name == "linear"   # only linear rows are in data

@@ -137,7 +137,7 @@ def test_games_end_with_a_small_mixture_and_report_their_baseline(algorithm):
     spec["output"] = {"single": True, "project": True}
     result = solve(spec)
     assert result.algorithm == ("proxy_lagrangian" if algorithm == "auto" else algorithm)
-    assert result.sizes.m == 2 and 1 <= len(result.mixture) <= 3
+    assert result.sizes.constraints == 2 and 1 <= len(result.mixture) <= 3
     assert sum(m.weight for m in result.mixture) == pytest.approx(1.0, abs=1e-12)
     assert result.projected is None  # rates: no convex feasible set to project onto
     assert result.stats["baseline_support"] == 20

@@ -28,7 +28,7 @@ def test_a_held_out_share_is_not_trained_on_and_is_reported(split_result):
     spec, result = split_result
     report = result.report
     held = round(0.25 * N)
-    assert result.sizes.n == N - held
+    assert result.sizes.examples == N - held
     assert report.training.examples == N - held and report.validation.examples == held
     assert set(report.training.models) == {"mixture", "mean", "deterministic"}
     rate = report.validation.models["mixture"].constraints[0]

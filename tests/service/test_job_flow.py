@@ -176,5 +176,5 @@ def test_a_network_job_returns_its_model_and_parameters(service: Stack):
                                                 params={"vector": "mixture"}).content))
     assert result["model"] == {"type": "mlp", "sizes": [3, 5, 1], "bias": True,
                                "activation": "relu"}
-    assert result["algorithm"] == "lagrangian" and result["sizes"]["m"] == 2
+    assert result["algorithm"] == "lagrangian" and result["sizes"]["constraints"] == 2
     assert mixture.shape == (len(result["mixture"]), 3 * 5 + 5 + 5 + 1)

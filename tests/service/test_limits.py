@@ -49,7 +49,8 @@ def test_an_invalid_spec_is_422_naming_the_field(idle_service: Stack):
 def test_validate_reports_sizes_and_the_algorithm(idle_service: Stack):
     with idle_service.client() as client:
         summary = client.post("/v1/validate", json=small_spec()).json()
-    assert summary["valid"] and summary["sizes"] == {"d": 4, "m": 3, "n": 0}
+    assert summary["valid"]
+    assert summary["sizes"] == {"parameters": 4, "constraints": 3, "examples": 0}
     assert summary["algorithm"] == "fulltouch" and summary["memory_estimate_bytes"] > 0
 
 

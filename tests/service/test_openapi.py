@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from service.app import create_app
 from service.openapi import COMMITTED, render
-from worker.settings import ServiceSettings
+from service.settings import ServiceSettings
 
 
 def test_the_committed_openapi_document_is_current():

@@ -83,7 +83,7 @@ def test_hostile_data_is_refused_naming_its_field_and_the_api_does_not_grow(api:
     with api.client() as client:
         answer = client.post("/v1/validate", json=valid)  # starts the fork server
         assert answer.status_code == 200, answer.text
-        assert answer.json()["sizes"] == {"d": 3, "m": 0, "n": 2}
+        assert answer.json()["sizes"] == {"parameters": 3, "constraints": 0, "examples": 2}
         before = resident_bytes(api.api.pid)
         rows = ("svmlight file of 4 million rows, over the budget",
                 learning_spec({"uri": (data_root / "rows.svm").as_uri()}),

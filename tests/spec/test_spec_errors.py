@@ -58,7 +58,7 @@ def test_bad_labels_are_named_with_their_index():
 
 def test_summary_reports_sizes_and_algorithm():
     summary = summarize_spec(random_spec("squared", "lattice", 0, d=16, n=30))
-    assert summary["sizes"] == {"d": 16, "m": 32, "n": 30}
+    assert summary["sizes"] == {"parameters": 16, "constraints": 32, "examples": 30}
     assert summary["algorithm"] == "lighttouch"
     assert summary["memory_estimate_bytes"] > 0
 
@@ -68,7 +68,7 @@ def test_paper_lattice_has_24576_constraints():
         "format": "coo", "shape": [4096, 4096], "row": [0], "col": [0], "data": [1.0]}},
         "constraints": [{"type": "monotone_lattice", "shape": [2] * 12,
                          "increasing": list(range(12))}]}
-    assert summarize_spec(spec)["sizes"]["m"] == 24_576
+    assert summarize_spec(spec)["sizes"]["constraints"] == 24_576
 
 
 json_values = st.recursive(
@@ -107,7 +107,7 @@ def test_structured_specs_with_random_indices(i, j, data):
     except SpecError as error:
         assert i == j and "two different indices" in str(error)
     else:
-        assert summary["sizes"]["m"] == 1
+        assert summary["sizes"]["constraints"] == 1
 
 
 @pytest.mark.parametrize("spec", [

@@ -20,16 +20,11 @@ from worker.kernels.layout import (
 from worker.kernels.random import seed_state
 from worker.kernels.sumtree import new_tree
 from worker.problem.compiled import QUADRATIC, CompiledProblem
+from worker.problem.csr import kernel_parts
 
 #: DoG's initial radius r_eps = DOG_START (1 + |w(1)|) (Ivgi, Hinder & Carmon 2023, §3).
 DOG_START = 1e-6
 
-
-def _csr_parts(matrix: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    csr = sp.csr_matrix(matrix, dtype=np.float64)
-    csr.sort_indices()
-    return (csr.indptr.astype(np.int64), csr.indices.astype(np.int64),
-            np.ascontiguousarray(csr.data, dtype=np.float64))
 
 
 #: Rows are padded to a fixed width when that stores at most this many times the entries.
@@ -53,7 +48,7 @@ def _padded_rows(matrix: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndar
     indices, data : ndarray, shape (nnz,), or (rows W,) when padded
     width : int
     """
-    indptr, indices, data = _csr_parts(matrix)
+    indptr, indices, data = kernel_parts(matrix)
     counts = np.diff(indptr)
     width = int(counts.max()) if counts.size else 0
     if width == 0 or (width > 2 and width * counts.size > PAD_SLACK * indices.size):
@@ -108,7 +103,7 @@ def problem_arrays(problem: CompiledProblem, n_groups: int) -> ProblemArrays:
     """The numba view of a problem, with constraints aggregated into n_groups groups."""
     objective = problem.objective
     x_indptr, x_indices, x_data, x_width = _padded_rows(objective.features)
-    q_indptr, q_indices, q_data = _csr_parts(objective.quadratic)
+    q_indptr, q_indices, q_data = kernel_parts(objective.quadratic)
     a_indptr, a_indices, a_data, a_width = _padded_rows(problem.constraints.matrix)
     a_indices, a_data, a_scale = _difference_rows(a_indices, a_data, a_width)
     return ProblemArrays(

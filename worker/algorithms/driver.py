@@ -44,18 +44,25 @@ class Candidates:
         self.checks.append(int(checks))
         self.seconds.append(float(seconds))
 
-    def keep_finite(self) -> None:
-        """Forget snapshots with a coordinate that is not a finite number (a diverged run)."""
-        finite = [k for k, solution in enumerate(self.solutions) if np.isfinite(solution).all()]
-        for snapshots in (self.solutions, self.iterations, self.kinds, self.checks,
-                          self.seconds):
-            snapshots[:] = [snapshots[k] for k in finite]
+    def _picked(self, keep: list[int]) -> Candidates:
+        """A new set of the snapshots at positions ``keep`` (this one is left as it is)."""
+        return Candidates(*([snapshots[k] for k in keep] for snapshots in (
+            self.solutions, self.iterations, self.kinds, self.checks, self.seconds)))
 
-    def keep_last(self, count: int) -> None:
-        """Forget all but the ``count`` most recent snapshots."""
-        for snapshots in (self.solutions, self.iterations, self.kinds, self.checks,
-                          self.seconds):
-            del snapshots[:-count]
+    def finite(self) -> Candidates:
+        """The snapshots whose coordinates are all finite numbers (not a diverged run's)."""
+        return self._picked([k for k, solution in enumerate(self.solutions)
+                             if np.isfinite(solution).all()])
+
+    def last(self, count: int) -> Candidates:
+        """The ``count`` most recent snapshots."""
+        return self._picked(list(range(len(self.solutions)))[-count:])
+
+    def joined(self, other: Candidates) -> Candidates:
+        """A new set: these snapshots followed by ``other``'s."""
+        return Candidates(self.solutions + other.solutions, self.iterations + other.iterations,
+                          self.kinds + other.kinds, self.checks + other.checks,
+                          self.seconds + other.seconds)
 
 
 def snapshot_iterations(start: int, stop: int, count: int) -> list[int]:

@@ -12,8 +12,9 @@ Defaults, from Theorem 1 where its constants are known:
 * eta_k = eta_w / (beta T_1 2^(k-1)) with beta = ``objective.l2``: the step 1/(beta t) of the
   paper's own experiments (§5: "we set the step size eta_t = 1/(lambda t)" for Epro) at the
   start of each epoch, held constant within it. Theorem 1's eta_1 = mu / (2 beta) (mu > 1)
-  is 4 mu = 8 times larger at the same t; on smooth problems (bench/epro_rate.py) it
-  bounces between the box faces for most of the run and ends ~200x further from f*.
+  is 4 mu = 8 times larger at the same t; on smooth problems it bounces between the box
+  faces for most of the run and ends far further from f* (bench/epro_rate.py,
+  docs/benchmarks.md).
 * lambda: ``solver.gamma`` when given. ``gamma: "auto"`` (heuristic; G_1 and rho are unknown)
   starts at 1 and, after each epoch's projection x~, raises lambda to twice the optimal
   multiplier mass estimated at x~ (:func:`~worker.algorithms.penalty.multiplier_mass`), or

@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from worker.spec.models import Game
+from worker.spec.solver import Game
 
 
 @dataclass(frozen=True)
 class GameOptions:
     """eta_lambda (None: automatic), the Lagrangian's radius R, the proxy regret type, and
-    the indicators' upper bound the theta-player differentiates (:data:`worker.rates.PROXIES`)."""
+    the indicators' upper bound the theta-player differentiates
+    (:data:`worker.problem.rates.PROXIES`)."""
 
     eta_lambda: float | None = None
     radius: float = math.inf

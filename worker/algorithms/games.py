@@ -16,9 +16,8 @@ Defaults (heuristics where the paper leaves them to a grid search, §6):
   starts from theta(1) with AdaGrad's norm step for a player whose set has diameter r / 2,
   eta_t = (r / 2) / sqrt(sum_{s <= t} |g_s|^2), which adapts to the directions the game
   produces (an online learner's step, as the theta-player is one; the paper's §6 uses
-  AdaGrad for both players). A fixed default cannot suit data in different units: on Adult,
-  eta_w = 1 gives mean hinge 0.34 with the features as they are, 0.99 with them scaled by
-  0.01 and 7.7 with them scaled by 100 (proxy-Lagrangian). Holding the multipliers during the
+  AdaGrad for both players). A fixed default cannot suit data in different units (on Adult
+  with its features rescaled, see docs/benchmarks.md). Holding the multipliers during the
   measurement matters: with them playing, the multiplicative lambda-player moved all weight
   onto the constraints while DoG's first steps were still tiny, and the ramp proxy's game
   never recovered. k_f = k_r = 100 examples per step (§6.2's minibatch) unless
@@ -26,8 +25,9 @@ Defaults (heuristics where the paper leaves them to a grid search, §6):
 * ``solver.game.eta_lambda: "auto"``: 1.0 for the proxy-Lagrangian (a multiplicative step: a
   constraint violated by 0.05 multiplies its weight by e^0.05 per step, so the weights can
   move across the 1e-3 floor and back within a few hundred steps) and 0.1 for the
-  Lagrangian (an additive step on unbounded multipliers; on the Adult problem of §6.2, 1.0
-  lets them run away to ~1e15). Both measured on that problem (bench/adult_fairness.py);
+  Lagrangian (an additive step on unbounded multipliers, which 1.0 lets run away on the
+  Adult problem of §6.2). Both chosen on that problem (bench/adult_fairness.py,
+  docs/benchmarks.md);
   the Lemmas' eta_lambda ~ sqrt((m+1) ln(m+1) / T) / B is far too cautious for T of a few
   thousand.
 * proxy floors as TFCO: entries of M (or lambda) at least 1e-3 / (m+1); M starts with

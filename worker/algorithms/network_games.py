@@ -17,11 +17,10 @@ Defaults:
   grid-searched powers of two; measured on the corrupted digits and Adult,
   bench/robust_digits.py).
 * ``solver.game.eta_lambda: "auto"`` is the linear games' (0.1 for the Lagrangian, 1.0 for
-  the proxy-Lagrangian). On the corrupted digits' robust objective (5,000 steps) the
-  proxy-Lagrangian at 0.1 fitted every training set (0% error) where 1.0 left 0.1%, but its
-  LP mixture's worst-set test error over three seeds was 10.80% against 10.32% at 1.0, so
-  the default stays (bench/robust_digits.py ``--eta-lambda``; ``--tune`` chooses both steps
-  on validation data).
+  the proxy-Lagrangian). On the corrupted digits' robust objective a smaller step fits the
+  training sets more closely but leaves a higher worst-set test error, so the default stays
+  (bench/robust_digits.py ``--eta-lambda``, docs/benchmarks.md; ``--tune`` chooses both
+  steps on validation data).
 * ``iterations: "auto"`` is :data:`AUTO_EPOCHS` passes of k_f-row minibatches over the
   largest term, at least :data:`MIN_ITERATIONS` and at most the games' 200,000 (the time
   limit stops it earlier).

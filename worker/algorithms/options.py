@@ -47,11 +47,12 @@ class SolverOptions:
 @dataclass
 class Trajectory:
     """What an algorithm leaves for shrinking: candidates, counters, what was chosen, and
-    the kernel arrays it ran on (reused to score the candidates)."""
+    the kernel arrays it ran on (reused to score the candidates; None for the network games,
+    whose problem scores itself)."""
 
     algorithm: str
     candidates: Candidates
-    arrays: ProblemArrays
+    arrays: ProblemArrays | None
     stats: dict = field(default_factory=dict)
     #: weights (C,) of the algorithm's own mixture of its candidates (the games' theta-bar,
     #: Theorems 2-3), reported next to the shrunk mixture; None for the other algorithms.

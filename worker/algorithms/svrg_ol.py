@@ -33,7 +33,7 @@ from worker.algorithms.loop import ChunkedLoop, Progress, ProgressCallback
 from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
 from worker.algorithms.penalty import multiplier_mass, raised_gamma
 from worker.algorithms.svrg_schedule import schedule
-from worker.distributed.batch import open_batch_phase
+from worker.distributed.batch import PartitionedBatch, open_batch_phase
 from worker.errors import SpecError
 from worker.kernels.constraints import max_violation
 from worker.kernels.distribution import init_distribution, rebase_distribution
@@ -136,8 +136,10 @@ def _start(problem: CompiledProblem, options: SolverOptions):
 
 
 def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
-                progress: ProgressCallback | None, deadline: float) -> Trajectory:
-    """Algorithm 1 with LightTouch constraints; candidates for the shrinking LP."""
+                progress: ProgressCallback | None, deadline: float,
+                source: PartitionedBatch | None = None) -> Trajectory:
+    """Algorithm 1 with LightTouch constraints; candidates for the shrinking LP. ``source``:
+    the examples' partitions already open (else the compiled problem's rows)."""
     if problem.objective.kind == QUADRATIC:
         raise SpecError.at("solver.algorithm", "svrg_ol needs an empirical-risk objective "
                            "(examples to sample); choose lighttouch for a quadratic")
@@ -163,7 +165,7 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
     marks = set(snapshot_iterations(0, options.iterations, max(1, options.candidates // 2)))
     rounds = schedule(svrg, options.iterations)
     anchor = state.w.copy()
-    with open_batch_phase(problem, svrg, options.seed) as batch:
+    with open_batch_phase(problem, svrg, options.seed, source) as batch:
         for index, planned in enumerate(rounds):
             if index and time.perf_counter() >= deadline:
                 loop.timed_out = True

@@ -1,9 +1,10 @@
 """Scoring candidates on the full objective and on every constraint, for the shrinking LP.
 
-Rate constraints (:mod:`worker.problem.rates`) are scored by their true indicator rates, after the m
-linear constraints (their column indices start at m). Objective values come from the kernel
-arrays' rows, or from ``values`` when the examples are held elsewhere (SVRG OL on
-partitions: :meth:`worker.distributed.PartitionedBatch.values`, one round for all points).
+Rate constraints (:mod:`worker.problem.rates`) are scored by their true indicator rates,
+after the m linear constraints (their column indices start at m). Objective values come from
+the kernel arrays' rows, or from ``values`` when the examples are held elsewhere (SVRG OL on
+partitions: :meth:`worker.distributed.batch.PartitionedBatch.values`, one round for all
+points).
 """
 
 from __future__ import annotations

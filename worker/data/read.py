@@ -1,9 +1,9 @@
 """Read the ``<matrix>`` and ``<vector>`` values of a spec into float64 arrays.
 
-Inline values are converted directly. A :class:`~worker.refs.DataRef` is loaded in four
+Inline values are converted directly. A :class:`~worker.data.refs.DataRef` is loaded in four
 steps, each checked before the next: its URI becomes a policy-checked
 :class:`~worker.data.sources.Source` (nothing is read yet), the source's validator is looked up
-in the :class:`~worker.data_cache.ParsedCache`, and on a miss the bytes are opened (at most
+in the :class:`~worker.data.cache.ParsedCache`, and on a miss the bytes are opened (at most
 ``LIGHTTOUCH_MAX_DATA_BYTES``), their ``sha256`` verified, and parsed by the format's reader
 (:data:`worker.data.formats.REGISTRY`). A matrix from a reference is returned dense when at least
 :data:`DENSE_MIN_DENSITY` of its entries are non-zero, CSR otherwise.
@@ -27,7 +27,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from worker.data.cache import ParsedCache
+from worker.data.csr import as_csr
 from worker.data.formats import REGISTRY, Parsed, Reader, Values
+from worker.data.formats.expansion import expansion_budget
 from worker.data.refs import CooMatrix, DataRef, MatrixValue, VectorValue
 from worker.data.sources import open_source
 from worker.data.sources.wording import brief
@@ -221,10 +223,7 @@ def _csr(matrix: sp.spmatrix | sp.sparray, path: str) -> sp.csr_matrix:
     if matrix.dtype.kind not in _REAL_KINDS:
         raise DataError(path, f"holds {matrix.dtype} values; need real numbers (float, integer "
                               f"or bool)")
-    with np.errstate(over="ignore", invalid="ignore"):
-        csr = sp.csr_matrix(matrix, dtype=np.float64)
-    csr.sum_duplicates()
-    return csr
+    return as_csr(matrix)
 
 
 def _normalized(parsed: Parsed, path: str) -> Parsed:
@@ -288,7 +287,8 @@ def _load(ref: DataRef, path: str, roots: Sequence[Path], settings: DataSettings
             size = stream.seek(0, io.SEEK_END)
             stream.seek(0)
             try:
-                parsed = _normalized(_parse(reader, stream, ref, path), path)
+                with expansion_budget(settings.max_job_bytes):
+                    parsed = _normalized(_parse(reader, stream, ref, path), path)
             except MemoryError:
                 raise DataError(path, f"reading {brief(ref.uri)} needs more memory than this "
                                       f"process may use; use smaller data, or ask the "

@@ -141,7 +141,7 @@ class PartitionedBatch:
     def gradient(self, anchor: np.ndarray, round_index: int, batch_size: int,
                  serial_rows: int = 0) -> BatchGradient:
         """grad F^(anchor) over round ``round_index``'s batch of about ``batch_size`` rows,
-        and, when :attr:`sampled`, about ``serial_rows`` examples for the serial phase."""
+        and, when ``sampled``, about ``serial_rows`` examples for the serial phase."""
         began = time.perf_counter()
         what = f"svrg_ol batch phase {round_index + 1}"
         run = self.executor
@@ -272,12 +272,12 @@ def executor_for(workers: int | None) -> Iterator[Executor]:
 
 
 @contextmanager
-def open_batch_phase(problem: CompiledProblem, options: SvrgOptions,
-                     seed: int) -> Iterator[PartitionedBatch]:
-    """The batch backend for one solve: the partitioned data already open
-    (``options.source``), else partitions of the compiled problem."""
-    if isinstance(options.source, PartitionedBatch):
-        yield options.source
+def open_batch_phase(problem: CompiledProblem, options: SvrgOptions, seed: int,
+                     source: PartitionedBatch | None = None) -> Iterator[PartitionedBatch]:
+    """The batch backend for one solve: the partitioned data already open (``source``),
+    else partitions of the compiled problem."""
+    if source is not None:
+        yield source
         return
     with executor_for(options.workers if use_cluster(problem, options) else 0) as executor:
         yield CompiledBatch(executor, problem, options, seed)

@@ -18,11 +18,12 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from worker.data.formats import REGISTRY
 from worker.data.labels import LABELS, label_kind, label_problem, raise_problem, signed_labels
 from worker.distributed.chunks import Chunk
 from worker.distributed.partitions import FEATURES, PartitionPlan
 from worker.distributed.ranges import open_ranges, read_range
-from worker.errors import DataError, SpecError
+from worker.errors import SpecError
 from worker.kernels.svrg import Rows
 from worker.settings import DataSettings
 
@@ -100,25 +101,13 @@ def settle(plan: PartitionPlan, censuses: Sequence[Census]) -> Settled:
     if plan.label_npy is not None and plan.label_npy.shape[0] != n:
         raise SpecError.at(LABELS, f"{plan.label_npy.shape[0]} labels for {n} feature rows; "
                                    f"give one label per row")
-    width = max(c.width for c in censuses)
-    ref = plan.features
-    if ref.format != "svmlight":
-        return Settled(n, tuple(int(o) for o in offsets[:-1]), 0, width)
     zeros = [int(o) + c.first_zero for o, c in zip(offsets, censuses, strict=False)
              if c.first_zero >= 0]
-    zero_based = ref.zero_based if ref.zero_based is not None else bool(zeros)
-    if not zero_based and zeros:
-        raise DataError(FEATURES, f"row {zeros[0]} has feature index 0 but the reference "
-                                  f"says \"zero_based\": false; set it to true")
-    base = 0 if zero_based else 1
-    width = max(width - base, 0)
-    if ref.n_features is not None:
-        if width > ref.n_features:
-            k = max(range(len(censuses)), key=lambda p: (censuses[p].width, -p))
-            raise DataError(FEATURES, f"row {int(offsets[k]) + censuses[k].widest} has "
-                                      f"feature index {width - 1 + base}, beyond n_features = "
-                                      f"{ref.n_features}; raise n_features or fix the file")
-        width = ref.n_features
+    k = max(range(len(censuses)), key=lambda p: (censuses[p].width, -p))
+    settle_columns = REGISTRY[plan.features.format].partitions.settle_columns
+    base, width = settle_columns(plan.features, zeros[0] if zeros else None,
+                                 censuses[k].width, int(offsets[k]) + censuses[k].widest,
+                                 FEATURES)
     return Settled(n, tuple(int(o) for o in offsets[:-1]), base, width)
 
 

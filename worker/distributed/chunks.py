@@ -11,9 +11,9 @@ from typing import BinaryIO, NamedTuple, TypeVar
 import numpy as np
 import scipy.sparse as sp
 
-from worker.data.formats import REGISTRY, Values
-from worker.data.formats.svmlight import read_svmlight_lines
-from worker.data.formats.tabular import read_csv_lines
+from worker.data.csr import as_csr
+from worker.data.formats import REGISTRY
+from worker.data.formats.expansion import expansion_budget
 from worker.data.read import read_examples, read_matrix
 from worker.data.refs import DataRef
 from worker.distributed.partitions import (
@@ -46,34 +46,34 @@ def read_chunk(plan: PartitionPlan, k: int, settings: DataSettings | None = None
     piece, ref, roots = plan.pieces[k], plan.features, [Path(r) for r in plan.roots]
     if plan.layout == WHOLE:
         return _whole(plan, roots, settings)
-    with open_ranges(ref, FEATURES, roots, settings) as stream:
+    with open_ranges(ref, FEATURES, roots, settings) as stream, \
+            expansion_budget(settings.max_job_bytes):
         if plan.layout == NPY:
             npy = plan.npy
             block = read_range(stream, npy.offset + piece.start * npy.row_bytes,
                                npy.offset + piece.stop * npy.row_bytes)
-            return Chunk(_canonical(npy.rows(block)), None)
+            return Chunk(as_csr(npy.rows(block), drop_zeros=True), None)
         if plan.layout == ROW_GROUPS:
             where = f"{FEATURES} (row groups {piece.groups[0]}-{piece.groups[-1]})"
             read_groups = REGISTRY[ref.format].partitions.read_groups
             parsed = _parsing(lambda: read_groups(stream, piece.groups, ref, where), ref, where)
-            return Chunk(_canonical(parsed.values), parsed.labels)
+            return Chunk(as_csr(parsed.values, drop_zeros=True), parsed.labels)
         block = _lines(stream, piece, plan.begin, plan.size)
     where = f"{FEATURES} (the partition at bytes {piece.start}-{piece.stop}, counting its lines)"
-    if ref.format == "svmlight":
-        features, labels = read_svmlight_lines(block, where)
-        return Chunk(_canonical(features), labels)
-    parsed = _parsing(lambda: read_csv_lines(block, plan.names, ref, where), ref, where)
-    return Chunk(_canonical(parsed.values), parsed.labels)
+    read_lines = REGISTRY[ref.format].partitions.read_lines
+    with expansion_budget(settings.max_job_bytes):
+        parsed = _parsing(lambda: read_lines(block, plan.names, ref, where), ref, where)
+    return Chunk(as_csr(parsed.values, drop_zeros=True), parsed.labels)
 
 
 def _whole(plan: PartitionPlan, roots: list[Path], settings: DataSettings) -> Chunk:
     """The one partition of a file that is not cut, with its labels when it carries them
     (the plan has no separate labels file then)."""
     if plan.labels is not None:
-        return Chunk(_canonical(read_matrix(plan.features, FEATURES, roots=roots,
-                                            settings=settings)), None)
+        features = read_matrix(plan.features, FEATURES, roots=roots, settings=settings)
+        return Chunk(as_csr(features, drop_zeros=True), None)
     features, labels = read_examples(plan.features, None, DATA, roots=roots, settings=settings)
-    return Chunk(_canonical(features), labels)
+    return Chunk(as_csr(features, drop_zeros=True), labels)
 
 
 def _lines(stream: BinaryIO, piece: Piece, begin: int, size: int) -> bytes:
@@ -98,11 +98,3 @@ def _parsing(read: Callable[[], T], ref: DataRef, where: str) -> T:
         raise DataError(where, f"cannot read the data as {ref.format}: "
                                f"{str(exc).rstrip('.')}") from exc
 
-
-def _canonical(values: Values) -> sp.csr_matrix:
-    """Float64 CSR with sorted indices, duplicates summed and no stored zeros."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        csr = sp.csr_matrix(values, dtype=np.float64)
-    csr.sum_duplicates()
-    csr.eliminate_zeros()
-    return csr

@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from worker.catalogue import CATALOGUE
 from worker.data.formats import REGISTRY
 from worker.data.formats.numpy_files import NpyLayout, npy_layout
-from worker.data.formats.tabular import csv_names
 from worker.data.labels import LABELS
 from worker.data.refs import DataRef
 from worker.distributed.ranges import open_ranges, read_line, read_range
@@ -95,19 +95,22 @@ class PartitionPlan:
 def plan_partitions(spec: Spec, roots: Sequence[Path], partition_rows: int,
                     partition_bytes: int,
                     settings: DataSettings | None = None) -> PartitionPlan | None:
-    """The plan for an svrg_ol objective whose examples are references workers can read;
+    """The plan for an objective whose examples are references workers can read, solved by
+    an algorithm that reads partitions (:attr:`worker.catalogue.Algorithm.partitioned`);
     None when the driver must read them itself (inline values, ``data:`` URIs, ``sha256``,
     ``pairwise_hinge``, rate constraints, labels neither in the features file nor ``npy``).
     """
     objective = spec.objective
-    if spec.solver.algorithm != "svrg_ol" or not isinstance(objective, EmpiricalRisk) \
+    algorithm = CATALOGUE.get(spec.solver.algorithm)
+    if algorithm is None or not algorithm.partitioned or not isinstance(objective, EmpiricalRisk) \
             or objective.loss == "pairwise_hinge" \
             or any(isinstance(c, RateConstraint) for c in spec.constraints):
         return None
     features, labels = objective.data.features, objective.data.labels
     carried = isinstance(features, DataRef) and REGISTRY[features.format].carries_labels(features)
-    if not (_readable(features) and (_readable(labels) and labels.format == "npy"
-                                     if labels is not None else carried)):
+    rows_of_labels = labels is not None and _readable(labels) \
+        and REGISTRY[labels.format].partitions.kind == NPY
+    if not (_readable(features) and (rows_of_labels if labels is not None else carried)):
         return None
     settings = settings if settings is not None else DataSettings()
     with open_ranges(features, FEATURES, roots, settings) as stream:
@@ -152,10 +155,9 @@ def _cut(ref: DataRef, stream: BinaryIO, size: int, partition_rows: int,
     if layout == WHOLE:
         return {"layout": WHOLE, "pieces": (Piece(0, size),)}
     begin, names = 0, ()
-    if ref.format == "csv":
-        header = read_line(stream, 0, size)
-        names = tuple(csv_names(io.BytesIO(header), ref.header, FEATURES))
-        begin = len(header) if ref.header else 0
+    header = REGISTRY[ref.format].partitions.header
+    if header is not None:
+        begin, names = header(read_line(stream, 0, size), ref, FEATURES)
     pieces = [Piece(start, min(start + partition_bytes, size))
               for start in range(begin, size, partition_bytes)]
     return {"layout": LINES, "pieces": tuple(pieces), "begin": begin, "names": names}

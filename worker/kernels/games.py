@@ -2,7 +2,7 @@
 for Efficient Non-Convex Constrained Optimization"), one compiled loop.
 
 Constraints are ordered linear first (i < m_l, g_i = a_i.w - b_i, its own proxy), then rates
-(a :class:`~worker.rates.RateForm`: entries (k, weight, sign) per example, sign +1 for
+(a :class:`~worker.problem.rates.RateForm`: entries (k, weight, sign) per example, sign +1 for
 1[s > 0] and -1 for 1[s <= 0], each indicator's surrogate an upper bound of it: the hinge
 max(0, 1 + sign s), convex, or the ramp min(1, max(0, 1 + sign s)), non-convex; see
 :mod:`worker.problem.rates`). lambda has m+1 entries, lambda[0] weighing the objective.

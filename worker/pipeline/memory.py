@@ -8,13 +8,13 @@ validation and the work horse check once the data are read).
 
 from __future__ import annotations
 
-import math
-
 from worker.data.sizes import gib
 from worker.errors import SpecError
 from worker.problem.compiled import CompiledProblem
+from worker.problem.constraint_types import CONSTRAINT_TYPES
+from worker.problem.model_types import MODEL_TYPES
 from worker.problem.network import NetworkProblem
-from worker.spec.models import MlpModel, MonotoneLatticeConstraint, OrderingConstraint, Spec
+from worker.spec.models import Spec
 
 _KERNEL_ARRAYS_PER_COORDINATE = 9   # w, running sum, stamps, two step buffers and their marks
 _NETWORK_ARRAYS = 4                  # theta, direction, AdaGrad sums, the mean
@@ -22,10 +22,14 @@ _NETWORK_ARRAYS = 4                  # theta, direction, AdaGrad sums, the mean
 _KERNEL_ARRAYS_PER_GROUP = 13
 #: The compiled CSR (a float64 value and an int32 index) and the kernels' copy (int64 index).
 _BYTES_PER_NONZERO = 12 + 16
-_ORDERING_ROW_BYTES = 2 * _BYTES_PER_NONZERO + 8 * (1 + _KERNEL_ARRAYS_PER_GROUP)
 
 #: The field each part of an estimate is charged to.
 DATA, CONSTRAINTS, STATE = "objective.data", "constraints", "solver.candidates"
+
+
+def _rows_bytes(rows: int, nonzeros: int) -> int:
+    """Constraint rows: the CSR and the sampling state of each row."""
+    return _BYTES_PER_NONZERO * nonzeros + 8 * rows * (1 + _KERNEL_ARRAYS_PER_GROUP)
 
 
 def _state_bytes(d: int, candidates: int) -> int:
@@ -40,8 +44,7 @@ def memory_parts(problem: CompiledProblem, candidates: int) -> dict[str, int]:
     objective = problem.objective
     data = _BYTES_PER_NONZERO * (objective.features.nnz + objective.quadratic.nnz) \
         + 8 * objective.n
-    rows = _BYTES_PER_NONZERO * problem.constraints.matrix.nnz \
-        + 8 * problem.m * (1 + _KERNEL_ARRAYS_PER_GROUP)
+    rows = _rows_bytes(problem.m, problem.constraints.matrix.nnz)
     return {DATA: int(data), CONSTRAINTS: int(rows),
             STATE: _state_bytes(problem.d, candidates)}
 
@@ -58,26 +61,18 @@ def network_memory_parts(problem: NetworkProblem, candidates: int) -> dict[str, 
 def _declared_parameters(spec: Spec) -> int:
     """Parameters the spec fixes: a linear model's declared ``dimension``; an MLP's hidden
     layers (and its first layer when ``dimension`` is declared)."""
-    d = spec.dimension or 0
-    if not isinstance(spec.model, MlpModel):
-        return d
-    widths = [d, *spec.model.hidden, 1]
-    return sum(a * b + b for a, b in zip(widths[:-1], widths[1:], strict=True))
+    return MODEL_TYPES[spec.model.type].declared_parameters(spec.model, spec.dimension or 0)
 
 
 def declared_parts(spec: Spec) -> dict[str, int]:
     """The part of :func:`memory_parts` the spec fixes without its data: the state of a
-    declared ``dimension`` or network and the rows of ordering and lattice constraints."""
-    rows = 0
+    declared ``dimension`` or network and the rows each constraint type declares
+    (:attr:`worker.problem.constraint_types.ConstraintType.declared`)."""
+    rows = nonzeros = 0
     for constraint in spec.constraints:
-        if isinstance(constraint, OrderingConstraint):
-            rows += len(constraint.pairs) if constraint.pairs is not None \
-                else max(len(constraint.chain or ()) - 1, 0)
-        elif isinstance(constraint, MonotoneLatticeConstraint):
-            size = math.prod(constraint.shape)
-            rows += sum(size // constraint.shape[axis] * (constraint.shape[axis] - 1)
-                        for axis in constraint.increasing)
-    return {CONSTRAINTS: rows * _ORDERING_ROW_BYTES,
+        block_rows, block_nonzeros = CONSTRAINT_TYPES[constraint.type].declared(constraint)
+        rows, nonzeros = rows + block_rows, nonzeros + block_nonzeros
+    return {CONSTRAINTS: _rows_bytes(rows, nonzeros),
             STATE: _state_bytes(_declared_parameters(spec), spec.solver.candidates)}
 
 

@@ -12,12 +12,13 @@ it is the best feasible one) and the projection treat it like any other.
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from worker.algorithms.driver import Candidates
 from worker.algorithms.loop import Progress, ProgressCallback
-from worker.algorithms.options import SolverOptions, Trajectory
+from worker.algorithms.options import SolverOptions
 from worker.candidates.hinge_lp import has_hinge_lp
 from worker.candidates.polish import polish
 from worker.problem.compiled import CompiledProblem
@@ -42,22 +43,42 @@ def algorithm_options(options: SolverOptions) -> SolverOptions:
                    tolerance=min(0.5, ALGORITHM_TOLERANCE * options.tolerance))
 
 
-def add_polished(problem: CompiledProblem, trajectory: Trajectory, deadline: float,
-                 tolerance: float, progress: ProgressCallback | None = None) -> None:
+@dataclass(frozen=True)
+class PolishStats:
+    """What the polish stage did: its LPs' status, rounds, examples, and seconds."""
+
+    status: str
+    rounds: int
+    examples: int
+    seconds: float
+
+    def as_stats(self) -> dict[str, str | int | float]:
+        """The Result's ``polish_status``, ``polish_rounds``, ``polish_examples``,
+        ``polish_s``."""
+        return {"polish_status": self.status, "polish_rounds": self.rounds,
+                "polish_examples": self.examples, "polish_s": self.seconds}
+
+
+def polished_candidates(problem: CompiledProblem, candidates: Candidates, solve_s: float,
+                        deadline: float, tolerance: float,
+                        progress: ProgressCallback | None = None
+                        ) -> tuple[Candidates, PolishStats | None]:
     """Polish the projection of the last running average (the last candidate if none is
-    an average) until ``deadline`` (a ``time.perf_counter()`` value) or ``tolerance``; add
-    the point as a ``"polished"`` candidate when it is better, and the polish's ``stats``:
-    ``polish_status``, ``polish_rounds``, ``polish_examples``, ``polish_s``. ``progress``
-    hears of every round's point, at the algorithm's last iteration."""
-    candidates = trajectory.candidates
+    an average) until ``deadline`` (a ``time.perf_counter()`` value) or ``tolerance``.
+
+    Returns the candidates with the point added as a ``"polished"`` one when it is better
+    (a new set; ``candidates`` is left as it is) and the stage's stats (None without
+    candidates). ``progress`` hears of every round's point, at the algorithm's last
+    iteration, ``solve_s`` seconds into the job's solving.
+    """
     if not candidates.solutions:
-        return
+        return candidates, None
     last = max((k for k, kind in enumerate(candidates.kinds) if kind == "average"),
                default=len(candidates.kinds) - 1)
     began = time.perf_counter()
     start = project(candidates.solutions[last], problem.constraints, problem.lower,
                     problem.upper).solution
-    iteration, solve_s = candidates.iterations[-1], trajectory.stats.get("solve_s", 0.0)
+    iteration = candidates.iterations[-1]
 
     def report(w: np.ndarray, value: float) -> None:
         violation = float(problem.constraints.values(w).max(initial=0.0))
@@ -67,10 +88,11 @@ def add_polished(problem: CompiledProblem, trajectory: Trajectory, deadline: flo
 
     polished = polish(problem, start, deadline, tolerance,
                       after_round=None if progress is None else report)
-    trajectory.stats.update(polish_status=polished.status, polish_rounds=polished.rounds,
-                            polish_examples=polished.examples,
-                            polish_s=time.perf_counter() - began)
+    stats = PolishStats(polished.status, polished.rounds, polished.examples,
+                        time.perf_counter() - began)
     if polished.objective < polished.start_objective:
+        candidates = candidates.last(len(candidates.solutions))
         candidates.add(polished.solution, candidates.iterations[-1], "polished",
                        candidates.checks[-1] + polished.rounds * problem.m,
-                       candidates.seconds[-1] + trajectory.stats["polish_s"])
+                       candidates.seconds[-1] + stats.seconds)
+    return candidates, stats

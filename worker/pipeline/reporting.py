@@ -12,11 +12,13 @@ import numpy as np
 from worker.errors import SpecError
 from worker.problem.compile import DataSource
 from worker.problem.compiled import CompiledProblem
-from worker.problem.network import Network, NetworkProblem
+from worker.problem.model_types import MODEL_TYPES
+from worker.problem.network import NetworkProblem
 from worker.report.build import reportable, solve_report
 from worker.report.metrics import Deployed
 from worker.report.split import SplitSource
 from worker.result import Result
+from worker.settings import DataSettings
 from worker.spec.models import Spec
 from worker.spec.validation import ValidationSplit
 
@@ -25,12 +27,13 @@ PARTITIONED = ("a share of rows cannot be held out of data read in partitions; g
                "validation data (features, labels, groups) instead")
 
 
-def data_source(spec: Spec, roots: Sequence[Path]) -> DataSource:
-    """Where the spec's data are read: with ``validation.fraction``, a :class:`SplitSource`."""
+def data_source(spec: Spec, roots: Sequence[Path], settings: DataSettings) -> DataSource:
+    """Where the spec's data are read (under ``roots`` and ``settings``): with
+    ``validation.fraction``, a :class:`SplitSource`."""
     validation = spec.validation
     if isinstance(validation, ValidationSplit):
-        return SplitSource(roots, validation.fraction, validation.seed)
-    return DataSource(roots)
+        return SplitSource(roots, validation.fraction, validation.seed, settings)
+    return DataSource(roots, settings=settings)
 
 
 def refuse_split(spec: Spec) -> None:
@@ -43,7 +46,8 @@ def deployed_points(result: Result) -> dict[str, Deployed]:
     """The Result's points a report describes: the mixture (when its members carry their
     solutions), the mean, the projection and the deterministic model."""
     model = result.model
-    network = None if model is None else Network(tuple(model.sizes), model.bias)
+    network = None if model is None else MODEL_TYPES[model.type].from_result(
+        tuple(model.sizes), model.bias)
     points: dict[str, Deployed] = {}
     if result.mixture and all(m.solution is not None for m in result.mixture):
         points["mixture"] = Deployed(np.array([m.solution for m in result.mixture]),

@@ -13,10 +13,9 @@ from worker.pipeline.memory import (
     memory_parts,
     network_memory_parts,
 )
-from worker.pipeline.network import network_algorithm
 from worker.problem.compile import DataSource, compile_problem
 from worker.problem.compile_network import compile_network_problem
-from worker.settings import data_roots
+from worker.settings import data_roots, data_settings
 from worker.spec.models import parse_spec
 
 
@@ -30,19 +29,20 @@ def summarize_spec(raw: Any, roots: Sequence[Path] | None = None, *,
     """
     spec = parse_spec(raw)
     check_memory(declared_parts(spec), max_job_bytes)
-    source = DataSource(roots if roots is not None else data_roots())
+    source = DataSource(roots if roots is not None else data_roots(),
+                        settings=data_settings(max_job_bytes))
     if spec.network:
         problem = compile_network_problem(spec, source)
         parts = network_memory_parts(problem, spec.solver.candidates)
-        algorithm = network_algorithm(problem, spec.solver.algorithm)
     else:
         problem = compile_problem(spec, source)
         parts = memory_parts(problem, spec.solver.candidates)
-        algorithm = choose_algorithm(problem, spec.solver.algorithm)
+    algorithm = choose_algorithm(problem, spec.solver.algorithm)
     estimate = check_memory(parts, max_job_bytes)
     return {
         "valid": True,
-        "sizes": {"d": problem.d, "m": problem.m_total, "n": problem.n},
+        "sizes": {"parameters": problem.d, "constraints": problem.m_total,
+                  "examples": problem.n},
         "algorithm": algorithm,
         "memory_estimate_bytes": estimate,
         "notes": list(problem.notes),

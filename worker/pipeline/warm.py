@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import ValidationError
 
+from worker.algorithms.driver import Candidates
 from worker.algorithms.options import SolverOptions, Trajectory
 from worker.errors import SpecError
 from worker.result import Result
@@ -73,11 +74,15 @@ def warm_options(options: SolverOptions, earlier: Result | None,
                    not isinstance(gamma, bool) and gamma > 0 else None)
 
 
-def add_warm_candidates(trajectory: Trajectory, options: SolverOptions) -> None:
-    """The earlier members as candidates (after the run's own are trimmed); the algorithm's
-    own mixture (``baseline``) gives them weight 0."""
+def with_warm_candidates(trajectory: Trajectory, options: SolverOptions) -> Trajectory:
+    """``trajectory`` with the earlier members after its own candidates (once they are
+    trimmed); the algorithm's own mixture (``baseline``) gives them weight 0."""
+    if not options.warm_candidates:
+        return trajectory
+    earlier = Candidates()
     for solution in options.warm_candidates:
-        trajectory.candidates.add(solution, 0, WARM_KIND, 0, 0.0)
-    if trajectory.baseline is not None:
-        trajectory.baseline = np.concatenate([trajectory.baseline,
-                                              np.zeros(len(options.warm_candidates))])
+        earlier.add(solution, 0, WARM_KIND, 0, 0.0)
+    baseline = None if trajectory.baseline is None else \
+        np.concatenate([trajectory.baseline, np.zeros(len(options.warm_candidates))])
+    return replace(trajectory, candidates=trajectory.candidates.joined(earlier),
+                   baseline=baseline)

@@ -1,4 +1,4 @@
-"""Spec → :class:`~worker.problem.CompiledProblem`: read the data, check it against the
+"""Spec → :class:`~worker.problem.compiled.CompiledProblem`: read the data, check it against the
 dimension, and compile every constraint block by its type's record in
 :data:`~worker.problem.constraint_types.CONSTRAINT_TYPES` (linear types into unit-norm rows of
 one CSR matrix, rates into one rate set).
@@ -25,28 +25,34 @@ from worker.problem.compiled import LOSS_CODES, QUADRATIC, CompiledProblem, Cons
 from worker.problem.constraint_types import CONSTRAINT_TYPES, RATES, ROWS
 from worker.problem.csr import as_csr
 from worker.problem.rates import RateSet
+from worker.settings import DataSettings
 from worker.spec.models import EmpiricalRisk, Quadratic, Spec
 
 
 class DataSource:
-    """Reads a spec's data references under one set of roots, summing what loading cost."""
+    """Reads a spec's data references under one set of roots and data settings (resolved by
+    the caller, :func:`worker.pipeline.solve.solve`), summing what loading cost."""
 
-    def __init__(self, roots: Sequence[Path], stats: LoadStats | None = None):
+    def __init__(self, roots: Sequence[Path], stats: LoadStats | None = None,
+                 settings: DataSettings | None = None):
         self.roots = roots
         self.stats = stats if stats is not None else LoadStats()
+        self.settings = settings
 
     def matrix(self, value, path: str):
         """A matrix (dense or CSR) from an inline value or a data reference."""
-        return read_matrix(value, path, roots=self.roots, stats=self.stats)
+        return read_matrix(value, path, roots=self.roots, settings=self.settings,
+                           stats=self.stats)
 
     def vector(self, value, path: str, allow_infinite: bool = False) -> np.ndarray:
         """A 1-D float64 vector."""
         return read_vector(value, path, roots=self.roots, allow_infinite=allow_infinite,
-                           stats=self.stats)
+                           settings=self.settings, stats=self.stats)
 
     def examples(self, features, labels, path: str):
         """Features and labels; labels may come from the features file."""
-        return read_examples(features, labels, path, roots=self.roots, stats=self.stats)
+        return read_examples(features, labels, path, roots=self.roots, settings=self.settings,
+                             stats=self.stats)
 
 
 def compile_problem(spec: Spec, source: Sequence[Path] | DataSource,

@@ -17,8 +17,9 @@ from worker.losses import LOSSES, SOFTMAX_CROSS_ENTROPY
 from worker.problem.compile import DataSource, box_bounds, risk_examples
 from worker.problem.compile_rates import compile_rates
 from worker.problem.compiled import Objective
-from worker.problem.network import Network, NetworkProblem, Term
-from worker.spec.models import EmpiricalRisk, MaxOf, MlpModel, Spec
+from worker.problem.model_types import MODEL_TYPES
+from worker.problem.network import NetworkProblem, Term
+from worker.spec.models import EmpiricalRisk, MaxOf, Spec
 
 
 def compile_network_problem(spec: Spec, source: DataSource) -> NetworkProblem:
@@ -33,15 +34,14 @@ def compile_network_problem(spec: Spec, source: DataSource) -> NetworkProblem:
     terms = [Term(features, _labels(term, labels, path, classes),
                   SOFTMAX if multiclass else LOSSES[term.loss].code, term.l1, term.l2)
              for term, (features, labels), path in zip(spec.terms, read, paths, strict=True)]
-    model = spec.model
-    hidden = tuple(model.hidden) if isinstance(model, MlpModel) else ()
-    network = Network((d, *hidden, classes), bias=isinstance(model, MlpModel))
+    model, model_type = spec.model, MODEL_TYPES[spec.model.type]
+    network = model_type.layers(model, d, classes)
     lower, upper = box_bounds(spec, network.parameters, source)
     first = terms[0]  # the examples a rate constraint without its own data counts on
     rates = compile_rates(spec, Objective(first.code, first.features, first.labels,
                                           sp.csr_matrix((0, 0)), np.zeros(0)), source, d)
     return NetworkProblem(network, terms, robust, lower, upper, rates,
-                          init_seed=getattr(model, "init_seed", 0))
+                          init_seed=model_type.init_seed(model))
 
 
 def _width(spec: Spec, read: list, paths: list[str]) -> int:

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel
 
 from worker.problem.compile_rates import compile_rates
 from worker.problem.compiled import ConstraintSet
-from worker.problem.lattice_rows import lattice_rows
+from worker.problem.lattice_rows import declared_lattice_rows, lattice_rows
 from worker.problem.linear_rows import linear_rows
-from worker.problem.ordering_rows import ordering_rows
+from worker.problem.ordering_rows import declared_ordering_rows, ordering_rows
 from worker.problem.rates import RateSet
 from worker.spec.models import (
     LinearConstraint,
@@ -57,6 +58,10 @@ class ConstraintType:
     evaluate : callable
         ``(compiled form, w) -> g(w)``, shape (m,) for w of shape (d,); a block is violated
         where g > 0 (:meth:`ConstraintSet.values`, :meth:`RateSet.values`).
+    declared : callable
+        ``constraint -> (rows, nonzeros)`` the block compiles to, as far as the spec alone
+        fixes them (:func:`worker.pipeline.memory.declared_parts`, before any data are
+        read); :func:`undeclared` for blocks sized by their data.
     projection : str or None
         The path of :func:`worker.projection.project` when every row comes from types with
         this path: ``"isotonic"`` (exact isotonic regression on an order, which itself falls
@@ -70,14 +75,22 @@ class ConstraintType:
     form: str
     compile: Callable
     evaluate: Callable
+    declared: Callable[[Any], tuple[int, int]]
     projection: str | None
 
 
+def undeclared(constraint: BaseModel) -> tuple[int, int]:
+    """No rows known before the data are read (a block whose size is in its data)."""
+    return 0, 0
+
+
 CONSTRAINT_TYPES: dict[str, ConstraintType] = {record.name: record for record in (
-    ConstraintType("linear", LinearConstraint, ROWS, linear_rows, ConstraintSet.values, "qp"),
+    ConstraintType("linear", LinearConstraint, ROWS, linear_rows, ConstraintSet.values,
+                   undeclared, "qp"),
     ConstraintType("ordering", OrderingConstraint, ROWS, ordering_rows, ConstraintSet.values,
-                   "isotonic"),
+                   declared_ordering_rows, "isotonic"),
     ConstraintType("monotone_lattice", MonotoneLatticeConstraint, ROWS, lattice_rows,
-                   ConstraintSet.values, "isotonic"),
-    ConstraintType("rate", RateConstraint, RATES, compile_rates, RateSet.values, None),
+                   ConstraintSet.values, declared_lattice_rows, "isotonic"),
+    ConstraintType("rate", RateConstraint, RATES, compile_rates, RateSet.values, undeclared,
+                   None),
 )}

@@ -1,14 +1,8 @@
-"""One CSR form for every matrix a spec gives: float64, duplicates summed, indices sorted."""
+"""The canonical CSR form (:mod:`worker.data.csr`) for the compiled problem and the layers
+above it, which do not read data themselves."""
 
 from __future__ import annotations
 
-import numpy as np
-import scipy.sparse as sp
+from worker.data.csr import as_csr, kernel_parts
 
-
-def as_csr(matrix) -> sp.csr_matrix:
-    """``matrix`` (dense array or any scipy sparse, shape (r, c)) as canonical float64 CSR."""
-    csr = sp.csr_matrix(matrix, dtype=np.float64)
-    csr.sum_duplicates()
-    csr.sort_indices()
-    return csr
+__all__ = ["as_csr", "kernel_parts"]

@@ -23,6 +23,15 @@ def lattice_rows(constraint: MonotoneLatticeConstraint, path: str, d: int, sourc
     return order_rows(lattice_edges(constraint.shape, constraint.increasing, d, path), d)
 
 
+def declared_lattice_rows(constraint: MonotoneLatticeConstraint) -> tuple[int, int]:
+    """(rows, nonzeros) the block compiles to, from the spec alone: one row of two entries
+    per edge along each increasing axis."""
+    size = math.prod(constraint.shape)
+    rows = sum(size // constraint.shape[axis] * (constraint.shape[axis] - 1)
+               for axis in constraint.increasing)
+    return rows, 2 * rows
+
+
 def lattice_edges(shape: list[int], increasing: list[int], d: int, path: str) -> np.ndarray:
     """Pairs (v, v + stride_k) of lattice vertices (C order) along each increasing axis k.
 

@@ -21,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from worker.kernels.network import NetworkArrays, head_losses, network_scores
+from worker.problem.csr import kernel_parts
 from worker.problem.rates import RateSet
 
 #: Rows per forward pass when scoring whole data sets.
@@ -90,7 +91,7 @@ class Network:
 
     def scores(self, theta: np.ndarray, features: sp.csr_matrix) -> np.ndarray:
         """Scores of every row of ``features`` (n, d) under theta (P,): shape (n, K)."""
-        csr = _kernel_csr(features)
+        csr = kernel_parts(features)
         out = np.empty((features.shape[0], self.outputs))
         net = self.arrays()
         for start in range(0, features.shape[0], SCORE_CHUNK):
@@ -98,12 +99,6 @@ class Network:
             out[rows] = network_scores(net, theta, *csr, rows)
         return out
 
-
-def _kernel_csr(features) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(indptr, indices, data) of a matrix as the kernels take them (int64, float64)."""
-    csr = sp.csr_matrix(features, dtype=np.float64)
-    return (csr.indptr.astype(np.int64), csr.indices.astype(np.int64),
-            np.ascontiguousarray(csr.data))
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,14 @@ def ordering_rows(constraint: OrderingConstraint, path: str, d: int, source,
     return order_rows(pairs, d)
 
 
+def declared_ordering_rows(constraint: OrderingConstraint) -> tuple[int, int]:
+    """(rows, nonzeros) the block compiles to, from the spec alone: one row of two entries
+    per pair or per consecutive pair of the chain."""
+    rows = len(constraint.pairs) if constraint.pairs is not None \
+        else max(len(constraint.chain or ()) - 1, 0)
+    return rows, 2 * rows
+
+
 def check_indices(indices: np.ndarray, path: str, d: int, pair: bool) -> None:
     """Refuse indices outside 0..d-1, a pair (rows of ``indices``, shape (k, 2)) of one
     index twice, or a chain (``indices`` shape (k,)) that visits an index twice."""

@@ -32,14 +32,14 @@ from worker.report.schema import (
     Report,
 )
 from worker.report.split import SplitSource
-from worker.spec.models import EmpiricalRisk, RateConstraint, RateTerm, Spec
+from worker.spec.models import PointRisk, RateConstraint, RateTerm, Spec
 from worker.spec.validation import ValidationData
 
 
 def reportable(spec: Spec) -> bool:
     """Whether :func:`solve_report` covers the spec (module docstring)."""
     objective = spec.objective
-    return isinstance(objective, EmpiricalRisk) and \
+    return isinstance(objective, PointRisk) and \
         (objective.loss in LOSSES or objective.loss == SOFTMAX_CROSS_ENTROPY)
 
 
@@ -50,7 +50,7 @@ def solve_report(spec: Spec, features: sp.csr_matrix, labels: np.ndarray, source
     problem's) and, with ``validation``, the held-out rows; ``deployed`` maps names of
     :data:`MODEL_NAMES` to points; bootstrap seeded with ``solver.seed``."""
     objective = spec.objective
-    assert isinstance(objective, EmpiricalRisk)
+    assert isinstance(objective, PointRisk)
     multiclass = objective.loss == SOFTMAX_CROSS_ENTROPY
     classes = not multiclass and LOSSES[objective.loss].labels is CLASSES
     training = Examples(features, labels, classes,
@@ -106,7 +106,7 @@ def _definition(spec: Spec, d: int, source: DataSource) -> Definition:
     """The objective, each linear-row block compiled again on its own, each rate constraint
     (with its own examples read, if it has them)."""
     objective = spec.objective
-    assert isinstance(objective, EmpiricalRisk)
+    assert isinstance(objective, PointRisk)
     definition = Definition(objective.loss, objective.l1, objective.l2)
     for k, constraint in enumerate(spec.constraints):
         path = f"constraints[{k}]"
@@ -135,7 +135,7 @@ def _own_examples(constraint: RateConstraint, source: DataSource, path: str) -> 
 def _validation(spec: Spec, source: DataSource, d: int, classes: bool) -> Examples | None:
     """The held-out examples: ``validation``'s data, or the rows a split source held out."""
     objective = spec.objective
-    assert isinstance(objective, EmpiricalRisk)
+    assert isinstance(objective, PointRisk)
     multiclass = objective.loss == SOFTMAX_CROSS_ENTROPY
     if isinstance(source, SplitSource):
         held = source.held_out

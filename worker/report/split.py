@@ -17,6 +17,7 @@ import numpy as np
 
 from worker.errors import SpecError
 from worker.problem.compile import DataSource
+from worker.settings import DataSettings
 
 #: The spec paths whose rows are split.
 OBJECTIVE_DATA = "objective.data"
@@ -42,8 +43,9 @@ class SplitSource(DataSource):
         ``"labels"`` and ``"groups.<name>"``.
     """
 
-    def __init__(self, roots: Sequence[Path], fraction: float, seed: int):
-        super().__init__(roots)
+    def __init__(self, roots: Sequence[Path], fraction: float, seed: int,
+                 settings: DataSettings | None = None):
+        super().__init__(roots, settings=settings)
         self.fraction, self.seed = fraction, seed
         self.rows: tuple[np.ndarray, np.ndarray] | None = None
         self.held_out: dict[str, object] = {}

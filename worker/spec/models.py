@@ -7,12 +7,15 @@ ranges, shapes) happen when the spec is compiled (:mod:`worker.problem.compile`)
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     ConfigDict,
+    Discriminator,
     Field,
+    Tag,
     ValidationError,
     field_validator,
     model_validator,
@@ -21,37 +24,20 @@ from pydantic import (
 from worker.data.refs import MAX_SIZE, MatrixValue, VectorValue
 from worker.errors import SpecError
 from worker.losses import LOSS_NAMES, PAIRWISE_HINGE, SOFTMAX_CROSS_ENTROPY
-from worker.spec.strict import StrictModel
+from worker.spec.model_types import LinearModel, Model
+from worker.spec.solver import ALGORITHMS as ALGORITHMS
+from worker.spec.solver import NETWORK_ALGORITHMS, Output, Solver
+from worker.spec.solver import Game as Game
+from worker.spec.strict import MAX_ITERATIONS as MAX_ITERATIONS
+from worker.spec.strict import MAX_SCALE as MAX_SCALE
+from worker.spec.strict import CoordinateIndex, Count, StrictModel, Weight
 from worker.spec.sweep import Sweep
 from worker.spec.validation import Validation
-from worker.spec.warm_start import WarmStart
 
-#: The largest ``solver.iterations``: far beyond any time limit, well inside the kernels'
-#: 64-bit counters.
-MAX_ITERATIONS = 2**50
-#: The largest step scale, penalty weight or regularization weight: far beyond any useful
-#: value, and small enough that one step cannot overflow a float.
-MAX_SCALE = 1e12
-
-#: A coordinate index (negative ones are refused with the valid range when compiled).
-CoordinateIndex = Annotated[int, Field(ge=-MAX_SIZE, le=MAX_SIZE)]
-#: A count that sizes an array (minibatch, groups, partition rows).
-Count = Annotated[int, Field(ge=1, le=MAX_SIZE)]
-#: A positive scale of a step or penalty.
-Scale = Annotated[float, Field(gt=0, le=MAX_SCALE, allow_inf_nan=False)]
-#: A regularization weight.
-Weight = Annotated[float, Field(ge=0.0, le=MAX_SCALE, allow_inf_nan=False)]
-
-#: The most units of a hidden layer, hidden layers of a network, classes of a multiclass loss
-#: and terms of a robust objective (memory is bounded by the job budget besides).
-MAX_UNITS = 65_536
-MAX_LAYERS = 16
+#: The most classes of a multiclass loss and terms of a robust objective (memory is bounded
+#: by the job budget besides).
 MAX_CLASSES = 10_000
 MAX_TERMS = 256
-
-ALGORITHMS = ("auto", "lighttouch", "fulltouch", "midtouch", "projected_sgd", "epro_sgd",
-              "epro_orda", "svrg_ol", "lagrangian", "proxy_lagrangian")
-
 
 class Bounds(StrictModel):
     """The simple domain W = [lower, upper]: scalars, per-coordinate arrays or data refs."""
@@ -60,72 +46,103 @@ class Bounds(StrictModel):
     upper: float | VectorValue | None = None
 
 
-class RiskData(StrictModel):
-    """Examples: ``features`` + ``labels``, or ``positive`` + ``negative`` for pairwise_hinge.
+class ExampleData(StrictModel):
+    """Examples: ``features`` and ``labels`` (omitted when the features file carries them).
 
     ``groups`` names subsets of the examples (0/1 vectors, one entry per row) for rate
     constraints.
     """
 
-    features: MatrixValue | None = None
+    @model_validator(mode="before")
+    @classmethod
+    def _not_pairs(cls, raw: Any) -> Any:
+        if isinstance(raw, dict) and ("positive" in raw or "negative" in raw):
+            raise ValueError("data.positive/negative are only for loss 'pairwise_hinge'; "
+                             "this loss takes data.features (and data.labels)")
+        return raw
+
+    features: MatrixValue
     labels: VectorValue | None = None
-    positive: MatrixValue | None = None
-    negative: MatrixValue | None = None
     groups: dict[str, VectorValue] | None = None
 
 
-def _data_fits_loss_schema(schema: dict[str, Any]) -> None:
-    """JSON schema of :meth:`EmpiricalRisk._data_fits_loss`: which ``data`` fields a loss needs."""
-    def given(*names: str) -> dict[str, Any]:
-        return {"required": list(names),
-                "properties": {name: {"not": {"type": "null"}} for name in names}}
+class PairData(StrictModel):
+    """Pairs of examples for pairwise_hinge: row i of ``positive`` should outscore row i of
+    ``negative``."""
 
-    def absent(*names: str) -> dict[str, Any]:
-        return {"properties": {name: {"type": "null"} for name in names}}
+    positive: MatrixValue
+    negative: MatrixValue
+    groups: dict[str, VectorValue] | None = None
 
-    schema["anyOf"] = [
-        {"properties": {"loss": {"const": PAIRWISE_HINGE},
-                        "data": {"allOf": [given("positive", "negative"),
-                                           absent("features", "labels")]}}},
-        {"properties": {"loss": {"enum": [name for name in LOSS_NAMES
-                                          if name != PAIRWISE_HINGE]},
-                        "data": {"allOf": [given("features"),
-                                           absent("positive", "negative")]}}},
-    ]
+    @model_validator(mode="before")
+    @classmethod
+    def _not_examples(cls, raw: Any) -> Any:
+        if isinstance(raw, dict) and ("features" in raw or "labels" in raw):
+            raise ValueError("pairwise_hinge takes data.positive and data.negative (rows x+ "
+                             "and x- of each pair), not features/labels")
+        return raw
 
 
 class EmpiricalRisk(StrictModel):
-    """Mean loss over examples plus l1 ||w||_1 + (l2/2)||w||^2."""
-
-    model_config = ConfigDict(json_schema_extra=_data_fits_loss_schema)
+    """Mean loss over examples plus l1 ||w||_1 + (l2/2)||w||^2: :class:`PointRisk` or
+    :class:`PairRisk`, told apart by ``loss``."""
 
     type: Literal["empirical_risk"]
-    loss: Literal[LOSS_NAMES]  # type: ignore[valid-type]
-    data: RiskData
     l1: Weight = 0.0
     l2: Weight = 0.0
+
+
+class PointRisk(EmpiricalRisk):
+    """A loss on each example's score (or K scores for softmax_cross_entropy)."""
+
+    loss: Literal[tuple(name for name in LOSS_NAMES  # type: ignore[valid-type]
+                        if name != PAIRWISE_HINGE)]
+    data: ExampleData
     #: K of softmax_cross_entropy (labels 0..K-1); null: the largest label + 1
     classes: Annotated[int, Field(ge=2, le=MAX_CLASSES)] | None = None
 
+    @field_validator("loss", mode="before")
+    @classmethod
+    def _known_loss(cls, loss: Any) -> Any:
+        if isinstance(loss, str) and loss not in LOSS_NAMES:
+            raise ValueError(f"unknown loss {loss!r}; one of {', '.join(LOSS_NAMES)}")
+        return loss
+
     @model_validator(mode="after")
-    def _data_fits_loss(self) -> EmpiricalRisk:
-        data = self.data
+    def _classes_fit_loss(self) -> PointRisk:
         if self.classes is not None and self.loss != SOFTMAX_CROSS_ENTROPY:
             raise ValueError(f"classes is the K of softmax_cross_entropy; loss {self.loss!r} "
                              "scores one output (omit classes)")
-        if self.loss == PAIRWISE_HINGE:
-            missing = [k for k in ("positive", "negative") if getattr(data, k) is None]
-            extra = [k for k in ("features", "labels") if getattr(data, k) is not None]
-            if missing or extra:
-                raise ValueError("pairwise_hinge takes data.positive and data.negative "
-                                 "(rows x+ and x- of each pair), not features/labels")
-        else:
-            if data.features is None:
-                raise ValueError(f"loss {self.loss!r} needs data.features (and data.labels, "
-                                 "unless the features file carries them)")
-            if data.positive is not None or data.negative is not None:
-                raise ValueError("data.positive/negative are only for loss 'pairwise_hinge'")
         return self
+
+
+class PairRisk(EmpiricalRisk):
+    """pairwise_hinge: max(0, 1 - (x+ . w - x- . w)) averaged over pairs."""
+
+    loss: Literal[PAIRWISE_HINGE]  # type: ignore[valid-type]
+    data: PairData
+
+
+def _objective_kind(raw: Any) -> str | None:
+    """The member of :data:`Objective` or :data:`Risk` a raw value is: its ``type``, and for
+    an empirical risk its loss family."""
+    if isinstance(raw, dict):
+        kind, loss = raw.get("type"), raw.get("loss")
+    else:
+        kind, loss = getattr(raw, "type", None), getattr(raw, "loss", None)
+    if kind != "empirical_risk":
+        return kind if isinstance(kind, str) else None
+    return "pair_risk" if loss == PAIRWISE_HINGE else "point_risk"
+
+
+_KIND_ERROR = ("objective kind", "type must be one of 'empirical_risk', 'quadratic', 'max_of' "
+               "(max_of terms: 'empirical_risk')")
+
+#: An empirical risk, its data told by its loss family: one schema per family, so client
+#: generators read the rule on which data each loss takes.
+Risk = Annotated[Annotated[PointRisk, Tag("point_risk")] | Annotated[PairRisk, Tag("pair_risk")],
+                 Discriminator(_objective_kind, custom_error_type=_KIND_ERROR[0],
+                               custom_error_message=_KIND_ERROR[1])]
 
 
 class Quadratic(StrictModel):
@@ -143,30 +160,14 @@ class MaxOf(StrictModel):
     (Cotter et al. 2019, §6.1: solved as min xi s.t. L_i(theta) <= xi, their Equation 3)."""
 
     type: Literal["max_of"]
-    terms: list[EmpiricalRisk] = Field(min_length=2, max_length=MAX_TERMS)
+    terms: list[Risk] = Field(min_length=2, max_length=MAX_TERMS)
 
 
-Objective = Annotated[EmpiricalRisk | Quadratic | MaxOf, Field(discriminator="type")]
-
-
-class LinearModel(StrictModel):
-    """Scores x.w (one output), or x W with W (d, K) for softmax_cross_entropy."""
-
-    type: Literal["linear"]
-
-
-class MlpModel(StrictModel):
-    """A network of dense layers (:mod:`worker.kernels.network`): ``hidden`` ReLU layers of
-    the given widths, biases on every layer, weights initialized from ``init_seed``."""
-
-    type: Literal["mlp"]
-    hidden: list[Annotated[int, Field(ge=1, le=MAX_UNITS)]] = Field(min_length=1,
-                                                                    max_length=MAX_LAYERS)
-    activation: Literal["relu"] = "relu"
-    init_seed: int = Field(0, ge=0, lt=2**63)
-
-
-Model = Annotated[LinearModel | MlpModel, Field(discriminator="type")]
+Objective = Annotated[
+    Annotated[PointRisk, Tag("point_risk")] | Annotated[PairRisk, Tag("pair_risk")]
+    | Annotated[Quadratic, Tag("quadratic")] | Annotated[MaxOf, Tag("max_of")],
+    Discriminator(_objective_kind, custom_error_type=_KIND_ERROR[0],
+                  custom_error_message=_KIND_ERROR[1])]
 
 
 class LinearConstraint(StrictModel):
@@ -258,91 +259,16 @@ Constraint = Annotated[
 ]
 
 
-#: What trains networks, multiclass and robust problems (:attr:`Spec.network`).
-NETWORK_ALGORITHMS = ("auto", "lagrangian", "proxy_lagrangian")
-
-
-class Minibatch(StrictModel):
-    """Fixed minibatch sizes: examples (k_f), sampled constraints (k_g), p-update (k_p)."""
-
-    k_f: Count = 2
-    k_g: Count = 2
-    k_p: Count = 8
-
-
-class Game(StrictModel):
-    """The lambda-player of ``lagrangian`` / ``proxy_lagrangian`` (Cotter et al. 2019).
-
-    ``eta_lambda``: its step ("auto": see :mod:`worker.algorithms.games`); ``radius``: R of
-    the Lagrangian's {lambda >= 0, ||lambda||_1 <= R} (null: unbounded, as the paper's §6);
-    ``regret``: the proxy-Lagrangian's swap-regret (Algorithm 2) or external-regret player;
-    ``proxy``: the upper bound of each rate's indicators that the theta-player differentiates
-    (and the Lagrangian relaxes to): ``hinge`` (convex) or ``ramp`` (non-convex, the hinge
-    clipped at 1).
-    """
-
-    eta_lambda: Literal["auto"] | Scale = "auto"
-    radius: Scale | None = None
-    regret: Literal["swap", "external"] = "swap"
-    proxy: Literal["hinge", "ramp"] = "hinge"
-
-
-class Svrg(StrictModel):
-    """SVRG OL settings (Cutkosky & Busa-Fekete): base learner, schedule, batch phase."""
-
-    learner: Literal["adagrad", "freerex"] = "adagrad"
-    schedule: Literal["practical", "theoretical"] = "practical"
-    serial_steps: Literal["auto"] | Annotated[int, Field(ge=1, le=MAX_ITERATIONS)] = "auto"
-    batch_size: Literal["auto"] | Count = "auto"
-    workers: Literal["auto"] | Annotated[int, Field(ge=0, le=4096)] = "auto"
-    partition_rows: Count = 2**18
-
-    @model_validator(mode="after")
-    def _batch_size_is_practical(self) -> Svrg:
-        if self.schedule == "theoretical" and self.batch_size != "auto":
-            raise ValueError("batch_size sets the practical schedule's N_k = k * batch_size; "
-                             "the theoretical schedule uses N = T^2 (omit batch_size)")
-        return self
-
-
-class Solver(StrictModel):
-    """Algorithm choice and its hyperparameters (LightTouch paper, Algorithm 4); ``polish``
-    refines the answer of a hinge-loss LP with trust-region LPs
-    (:mod:`worker.candidates.polish`)."""
-
-    algorithm: Literal[ALGORITHMS] = "auto"  # type: ignore[valid-type]
-    iterations: Literal["auto"] | Annotated[int, Field(ge=1, le=MAX_ITERATIONS)] = "auto"
-    time_limit_s: float = Field(600.0, gt=0, allow_inf_nan=False)
-    tolerance: float = Field(1e-3, gt=0, lt=1, allow_inf_nan=False)
-    seed: int = Field(0, ge=0, lt=2**63)
-    gamma: Literal["auto"] | Scale = "auto"
-    eta_w: Literal["auto"] | Scale = "auto"
-    eta_p: Scale = 0.0625
-    minibatch: Literal["auto"] | Minibatch = "auto"
-    aggregate: Literal["auto"] | Count = "auto"
-    p_update: Literal["auto", "dense", "lazy"] = "auto"
-    candidates: int = Field(100, ge=1, le=10_000)
-    polish: bool = True
-    svrg: Svrg = Svrg()
-    game: Game = Game()
-    #: start from an earlier answer (:mod:`worker.spec.warm_start`)
-    warm_start: WarmStart | None = None
-
-
-class Output(StrictModel):
-    """What the Result carries besides the mixture summary; ``single`` adds the best single
-    model of the candidates (Cotter et al. 2019, §6.2 heuristic); ``lower_bound`` a certified
-    lower bound on the optimum where the problem is a hinge-loss LP
-    (:mod:`worker.candidates.lower_bound`)."""
-
-    mixture: bool = True
-    project: bool = True
-    single: bool = False
-    lower_bound: bool = True
+def _model_default_described(schema: dict[str, Any]) -> None:
+    """OpenAPI client generators take no default on a union of objects: say it in words."""
+    model = schema["properties"]["model"]
+    model["description"] = f"default: {json.dumps(model.pop('default'))} (scores x.w)"
 
 
 class Spec(StrictModel):
     """A whole problem: min f(w) over W subject to every constraint block."""
+
+    model_config = ConfigDict(json_schema_extra=_model_default_described)
 
     spec_version: Literal[1] = 1
     name: str | None = None
@@ -369,7 +295,7 @@ class Spec(StrictModel):
     def network(self) -> bool:
         """Whether the network games solve it (:mod:`worker.algorithms.network_games`): an
         MLP, K scores, or a robust objective."""
-        return (isinstance(self.model, MlpModel) or isinstance(self.objective, MaxOf)
+        return (self.model.network or isinstance(self.objective, MaxOf)
                 or any(t.loss == SOFTMAX_CROSS_ENTROPY for t in self.terms))
 
     @model_validator(mode="after")
@@ -434,9 +360,14 @@ def parse_spec(raw: Any) -> Spec:
 
 
 def _tags(union: Any) -> set[str]:
-    """The ``type`` values of the members of a discriminated union (``Annotated[A | B, ...]``)."""
-    members = get_args(get_args(union)[0])
-    return {get_args(member.model_fields["type"].annotation)[0] for member in members}
+    """The tags of the members of a discriminated union (``Annotated[A | B, ...]``): their
+    ``type`` values and, for members marked with a :class:`~pydantic.Tag`, the tag."""
+    tags: set[str] = set()
+    for member in get_args(get_args(union)[0]):
+        model, *metadata = get_args(member) or (member,)
+        tags |= {mark.tag for mark in metadata if isinstance(mark, Tag)}
+        tags |= set(get_args(model.model_fields["type"].annotation))
+    return tags
 
 
 _TAGS = _tags(Constraint) | _tags(Objective) | _tags(Model)

@@ -32,17 +32,19 @@ from worker.data.formats.matrix_market import read_mtx
 from worker.data.formats.numpy_files import read_npy, read_npz
 from worker.data.formats.parsed import Parsed, Values
 from worker.data.formats.record import (
-    LINES,
     NPY_ROWS,
     DataFormat,
     Partitioning,
     Reader,
+    lines,
     row_groups,
 )
-from worker.data.formats.svmlight import read_svmlight
+from worker.data.formats.svmlight import read_svmlight, read_svmlight_block, svmlight_columns
 from worker.data.formats.tabular import (
+    csv_header,
     parquet_group_rows,
     read_csv,
+    read_csv_lines,
     read_parquet,
     read_parquet_groups,
 )
@@ -57,13 +59,13 @@ REGISTRY: dict[str, DataFormat] = {record.name: record for record in (
     DataFormat("npy", (".npy",), ("application/x-npy",), read_npy, partitions=NPY_ROWS),
     DataFormat("npz", (".npz",), ("application/x-npz",), read_npz, options=("key",)),
     DataFormat("csv", (".csv",), ("text/csv",), read_csv, options=("header", *COLUMN_OPTIONS),
-               column_vector=True, partitions=LINES),
+               column_vector=True, partitions=lines(read_csv_lines, csv_header)),
     DataFormat("parquet", (".parquet", ".pq"), ("application/vnd.apache.parquet",),
                read_parquet, options=COLUMN_OPTIONS, column_vector=True,
                partitions=row_groups(parquet_group_rows, read_parquet_groups)),
     DataFormat("svmlight", (".svm", ".svmlight", ".libsvm"), ("application/x-svmlight",),
                read_svmlight, options=("zero_based", "n_features"), labelled=True,
-               partitions=LINES),
+               partitions=lines(read_svmlight_block, settle_columns=svmlight_columns)),
     DataFormat("mtx", (".mtx",), ("text/x-matrix-market",), read_mtx, column_vector=True),
     DataFormat("feather", (".feather", ".arrow", ".ipc"), ("application/vnd.apache.arrow.file",),
                read_feather, options=COLUMN_OPTIONS, column_vector=True),

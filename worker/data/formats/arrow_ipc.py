@@ -12,17 +12,15 @@ instead.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, BinaryIO
+from typing import BinaryIO
 
 import pyarrow as pa
 import pyarrow.ipc as ipc
 
 from worker.data.formats.parsed import Parsed
+from worker.data.formats.record import ReadOptions
 from worker.data.formats.tabular import read_columns
 from worker.errors import DataError
-
-if TYPE_CHECKING:
-    from worker.data.refs import DataRef
 
 #: First bytes of an Arrow IPC file.
 IPC_FILE_MAGIC = b"ARROW1"
@@ -33,7 +31,7 @@ FEATHER_V1_MAGIC = b"FEA1"
 #: First bytes of an Arrow IPC stream (the continuation marker of its first message).
 IPC_STREAM_MAGIC = b"\xff\xff\xff\xff"
 
-def read_feather(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
+def read_feather(stream: BinaryIO, ref: ReadOptions, path: str) -> Parsed:
     """The selected numeric columns of an Arrow IPC file (Feather V2)."""
     _expect_ipc_file(stream, path)
     reader = ipc.open_file(stream)

@@ -10,11 +10,28 @@ every side a file declares within :data:`~worker.data.sizes.MAX_SIZE`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from worker.data.sizes import MAX_SIZE, gib
 from worker.errors import DataError
-from worker.settings import DataSettings
+from worker.settings import default_max_job_bytes
+
+#: The budget of the files being read: set by whoever resolved the settings
+#: (:func:`expansion_budget`), so readers keep their ``(stream, ref, path)`` signature.
+_BUDGET: ContextVar[int | None] = ContextVar("expansion_budget", default=None)
+
+
+@contextmanager
+def expansion_budget(nbytes: int) -> Iterator[None]:
+    """Within the block, :func:`check_expansion` refuses data over ``nbytes`` (outside any
+    block: the default budget, half the machine's memory)."""
+    token = _BUDGET.set(nbytes)
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
 
 #: Bytes of one value once read: every reader's output is float64.
 FLOAT64_BYTES = 8
@@ -35,9 +52,12 @@ def check_expansion(nbytes: int, what: str, path: str) -> None:
     Raises
     ------
     DataError
-        ``nbytes`` exceeds ``LIGHTTOUCH_MAX_JOB_BYTES``.
+        ``nbytes`` exceeds the budget of :func:`expansion_budget` (the job's
+        ``LIGHTTOUCH_MAX_JOB_BYTES``).
     """
-    budget = DataSettings().max_job_bytes
+    budget = _BUDGET.get()
+    if budget is None:
+        budget = default_max_job_bytes()
     if nbytes > budget:
         raise DataError(path, f"{what} expands to {nbytes:,} bytes once read ({gib(nbytes)}), "
                               f"over the per-job memory budget of {budget:,} bytes "

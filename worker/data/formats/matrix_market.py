@@ -4,16 +4,14 @@ header's shape and entry count are checked against the file and the per-job memo
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, BinaryIO
+from typing import BinaryIO
 
 import scipy.io
 
 from worker.data.formats.expansion import FLOAT64_BYTES, check_axes, check_expansion
 from worker.data.formats.parsed import Parsed
+from worker.data.formats.record import ReadOptions
 from worker.errors import DataError
-
-if TYPE_CHECKING:
-    from worker.data.refs import DataRef
 
 #: Bytes at the end of a file searched for its last line.
 _TAIL_BYTES = 4096
@@ -25,7 +23,7 @@ _ENTRY_BYTES = 24
 _MIN_ENTRY_LINE = 4
 
 
-def read_mtx(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
+def read_mtx(stream: BinaryIO, ref: ReadOptions, path: str) -> Parsed:
     """A coordinate file as a COO matrix (symmetry expanded), an array file as an ndarray."""
     _check_last_line(stream, path)
     _check_claim(stream, path)

@@ -12,17 +12,15 @@ import math
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, BinaryIO
+from typing import BinaryIO
 
 import numpy as np
 import scipy.sparse as sp
 
 from worker.data.formats.expansion import FLOAT64_BYTES, check_axes, check_expansion
 from worker.data.formats.parsed import Parsed
+from worker.data.formats.record import ReadOptions
 from worker.errors import DataError
-
-if TYPE_CHECKING:
-    from worker.data.refs import DataRef
 
 NPY_MAGIC = b"\x93NUMPY"
 ZIP_MAGIC = b"PK"
@@ -31,7 +29,7 @@ ZIP_MAGIC = b"PK"
 _NUMPY_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 
 
-def read_npy(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
+def read_npy(stream: BinaryIO, ref: ReadOptions, path: str) -> Parsed:
     """One array written by ``numpy.save`` (object arrays refused; a header claiming more
     values than the file holds is refused before anything is allocated)."""
     _expect_magic(stream, NPY_MAGIC, "npy", path)
@@ -133,7 +131,7 @@ def npy_layout(read: Callable[[int, int], bytes], path: str) -> NpyLayout | None
     return NpyLayout(offset, tuple(int(k) for k in shape), dtype.str)
 
 
-def read_npz(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
+def read_npz(stream: BinaryIO, ref: ReadOptions, path: str) -> Parsed:
     """A ``scipy.sparse.save_npz`` matrix, or the array ``key`` of a ``numpy.savez`` archive."""
     _expect_magic(stream, ZIP_MAGIC, "npz", path)
     _check_expanded(stream, path)

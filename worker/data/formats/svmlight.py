@@ -13,19 +13,18 @@ index is 0 is taken as one-based (the rule of ``sklearn.datasets.load_svmlight_f
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, BinaryIO
+from collections.abc import Sequence
+from typing import BinaryIO
 
 import numpy as np
 import scipy.sparse as sp
 
 from worker.data.formats.expansion import check_expansion
 from worker.data.formats.parsed import Parsed
+from worker.data.formats.record import ReadOptions
 from worker.data.sizes import MAX_SIZE
 from worker.errors import DataError
 from worker.kernels import svmlight as kernel
-
-if TYPE_CHECKING:
-    from worker.data.refs import DataRef
 
 #: Bytes read per chunk.
 CHUNK_BYTES = 16 * 2**20
@@ -99,7 +98,7 @@ class _Output:
         self.data[destination[~is_label]] = values[~is_label]
 
 
-def read_svmlight(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
+def read_svmlight(stream: BinaryIO, ref: ReadOptions, path: str) -> Parsed:
     """The file's features as CSR (rows, n_features) and its labels (rows,)."""
     output = _parsed(stream, path)
     return Parsed(_matrix(output, ref, path), output.labels[:output.row])
@@ -121,6 +120,37 @@ def read_svmlight_lines(block: bytes, path: str) -> tuple[sp.csr_matrix, np.ndar
                               output.indptr[:output.row + 1]),
                              shape=(output.row, output.max_index + 1))
     return features, output.labels[:output.row]
+
+
+def read_svmlight_block(block: bytes, names: Sequence[str], ref: ReadOptions,
+                        path: str) -> Parsed:
+    """:func:`read_svmlight_lines` as a line reader of the format's record (svmlight has
+    no header, and its index base is settled by :func:`svmlight_columns`)."""
+    features, labels = read_svmlight_lines(block, path)
+    return Parsed(features, labels)
+
+
+def svmlight_columns(ref: ReadOptions, first_zero: int | None, width: int, widest: int,
+                     path: str) -> tuple[int, int]:
+    """The index base and width of a partitioned svmlight file: one-based unless an index
+    is 0 (or ``zero_based`` says), at most ``n_features`` wide.
+
+    ``first_zero``: the global row of the first index 0 (None: no index 0); ``width``: the
+    largest index + 1; ``widest``: the global row holding it.
+    """
+    zero_based = ref.zero_based if ref.zero_based is not None else first_zero is not None
+    if not zero_based and first_zero is not None:
+        raise DataError(path, f"row {first_zero} has feature index 0 but the reference "
+                              f"says \"zero_based\": false; set it to true")
+    base = 0 if zero_based else 1
+    width = max(width - base, 0)
+    if ref.n_features is not None:
+        if width > ref.n_features:
+            raise DataError(path, f"row {widest} has feature index {width - 1 + base}, beyond "
+                                  f"n_features = {ref.n_features}; raise n_features or fix "
+                                  f"the file")
+        width = ref.n_features
+    return base, width
 
 
 def _parsed(stream: BinaryIO, path: str) -> _Output:
@@ -164,7 +194,7 @@ def _count(stream: BinaryIO) -> tuple[int, int]:
     return lines + (last != b"\n"), colons
 
 
-def _matrix(output: _Output, ref: DataRef, path: str) -> sp.csr_matrix:
+def _matrix(output: _Output, ref: ReadOptions, path: str) -> sp.csr_matrix:
     """The CSR matrix, with indices shifted to zero-based and the width checked."""
     indices = output.indices[:output.nnz]
     zero_based = ref.zero_based if ref.zero_based is not None else output.min_index == 0

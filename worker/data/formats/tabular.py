@@ -17,7 +17,7 @@ import csv
 import io
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, BinaryIO
+from typing import BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -27,11 +27,9 @@ import pyarrow.parquet as pq
 
 from worker.data.formats.expansion import FLOAT64_BYTES, check_expansion
 from worker.data.formats.parsed import Parsed
+from worker.data.formats.record import ReadOptions
 from worker.errors import DataError
 from worker.losses import LOSSES
-
-if TYPE_CHECKING:
-    from worker.data.refs import DataRef
 
 _FAILED_COLUMN = re.compile(r"In CSV column #(\d+)")
 
@@ -46,7 +44,7 @@ LABEL_RULE = "labels must be numbers: " + "; ".join(
     for rule in dict.fromkeys(loss.labels for loss in LOSSES.values()))
 
 
-def read_csv(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
+def read_csv(stream: BinaryIO, ref: ReadOptions, path: str) -> Parsed:
     """Selected columns of a comma-separated file (``header``: first line names columns)."""
     names = csv_names(stream, ref.header, path)
     features, label = select_columns(names, ref.columns, ref.label_column, ref.header, path)
@@ -56,7 +54,14 @@ def read_csv(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
                      pa_csv.ReadOptions(autogenerate_column_names=not ref.header))
 
 
-def read_csv_lines(block: bytes, names: Sequence[str], ref: DataRef, path: str) -> Parsed:
+def csv_header(line: bytes, ref: ReadOptions, path: str) -> tuple[int, tuple[str, ...]]:
+    """The bytes a csv file's header takes (none without ``header``) and its column names,
+    from its first ``line``."""
+    names = tuple(csv_names(io.BytesIO(line), ref.header, path))
+    return (len(line) if ref.header else 0), names
+
+
+def read_csv_lines(block: bytes, names: Sequence[str], ref: ReadOptions, path: str) -> Parsed:
     """Whole lines of a csv file, without its header (one partition,
     :mod:`worker.distributed.partitions`); ``names`` are the file's columns (:func:`csv_names`)."""
     if not block.strip():
@@ -66,7 +71,7 @@ def read_csv_lines(block: bytes, names: Sequence[str], ref: DataRef, path: str) 
                      pa_csv.ReadOptions(column_names=list(names)))
 
 
-def _read_csv(stream: BinaryIO, names: Sequence[str], ref: DataRef, path: str,
+def _read_csv(stream: BinaryIO, names: Sequence[str], ref: ReadOptions, path: str,
               read: pa_csv.ReadOptions) -> Parsed:
     """The selected columns of csv text whose columns are ``names``."""
     features, label = select_columns(names, ref.columns, ref.label_column, ref.header, path)
@@ -86,14 +91,14 @@ def _read_csv(stream: BinaryIO, names: Sequence[str], ref: DataRef, path: str,
                    None if label is None else names[label], path)
 
 
-def read_parquet(stream: BinaryIO, ref: DataRef, path: str) -> Parsed:
+def read_parquet(stream: BinaryIO, ref: ReadOptions, path: str) -> Parsed:
     """Selected numeric columns of a parquet file."""
     parquet = pq.ParquetFile(stream)
     return read_columns(parquet.schema_arrow, parquet.metadata.num_rows,
                         lambda names: parquet.read(columns=names), ref, path)
 
 
-def read_parquet_groups(stream: BinaryIO, groups: Sequence[int], ref: DataRef,
+def read_parquet_groups(stream: BinaryIO, groups: Sequence[int], ref: ReadOptions,
                         path: str) -> Parsed:
     """Selected numeric columns of some row groups of a parquet file (one partition,
     :mod:`worker.distributed.partitions`); only the footer and those groups' columns are read."""
@@ -111,7 +116,7 @@ def parquet_group_rows(stream: BinaryIO) -> list[int]:
 
 
 def read_columns(schema: pa.Schema, rows: int, read: Callable[[list[str]], pa.Table],
-                 ref: DataRef, path: str) -> Parsed:
+                 ref: ReadOptions, path: str) -> Parsed:
     """The selected numeric columns of a columnar file whose columns ``schema`` lists.
 
     Parameters
@@ -123,7 +128,7 @@ def read_columns(schema: pa.Schema, rows: int, read: Callable[[list[str]], pa.Ta
         per-job memory budget before any column is decompressed.
     read : callable
         ``read(names)`` returns the table of those columns (the rows wanted).
-    ref : DataRef
+    ref : ReadOptions
         ``columns`` and ``label_column`` select the features and the labels.
     path : str
         JSON path of the reference, for messages.

@@ -13,7 +13,7 @@ class CappedFile:
     """Write-only view of an anonymous temporary file holding at most ``limit`` bytes.
 
     It has ``read``, ``tell`` and ``close`` so that fsspec treats it as a file object to
-    download into; :attr:`file` is the temporary file itself, to read once complete.
+    download into; ``file`` is the temporary file itself, to read once complete.
     """
 
     def __init__(self, uri: str, path: str, limit: int):
@@ -29,7 +29,7 @@ class CappedFile:
         return self.file.write(chunk)
 
     def read(self, size: int = -1) -> bytes:
-        """Nothing: the file is read through :attr:`file` once complete."""
+        """Nothing: the file is read through ``file`` once complete."""
         return b""
 
     def tell(self) -> int:

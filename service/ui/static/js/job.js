@@ -24,7 +24,7 @@ function resultSections(result) {
     result.sweep ? frontSection(result.sweep) : null,
     el("h2", { text: "Result" }),
     facts([["algorithm", result.algorithm],
-      ["sizes", `d = ${num(result.sizes.d)}, m = ${num(result.sizes.m)}, n = ${num(result.sizes.n)}`],
+      ["sizes", `${num(result.sizes.parameters)} parameters, ${num(result.sizes.constraints)} constraints, ${num(result.sizes.examples)} examples`],
       ["expected objective", num(result.expected.objective)],
       ["expected max violation", num(result.expected.max_violation)],
       ["mean's objective", num(result.mean.objective)],

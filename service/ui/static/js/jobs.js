@@ -5,15 +5,17 @@ import { badge, clipped, el, num, show, table, when } from "./dom.js";
 import { problemBox } from "./problem.js";
 
 const STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"];
-const ALGORITHMS = ["auto", "lighttouch", "fulltouch", "midtouch", "projected_sgd", "epro_sgd",
-  "epro_orda", "svrg_ol", "lagrangian", "proxy_lagrangian"];
 const PAGE = 20;
 const REFRESH_MS = 2000;
 
+/** The options of a filter: "any", then `options`, with `value` selected. */
+function choices(options, value) {
+  return [el("option", { value: "", text: "any" }),
+    ...options.map((o) => el("option", { value: o, text: o, selected: o === value }))];
+}
+
 function select(name, label, options, value, onchange) {
-  return el("label", {}, `${label} `, el("select", { name, onchange },
-    el("option", { value: "", text: "any" }),
-    options.map((o) => el("option", { value: o, text: o, selected: o === value }))));
+  return el("label", {}, `${label} `, el("select", { name, onchange }, choices(options, value)));
 }
 
 /** Render the jobs page into `main`; returns the function that stops its refreshing. */
@@ -28,16 +30,24 @@ export function jobsPage(main, params, go) {
   };
   const compare = el("button", { type: "button", disabled: true,
     onclick: () => go(`#/compare?ids=${[...chosen].join(",")}`) }, "Compare selected");
+  const controller = new AbortController();
+  // The algorithms are the API's (GET /v1/algorithms); until they come, only the chosen one.
+  const algorithms = select("algorithm", "Algorithm", filters.algorithm ? [filters.algorithm]
+    : [], filters.algorithm, (e) => route({ algorithm: e.target.value, offset: 0 }));
   const body = el("div", { class: "jobs" });
   const pager = el("nav", { class: "pager", "aria-label": "Pages of jobs" });
   show(main, el("h1", { text: "Jobs" }),
     el("form", { class: "filters", onsubmit: (e) => e.preventDefault() },
       select("status", "Status", STATUSES, filters.status, (e) => route({ status: e.target.value,
         offset: 0 })),
-      select("algorithm", "Algorithm", ALGORITHMS, filters.algorithm,
-        (e) => route({ algorithm: e.target.value, offset: 0 })),
+      algorithms,
       compare),
     body, pager);
+  json("/v1/algorithms", { signal: controller.signal }).then(({ names }) => {
+    algorithms.querySelector("select").replaceChildren(...choices(names, filters.algorithm));
+  }, (error) => {
+    if (error.name !== "AbortError") show(body, problemBox(error));
+  });
 
   const row = (job) => {
     const box = el("input", { type: "checkbox", "aria-label": `compare ${job.id}`,
@@ -56,7 +66,6 @@ export function jobsPage(main, params, go) {
 
   let timer = null;
   let shown = null;
-  const controller = new AbortController();
   const load = async () => {
     const query = new URLSearchParams({ offset, limit: PAGE });
     for (const [k, v] of Object.entries(filters)) if (v) query.set(k, v);

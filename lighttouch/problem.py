@@ -1,0 +1,124 @@
+"""From an estimator's parameters and its training arrays to a problem spec.
+
+The estimators of :mod:`lighttouch.estimators` fit by solving one spec (docs/spec.md):
+an ``empirical_risk`` objective over the features (with a column of ones appended
+when ``fit_intercept``), the labels, and the groups of the sensitive features; the
+constraints as given, a rate term's ``"group": "*"`` expanded to one constraint per group;
+``solver`` built from the algorithm, iterations, seed and any further solver options.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+#: A rate term's group that stands for every group of the sensitive features in turn.
+EVERY_GROUP = "*"
+
+
+@dataclass(frozen=True)
+class Groups:
+    """Named groups of examples: name -> 0/1 vector (n,)."""
+
+    members: dict[str, np.ndarray]
+
+    @classmethod
+    def of(cls, sensitive: Any, n: int) -> Groups:
+        """One group per value of each sensitive feature: ``value`` for one feature (n,),
+        ``column=value`` for several (a DataFrame's column names, else 0, 1, ...)."""
+        if sensitive is None:
+            return cls({})
+        columns = _columns(sensitive)
+        groups = {}
+        for column, values in columns.items():
+            values = np.asarray(values)
+            if values.shape != (n,):
+                raise ValueError(f"sensitive_features has {values.shape[0]} rows; X has {n}")
+            for value in map(str, np.unique(values.astype(str))):
+                name = value if len(columns) == 1 else f"{column}={value}"
+                groups[name] = (values.astype(str) == value).astype(np.float64)
+        return cls(groups)
+
+
+def _columns(sensitive: Any) -> dict[str, Any]:
+    """The columns of sensitive features: a Series or vector is one, a DataFrame or 2-D
+    array several."""
+    if hasattr(sensitive, "columns"):
+        return {str(name): sensitive[name].to_numpy() for name in sensitive.columns}
+    array = np.asarray(sensitive)
+    if array.ndim == 1:
+        return {"0": array}
+    if array.ndim == 2:
+        return {str(j): array[:, j] for j in range(array.shape[1])}
+    raise ValueError(f"sensitive_features must be 1-D or 2-D, got {array.ndim} dimensions")
+
+
+def expand_constraints(constraints: list[dict] | None, groups: Groups) -> list[dict]:
+    """The constraints with each rate term's ``"group": "*"`` replaced by every group in
+    turn (one constraint per group); ValueError naming a group no sensitive feature has."""
+    expanded = []
+    for k, constraint in enumerate(constraints or []):
+        terms = [constraint.get(side) for side in ("lhs", "rhs")]
+        named = {term.get("group") for term in terms if isinstance(term, dict)}
+        for name in named - {None, EVERY_GROUP}:
+            if constraint.get("data") is None and name not in groups.members:
+                raise ValueError(f"constraints[{k}] names group {name!r}; the sensitive "
+                                 f"features give {sorted(groups.members) or 'no groups'}")
+        if EVERY_GROUP not in named:
+            expanded.append(copy.deepcopy(constraint))
+            continue
+        if not groups.members:
+            raise ValueError(f"constraints[{k}] uses group '*' but fit got no "
+                             "sensitive_features")
+        for name in groups.members:
+            copied = copy.deepcopy(constraint)
+            for side in ("lhs", "rhs"):
+                if isinstance(copied.get(side), dict) and copied[side].get("group") == \
+                        EVERY_GROUP:
+                    copied[side]["group"] = name
+            expanded.append(copied)
+    return expanded
+
+
+def with_intercept(features: Any, fit_intercept: bool) -> Any:
+    """``features`` (n, d) with a column of ones appended (n, d + 1) when ``fit_intercept``."""
+    if not fit_intercept:
+        return features
+    ones = np.ones((features.shape[0], 1))
+    if sp.issparse(features):
+        return sp.hstack([features, sp.csr_matrix(ones)], format="csr")
+    return np.hstack([features, ones])
+
+
+def bounds_block(bounds: Any) -> dict[str, Any]:
+    """The spec's ``bounds`` from ``None`` (unbounded), ``b`` ([-b, b]) or ``(lower, upper)``."""
+    if bounds is None:
+        return {}
+    if np.isscalar(bounds):
+        return {"lower": -float(bounds), "upper": float(bounds)}
+    lower, upper = bounds
+    return {"lower": lower, "upper": upper}
+
+
+def build_spec(params: dict[str, Any], features: Any, labels: np.ndarray, groups: Groups,
+               *, loss: str, classes: int | None = None) -> dict[str, Any]:
+    """The spec an estimator with ``params`` (its ``get_params()``) solves on the arrays."""
+    model = params["model"]
+    objective = {"type": "empirical_risk", "loss": loss, "l1": float(params["l1"]),
+                 "l2": float(params["l2"]),
+                 "data": {"features": features, "labels": labels}}
+    if groups.members:
+        objective["data"]["groups"] = groups.members
+    if classes is not None:
+        objective["classes"] = classes
+    solver = {"algorithm": params["algorithm"], "iterations": params["iterations"],
+              "seed": int(params["random_state"]), **(params["solver"] or {})}
+    return {"spec_version": 1,
+            "model": {"type": model} if isinstance(model, str) else dict(model),
+            "bounds": bounds_block(params["bounds"]), "objective": objective,
+            "constraints": expand_constraints(params["constraints"], groups),
+            "solver": solver, "output": {"mixture": True}}

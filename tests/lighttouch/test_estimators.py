@@ -1,0 +1,127 @@
+"""The estimators in scikit-learn's machinery: sensitive features routed through Pipeline and
+GridSearchCV, constraints that hold, clone and pickle, sample weights, sensitive columns."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn import clone, config_context
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from lighttouch import ConstrainedClassifier, ConstrainedRegressor
+
+#: Each group's positive prediction rate at least 90% of the overall one.
+DEMOGRAPHIC_PARITY = [{"type": "rate", "op": ">=",
+                       "lhs": {"metric": "positive_prediction_rate", "group": "*"},
+                       "rhs": {"metric": "positive_prediction_rate", "scale": 0.9}}]
+RATIO = 0.9
+
+
+def biased(n: int = 600, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features (n, 3) whose first column, and so the label, favours group "a"."""
+    rng = np.random.default_rng(seed)
+    group = np.where(rng.integers(0, 2, n) == 1, "a", "b")
+    features = rng.normal(size=(n, 3))
+    features[:, 0] += (group == "a")
+    labels = np.where(features[:, 0] + 0.5 * rng.normal(size=n) > 0.5, 1, 0)
+    return features, labels, group
+
+
+def parity_ratios(model, features, group) -> dict[str, float]:
+    """Each group's rate of positive predictions over the overall rate (the mixture's)."""
+    positive = model.predict_proba(features)[:, 1]
+    return {name: positive[group == name].mean() / positive.mean() for name in ("a", "b")}
+
+
+def classifier(**params) -> ConstrainedClassifier:
+    return ConstrainedClassifier(constraints=DEMOGRAPHIC_PARITY, iterations=20_000, **params)
+
+
+def test_unconstrained_fits_break_parity_and_constrained_fits_keep_it():
+    features, labels, group = biased()
+    free = ConstrainedClassifier(iterations=20_000).fit(features, labels)
+    fair = classifier().fit(features, labels, sensitive_features=group)
+    assert min(parity_ratios(free, features, group).values()) < 0.7
+    assert min(parity_ratios(fair, features, group).values()) >= RATIO - 1e-6
+    assert fair.groups_ == ["a", "b"] and len(fair.result_.mixture) <= 3
+
+
+def test_pipeline_routes_sensitive_features_to_the_classifier():
+    features, labels, group = biased()
+    with config_context(enable_metadata_routing=True):
+        pipeline = make_pipeline(StandardScaler(), classifier()).fit(
+            features, labels, sensitive_features=group)
+    assert pipeline[-1].groups_ == ["a", "b"]
+    assert min(parity_ratios(pipeline, features, group).values()) >= RATIO - 1e-6
+
+
+def test_grid_search_splits_and_routes_sensitive_features():
+    features, labels, group = biased()
+    with config_context(enable_metadata_routing=True):
+        search = GridSearchCV(make_pipeline(StandardScaler(), classifier()),
+                              {"constrainedclassifier__l2": [0.0, 0.1]}, cv=2)
+        search.fit(features, labels, sensitive_features=group)
+    assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
+    assert min(parity_ratios(search.best_estimator_, features, group).values()) >= \
+        RATIO - 1e-6
+
+
+def test_a_named_group_that_no_sensitive_feature_gives_is_refused():
+    features, labels, _ = biased(100)
+    constraint = {**DEMOGRAPHIC_PARITY[0], "lhs": {"metric": "positive_prediction_rate",
+                                                    "group": "female"}}
+    with pytest.raises(ValueError, match="constraints\\[0\\] names group 'female'"):
+        ConstrainedClassifier(constraints=[constraint]).fit(
+            features, labels, sensitive_features=np.repeat(["a", "b"], 50))
+
+
+def test_sensitive_columns_of_a_data_frame_give_the_groups_and_are_not_features():
+    features, labels, group = biased()
+    frame = pd.DataFrame(features, columns=["x0", "x1", "x2"]).assign(group=group)
+    model = classifier(sensitive_columns=["group"]).fit(frame, labels)
+    assert model.groups_ == ["a", "b"] and list(model.feature_names_in_) == ["x0", "x1", "x2"]
+    assert min(parity_ratios(model, frame, group).values()) >= RATIO - 1e-6
+
+
+def test_a_fitted_estimator_pickles_and_clones():
+    features, labels, group = biased(200)
+    model = classifier().fit(features, labels, sensitive_features=group)
+    restored = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(restored.predict_proba(features),
+                                  model.predict_proba(features))
+    np.testing.assert_array_equal(restored.predict(features), model.predict(features))
+    assert clone(model).get_params() == model.get_params()
+
+
+def test_integer_weights_are_repeated_rows_and_zero_weights_left_out():
+    features, labels, _ = biased(120)
+    weights = np.random.default_rng(1).integers(0, 4, labels.size)
+    weighted = ConstrainedRegressor(iterations=5000).fit(features, labels,
+                                                         sample_weight=weights)
+    repeated = ConstrainedRegressor(iterations=5000).fit(np.repeat(features, weights, axis=0),
+                                                         np.repeat(labels, weights))
+    np.testing.assert_array_equal(weighted.predict(features), repeated.predict(features))
+
+
+def test_weights_the_spec_cannot_express_are_refused():
+    features, labels, _ = biased(50)
+    with pytest.raises(ValueError, match="sample_weight: .*integer weights"):
+        ConstrainedClassifier().fit(features, labels, sample_weight=np.linspace(0.5, 1, 50))
+
+
+def test_predict_proba_is_the_mixtures_probability_of_a_positive_prediction():
+    features, labels, group = biased()
+    model = classifier().fit(features, labels, sensitive_features=group)
+    scores = model.mixture_.member_scores(np.hstack([features, np.ones((600, 1))]))
+    expected = (scores > 0) @ model.mixture_.weights / model.mixture_.weights.sum()
+    np.testing.assert_allclose(model.predict_proba(features)[:, 1], expected, rtol=0,
+                               atol=1e-12)
+    draws = np.mean([model.set_params(random_state=seed).predict(features)
+                     for seed in range(100)], axis=0)
+    assert abs(draws.mean() - expected.mean()) < 0.01
+    assert np.abs(draws - expected).max() < 0.25

@@ -1,0 +1,96 @@
+"""Every cross-reference resolves: ``:mod:``/``:func:``/``:class:``/``:meth:`` (and
+``:data:``/``:attr:``) roles in the docstrings of worker/ and service/ name something
+importable, and every relative link of docs/*.md and README.md names a file of the
+repository."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ROLE = re.compile(r":(mod|func|class|meth|data|attr):`([^`]+)`")
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+MODULES = sorted(p for package in ("worker", "service") for p in (ROOT / package).rglob("*.py"))
+PAGES = sorted([*(ROOT / "docs").glob("*.md"), ROOT / "README.md"])
+
+
+def module_name(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+
+
+def docstrings(path: Path) -> list[str]:
+    """The module's, its classes' and its functions' docstrings."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes = [tree, *(node for node in ast.walk(tree) if isinstance(
+        node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef))]
+    return [text for node in nodes if (text := ast.get_docstring(node))]
+
+
+def member(owner: object, name: str) -> object | None:
+    """``owner.name``, or a marker for a field it declares without a class value (a
+    dataclass field, a NamedTuple field), else None."""
+    found = getattr(owner, name, None)
+    if found is None and name in getattr(owner, "__annotations__", {}):
+        return name
+    return found
+
+
+def resolve(target: str, module: str) -> bool:
+    """Whether ``target`` (``a.b.C``, ``~a.b.C.meth``, ``.sibling``, a name of ``module``)
+    names a module or an attribute reachable from one."""
+    target = re.sub(r"\s+", "", target).removeprefix("~").removesuffix("()")
+    if "<" in target:   # "title <target>"
+        target = target.split("<", 1)[1].rstrip(">")
+    if target.startswith("."):
+        package = module if (ROOT / Path(*module.split("."))).is_dir() \
+            else module.rpartition(".")[0]
+        target = f"{package}{target}" if target.count(".") == 1 else \
+            importlib.util.resolve_name(target, package)
+    parts = target.split(".")
+    namespace = importlib.import_module(module)
+    classes = [value for value in vars(namespace).values() if isinstance(value, type)]
+    for start in (namespace, builtins, *classes):   # a bare name may be a class member
+        found = start
+        for part in parts:
+            found = member(found, part)
+            if found is None:
+                break
+        else:
+            return True
+    for cut in range(len(parts), 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for part in parts[cut:]:
+            found = member(found, part)
+            if found is None:
+                return False
+        return True
+    return False
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_docstring_references_resolve(path: Path):
+    module = module_name(path)
+    broken = [f"{role}:`{target}`" for text in docstrings(path)
+              for role, target in ROLE.findall(text) if not resolve(target, module)]
+    assert not broken, f"{module}: {broken}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_relative_links_name_existing_files(page: Path):
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+    broken = []
+    for target in LINK.findall(text):
+        if re.match(r"[a-z]+:|#", target):
+            continue
+        if not (page.parent / target.split("#", 1)[0]).exists():
+            broken.append(target)
+    assert not broken, f"{page.name}: {broken}"

@@ -1,0 +1,89 @@
+"""The algorithms by name: one :class:`Algorithm` record each, with the traits the spec checks.
+
+The spec's ``solver.algorithm`` enum and its network subset (:mod:`worker.spec.models`), the
+OpenAPI document, ``GET /v1/algorithms`` (which the dashboard's filter reads) and the runners
+(:mod:`worker.algorithms.registry`) all derive from :data:`CATALOGUE`; adding an algorithm
+is its module plus one record here. The runner is named by its import path
+(``"module:function"``) so that this table imports nothing and the spec can read it; it is
+imported when the algorithm first runs.
+
+=================  ===========================================================================
+algorithm          what runs (LightTouch paper numbering)
+=================  ===========================================================================
+fulltouch          Algorithm 1: SGD on f + gamma max(0, max_i g_i), all m checked each step
+lighttouch         Algorithm 4 (practical LightTouch; Algorithm 2 with fixed minibatches):
+                   sampled constraints i ~ p, multiplicative p-update, §5.2 minibatching,
+                   §5.1 aggregation, dense or lazy (sublinear) p-update
+midtouch           Algorithm 3: T1 FullTouch steps, then LightTouch with k = 1 from their mean
+projected_sgd      SGD with an exact projection onto W ∩ {g <= 0} after every step
+epro_sgd           Epro paper, Algorithm 1 (:mod:`worker.algorithms.epro`): doubling epochs of
+                   constant-step SGD on f + lambda [max_i g_i]_+, one exact projection per epoch
+epro_orda          Epro paper, Algorithm 3 (:mod:`worker.algorithms.epro_orda`): the same epochs
+                   running ORDA (Algorithm 2) with exact proximal steps on the regularizer
+svrg_ol            SVRG OL (Cutkosky & Busa-Fekete, :mod:`worker.algorithms.svrg_ol`)
+lagrangian         Two-player games paper (:mod:`worker.algorithms.games`): Lagrangian game on
+                   the hinge-relaxed problem, projected gradient ascent on lambda
+proxy_lagrangian   Two-player games paper, Algorithm 2: theta on proxy constraints, swap-regret
+                   lambda-player on the true ones (rate constraints need one of these two)
+=================  ===========================================================================
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+#: The name that lets the ``auto`` rule choose
+#: (:func:`worker.algorithms.registry.choose_algorithm`).
+AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One algorithm: where its runner is and what it takes (its traits)."""
+
+    #: ``"module:function"`` of ``run(problem, options, progress, deadline) -> Trajectory``
+    #: (:data:`worker.algorithms.registry.Runner`) on a linear problem.
+    runner: str
+    #: The ``solver`` sub-block it reads besides the common settings (``"svrg"``, ``"game"``).
+    options: str | None = None
+    #: It handles rate constraints.
+    rates: bool = False
+    #: It also trains networks, multiclass and robust problems (their runner is the network
+    #: game of :mod:`worker.algorithms.network_games`, played under this name).
+    networks: bool = False
+    #: It needs a strongly convex objective (``objective.l2 > 0``).
+    needs_l2: bool = False
+    #: It reads examples left in partitions (:mod:`worker.distributed`): its runner then
+    #: takes them open as ``source=``.
+    partitioned: bool = False
+
+    def load(self) -> Callable[..., Any]:
+        """The runner function (imported on first use)."""
+        module, _, function = self.runner.partition(":")
+        return getattr(importlib.import_module(module), function)
+
+
+CATALOGUE: dict[str, Algorithm] = {
+    "lighttouch": Algorithm("worker.algorithms.touch:run_lighttouch"),
+    "fulltouch": Algorithm("worker.algorithms.touch:run_fulltouch"),
+    "midtouch": Algorithm("worker.algorithms.touch:run_midtouch"),
+    "projected_sgd": Algorithm("worker.algorithms.touch:run_projected_sgd"),
+    "epro_sgd": Algorithm("worker.algorithms.epro:run_epro_sgd", needs_l2=True),
+    "epro_orda": Algorithm("worker.algorithms.epro_orda:run_epro_orda", needs_l2=True),
+    "svrg_ol": Algorithm("worker.algorithms.svrg_ol:run_svrg_ol", options="svrg",
+                         partitioned=True),
+    "lagrangian": Algorithm("worker.algorithms.games:run_lagrangian", options="game",
+                            rates=True, networks=True),
+    "proxy_lagrangian": Algorithm("worker.algorithms.games:run_proxy_lagrangian",
+                                  options="game", rates=True, networks=True),
+}
+
+
+def algorithm_names(*, networks: bool = False) -> tuple[str, ...]:
+    """``auto`` and the catalogue's names (only those that train networks, if asked), in
+    catalogue order: the values ``solver.algorithm`` accepts."""
+    return (AUTO, *(name for name, record in CATALOGUE.items()
+                    if record.networks or not networks))

@@ -1,0 +1,77 @@
+"""The linear problems' :class:`~worker.pipeline.summary.Scoring`: candidates scored on the
+kernel arrays' rows (or on partitions held elsewhere), projected onto W ∩ {g <= 0}, and a
+certified lower bound from the projected mean where the problem is a hinge-loss LP."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from worker.algorithms.arrays import ProblemArrays
+from worker.candidates.lower_bound import lower_bound_stats
+from worker.candidates.scores import ObjectiveValues, evaluate_point, score_candidates
+from worker.candidates.shrink import best_mixture
+from worker.pipeline.summary import CandidateScores
+from worker.problem.compiled import CompiledProblem
+from worker.projection import Projection, project
+from worker.result import NetworkModel, Sizes
+
+
+@dataclass
+class LinearScoring:
+    """A compiled problem's scores (module docstring).
+
+    ``values`` and ``n`` stand in for the problem's rows when it holds none (SVRG OL on
+    partitions); ``lower_bound`` asks for the hinge LP's bound, whose LP may use what is
+    left until ``deadline`` (a ``time.perf_counter()`` value).
+    """
+
+    problem: CompiledProblem
+    arrays: ProblemArrays
+    values: ObjectiveValues | None = None
+    n: int | None = None
+    lower_bound: bool = False
+    deadline: float | None = None
+    model: NetworkModel | None = None
+
+    @property
+    def sizes(self) -> Sizes:
+        problem = self.problem
+        return Sizes(parameters=problem.d, constraints=problem.m_total,
+                     examples=problem.n if self.n is None else self.n)
+
+    @property
+    def notes(self) -> list[str]:
+        return self.problem.notes
+
+    def score(self, solutions: np.ndarray) -> CandidateScores:
+        scores = score_candidates(self.arrays, self.problem, solutions, self.values)
+        return CandidateScores(scores.objectives, scores.violations, scores.max_violations,
+                               {"violated_columns": int(scores.columns.size)})
+
+    def shrink(self, scores: CandidateScores) -> np.ndarray:
+        return best_mixture(scores.objectives, scores.violations)
+
+    def expected_objective(self, weights: np.ndarray, scores: CandidateScores) -> float:
+        return float(weights @ scores.objectives)
+
+    def point(self, solution: np.ndarray) -> tuple[float, float]:
+        return evaluate_point(self.arrays, self.problem, solution, self.values)
+
+    def project(self, mean: np.ndarray) -> Projection | None:
+        """Π_g(mean); none with rate constraints (their feasible set is not convex)."""
+        problem = self.problem
+        if problem.rates is not None:
+            return None
+        return project(mean, problem.constraints, problem.lower, problem.upper)
+
+    def projection_stats(self, projection: Projection, objective: float,
+                         solve_s: float) -> dict:
+        stats: dict = {"projection_s": projection.seconds}
+        if self.lower_bound:
+            spare = 0.0 if self.deadline is None else self.deadline - time.perf_counter()
+            stats.update(lower_bound_stats(self.problem, projection.solution, objective,
+                                           solve_s, spare))
+        return stats
