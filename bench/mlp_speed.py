@@ -34,16 +34,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 from sklearn.datasets import load_digits  # noqa: E402
 from sklearn.neural_network import MLPClassifier  # noqa: E402
 
-from worker.algorithms.games import (
-    initial_multipliers,  # noqa: E402
-    rate_arrays,  # noqa: E402
-)
-from worker.algorithms.network_games import network_terms  # noqa: E402
+from worker.algorithms.games import rate_arrays  # noqa: E402
+from worker.algorithms.network_games import network_terms, new_state  # noqa: E402
 from worker.kernels.games import LAGRANGIAN, GameConfig  # noqa: E402
-from worker.kernels.layout import N_COUNTERS, STEP_SCHEDULE  # noqa: E402
+from worker.kernels.layout import STEP_SCHEDULE  # noqa: E402
 from worker.kernels.network import SOFTMAX  # noqa: E402
-from worker.kernels.network_game import NetworkConfig, NetworkState, network_game_steps  # noqa: E402
-from worker.kernels.random import seed_state  # noqa: E402
+from worker.kernels.network_game import NetworkConfig, network_game_steps  # noqa: E402
 from worker.problem.network import Network, NetworkProblem, Term  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -77,11 +73,7 @@ def product_step(x: np.ndarray, labels: np.ndarray, hidden: int):
     problem = NetworkProblem(network, [Term(sp.csr_matrix(x), labels.astype(float), SOFTMAX)],
                              False, np.full(network.parameters, -np.inf),
                              np.full(network.parameters, np.inf))
-    lam, log_m, log_lam = initial_multipliers(0, LAGRANGIAN)
-    theta = network.initial(0)
-    state = NetworkState(theta, np.zeros_like(theta), np.zeros_like(theta), np.zeros(1),
-                         np.zeros(1), np.zeros(0), lam, log_m, log_lam, np.zeros(1),
-                         np.ones(N_COUNTERS, dtype=np.int64), seed_state(0))
+    state = new_state(network.initial(0), 0.0, 0, LAGRANGIAN, 1, 0)
     game = GameConfig(LAGRANGIAN, ETA, 0.1, np.inf, 0.0, BATCH, BATCH, 0, STEP_SCHEDULE)
     cfg = NetworkConfig(game, False, 0.0, 0.0)
     arrays, terms = network.arrays(), network_terms(problem)

@@ -10,6 +10,7 @@ from redis import Redis
 
 from service.models import JobPage, JobProgress, JobView, Submitted, job_links
 from service.settings import ServiceSettings
+from worker.data.references import check_references
 from worker.errors import JobConflict
 from worker.queue.cancel import cancel_job
 from worker.queue.records import (
@@ -22,6 +23,7 @@ from worker.queue.records import (
 )
 from worker.queue.state import TERMINAL, JobState
 from worker.queue.submit import Admission, submit_job
+from worker.settings import data_roots
 from worker.spec.models import Spec
 
 VECTOR_NAMES = ("projected", "mean", "mixture")
@@ -29,7 +31,9 @@ VECTOR_NAMES = ("projected", "mean", "mixture")
 
 def submit(redis: Redis, settings: ServiceSettings, tenant: str, spec: Spec, text: str,
            idempotency: str | None) -> tuple[Submitted, bool]:
-    """Queue ``spec`` (``text`` as submitted); the answer and whether it is a replay."""
+    """Queue ``spec`` (``text`` as submitted); the answer and whether it is a replay.
+    References the data policy refuses without reading them are refused here, not queued."""
+    check_references(spec, data_roots())
     admission = Admission(max_active_jobs=settings.max_active_jobs,
                           job_timeout_s=settings.job_timeout_s,
                           result_ttl_s=settings.result_ttl_s,

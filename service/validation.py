@@ -24,8 +24,10 @@ import threading
 from multiprocessing.connection import Connection
 from typing import Any
 
+from worker.data.references import check_references
 from worker.errors import DataError, LightTouchError, SpecError
 from worker.pipeline.memory import check_memory, declared_parts
+from worker.settings import data_roots
 from worker.spec.models import parse_spec
 
 #: Address space a validation child may take beyond its start and the per-job budget: the
@@ -66,6 +68,7 @@ def summarize_bounded(raw: Any, *, max_job_bytes: int, timeout_s: float,
     """
     spec = parse_spec(raw)
     check_memory(declared_parts(spec), max_job_bytes)
+    check_references(spec, data_roots())
     with _slots(processes):
         answer = _run_child(raw, max_job_bytes, timeout_s)
     kind, *fields = answer

@@ -90,3 +90,20 @@ def exact_optimum(spec: dict) -> tuple[float, np.ndarray]:
     problem = cp.Problem(cp.Minimize(f), cons)
     problem.solve(solver=cp.CLARABEL)
     return float(problem.value), np.asarray(w.value)
+
+
+def robust_terms(seed: int, *, d: int = 8, n: int = 300, scale: float = 0.03
+                 ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Three logistic terms (features (n, d), labels (n,)) with different best separators and
+    features of scale ``scale``, so the min-max optimum's weights are large (a fixed step of
+    0.05 does not reach them in a few thousand steps)."""
+    rng = np.random.default_rng(seed)
+    terms = []
+    for k in range(3):
+        x = rng.normal(size=(n, d))
+        x[:, -1] = 1.0
+        truth = 2.0 * rng.normal(size=d)
+        truth[0] = 6.0 * (k - 1)
+        y = np.where(x @ truth + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+        terms.append((scale * x, y))
+    return terms

@@ -29,7 +29,7 @@ class Member(ResultModel):
 
     weight: float
     iteration: int
-    kind: Literal["average", "iterate", "polished", "warm_start"]
+    kind: Literal["average", "iterate", "polished", "projected", "warm_start"]
     objective: float
     max_violation: float
     solution: list[float] | None = None

@@ -37,8 +37,9 @@ def test_the_image_is_multi_stage_non_root_and_warms_numba_at_build():
     assert len(re.findall(r"^FROM ", dockerfile, re.MULTILINE)) >= 2
     users = re.findall(r"^USER (\S+)", dockerfile, re.MULTILINE)
     assert users and users[-1] not in ("root", "0")
-    assert dockerfile.index("warm_up()") > dockerfile.rindex("USER ")
+    assert dockerfile.index("python -m worker.queue.warm_up") > dockerfile.rindex("USER ")
     assert "NUMBA_NUM_THREADS=1" in dockerfile and "NUMBA_CACHE_DIR" in dockerfile
+    assert "NUMBA_CPU_NAME=generic" in dockerfile, "a cache that loads on any CPU model"
 
 
 def test_compose_has_an_optional_dask_profile_on_the_same_image():
@@ -53,3 +54,33 @@ def test_compose_has_an_optional_dask_profile_on_the_same_image():
     assert workers["volumes"] == services["worker"]["volumes"]
     assert "LIGHTTOUCH_DASK_SCHEDULER" in services["worker"]["environment"]
     assert "profiles" not in services["worker"] and "profiles" not in services["api"]
+
+
+def test_the_dependency_layer_comes_from_the_lock_before_any_code():
+    dockerfile = (REPO / "Dockerfile").read_text()
+    lock = dockerfile.index("COPY requirements/image.lock")
+    assert lock < dockerfile.index("COPY worker") and lock < dockerfile.index("COPY service")
+    assert "--no-deps -r /tmp/image.lock" in dockerfile
+    runtime = dockerfile[dockerfile.index("AS runtime"):]
+    assert runtime.index("COPY --from=deps") < runtime.index("COPY --from=wheel")
+
+
+def test_the_build_context_holds_only_what_the_build_copies():
+    ignored = (REPO / ".dockerignore").read_text().split()
+    assert ignored[ignored.index("*") + 1:][:5] == [
+        "!requirements/image.lock", "!pyproject.toml", "!README.md", "!worker/", "!service/"]
+    copied = re.findall(r"^COPY (?!--from)(.+) \S+$", (REPO / "Dockerfile").read_text(),
+                        re.MULTILINE)
+    for sources in copied:
+        for source in sources.split():
+            assert f"!{source.rstrip('/')}" in [entry.rstrip("/") for entry in ignored], source
+
+
+def test_every_bind_source_of_the_compose_file_exists_by_default():
+    for name, service in compose()["services"].items():
+        for volume in service.get("volumes", []):
+            # ${VARIABLE:-default}:/target or source:/target
+            source = re.match(r"\$\{\w+:-([^}]*)\}|([^:]+)", volume).group(1, 2)
+            source = source[0] or source[1]
+            if source.startswith((".", "/")):
+                assert (REPO / source).is_dir(), f"{name}: bind source {source} is missing"

@@ -22,7 +22,11 @@ Defaults, from Theorem 1 where its constants are known:
   LightTouch's automatic gamma (Lemma 1's exact-penalty threshold is ||lambda*||_1 for
   unit-norm rows; Lemma 2 needs lambda above G_1 / rho, which bounds it).
 
-The iteration budget is used exactly: the epochs that fit are floor(log2(T/T_1 + 1)) and the
+``iterations: "auto"``: epochs double without end, and after each one the rule of
+:mod:`worker.algorithms.stopping` looks at its projection x~_k (a feasible point: the
+certificate's upper end; l2 > 0 makes the dual bound finite even on an unbounded box).
+
+A fixed iteration budget is used exactly: the epochs that fit are floor(log2(T/T_1 + 1)) and the
 last one absorbs the remainder, so there are at most ceil(log2(T/T_1 + 1)) projections. The
 start point is the clip of 0 to W, not projected (Lemma 2 only needs ||x_1 - x*||).
 Candidates are every epoch's average x^_k and its projection x~_k.
@@ -33,7 +37,7 @@ which differs only in the inner loop, T_1 and the step decay.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,7 +46,8 @@ from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.driver import Candidates
 from worker.algorithms.loop import ChunkedLoop, ProgressCallback
 from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
-from worker.algorithms.penalty import multiplier_mass, raised_gamma
+from worker.algorithms.penalty import multiplier_mass, penalized_objective, raised_gamma
+from worker.algorithms.stopping import CertifiedStages
 from worker.errors import SpecError
 from worker.kernels.constraints import max_violation
 from worker.kernels.epro import epro_sgd_steps
@@ -144,7 +149,9 @@ def run_epochs(problem: CompiledProblem, options: SolverOptions,
         int(counters[CHECKS])))
     candidates = Candidates()
     projections, projection_s = 0, 0.0
-    for length in epoch_lengths(options.iterations, first):
+    rule = CertifiedStages(arrays, problem, options.tolerance)
+    stopped_by = "iterations"
+    for length in epochs(options, first):
         output, finished = inner(Epoch(arrays, w, eta, penalty, k_f, rng, counters, loop,
                                        loop.iteration + length))
         projection = project(output, problem.constraints, problem.lower, problem.upper)
@@ -161,14 +168,33 @@ def run_epochs(problem: CompiledProblem, options: SolverOptions,
                                    max(1.0, float(np.abs(w).max())))
         eta /= decay
         if not finished:
+            stopped_by = "time_limit"
+            break
+        if options.until_converged and (decision := rule.stop(
+                w, penalized_objective(arrays, output, penalty), loop.seconds, candidates,
+                loop.iteration, checks)):
+            stopped_by = decision
             break
     loop.report(force=True)
-    stats = {"iterations": loop.iteration, "constraint_checks": int(counters[CHECKS]),
+    stats = {"stopped_by": stopped_by} | (rule.stats() if options.until_converged else {})
+    stats |= {"iterations": loop.iteration, "constraint_checks": int(counters[CHECKS]),
              "gradient_samples": int(counters[GRADIENT_SAMPLES]),
              "stopped_by_time_limit": loop.timed_out, "gamma": float(penalty),
              "epochs": projections, "projections": projections,
              "projection_s_total": projection_s, "zeros": int(np.count_nonzero(w == 0))}
     return Trajectory(name, candidates, arrays, stats)
+
+
+def epochs(options: SolverOptions, first: int) -> Iterator[int]:
+    """The epoch lengths: :func:`epoch_lengths` of a fixed budget, or with
+    ``iterations: "auto"`` first, 2 first, 4 first, ... until the stopping rule ends them."""
+    if not options.until_converged:
+        yield from epoch_lengths(options.iterations, first)
+        return
+    length = first
+    while True:
+        yield length
+        length *= 2
 
 
 def _sgd_epoch(epoch: Epoch) -> tuple[np.ndarray, bool]:

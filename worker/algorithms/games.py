@@ -55,6 +55,7 @@ from worker.algorithms.driver import Candidates, snapshot_iterations
 from worker.algorithms.loop import ChunkedLoop, ProgressCallback
 from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
 from worker.algorithms.step_rule import WARMUP_PART, copied, warmup_end, warmup_measurements
+from worker.algorithms.stopping import StageEstimate
 from worker.kernels.constraints import max_violation
 from worker.kernels.games import (
     LAGRANGIAN,
@@ -80,7 +81,7 @@ from worker.kernels.layout import (
     STEP_SCHEDULE,
     ProblemArrays,
 )
-from worker.kernels.objective import objective_value
+from worker.kernels.objective import loss_spread, objective_value
 from worker.kernels.random import seed_state
 from worker.problem.compiled import CompiledProblem
 from worker.problem.rates import RateForm, RateSet
@@ -195,12 +196,14 @@ def _run_game(problem, options, progress, deadline, formulation) -> Trajectory:
 
     step_stats = {}
     if cfg.step_rule == STEP_DOG:
-        cfg, step_stats = measured_theta_step(arrays, rates, cfg, state,
-                                              warmup_end(0, options.iterations), deadline)
+        probe = PROBE_ITERATIONS if options.until_converged else \
+            warmup_end(0, options.iterations)
+        cfg, step_stats = measured_theta_step(arrays, rates, cfg, state, probe, deadline)
     loop = ChunkedLoop(deadline, options.iterations, describe, progress)
     candidates, baseline, stats = play(
         loop, lambda count: game_steps(arrays, rates, cfg, state, count), state.w, state.lam,
-        state.counters, options, cfg)
+        state.counters, options, cfg, lambda solutions, weights: mixture_value(
+            problem, arrays, solutions, weights))
     stats.update(step_stats)
     if formulation == LAGRANGIAN:
         stats["baseline_relaxed_max_violation"] = relaxed_violation(
@@ -229,11 +232,28 @@ def measured_theta_step(arrays: ProblemArrays, rates: RateArrays, cfg: GameConfi
     return cfg._replace(step_rule=STEP_ADAGRAD_NORM, eta_w=diameter), stats
 
 
+#: ``iterations: "auto"``: the first stage's iterations (later stages double) and the DoG
+#: probe's (``eta_w: "auto"``); the paper's §6.2 runs 5,000 iterations.
+FIRST_STAGE = 1024
+PROBE_ITERATIONS = 512
+#: A stage's mixture may violate its constraints by at most this (absolute, as rates) for
+#: the run to stop; shrinking then meets them on the candidates.
+STAGE_VIOLATION = 0.01
+
+#: (solutions (C, d), weights (C,)) -> (objective, largest expected violation, the relative
+#: statistical floor of the tolerance) of a stage's mixture.
+MixtureValue = Callable[[np.ndarray, np.ndarray], tuple[float, float, float]]
+
+
 def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
          lam: np.ndarray, counters: np.ndarray, options: SolverOptions,
-         cfg: GameConfig) -> tuple[Candidates, np.ndarray, dict]:
+         cfg: GameConfig, value: MixtureValue | None = None
+         ) -> tuple[Candidates, np.ndarray, dict]:
     """Run a game to ``options.iterations`` (or the deadline), keeping theta (d,) at
-    ``options.candidates`` evenly spaced iterations.
+    ``options.candidates`` evenly spaced iterations; with ``iterations: "auto"`` and a
+    ``value``, doubling stages until the stage's mixture stops improving
+    (:class:`~worker.algorithms.stopping.StageEstimate`) with its violation at most
+    :data:`STAGE_VIOLATION`, keeping the last ``options.candidates`` snapshots.
 
     Returns
     -------
@@ -244,20 +264,77 @@ def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
     stats : dict
     """
     candidates, objective_weights = Candidates(), []
-    for iteration in snapshot_iterations(0, options.iterations, options.candidates):
-        finished = loop.run(advance, iteration)
-        candidates.add(theta, loop.iteration, "iterate", int(counters[CHECKS]), loop.seconds)
-        objective_weights.append(float(lam[0]))
-        if not finished:
-            break
+
+    def snapshots(start: int, stop: int) -> bool:
+        for iteration in snapshot_iterations(start, stop, options.candidates):
+            finished = loop.run(advance, iteration)
+            candidates.add(theta, loop.iteration, "iterate", int(counters[CHECKS]),
+                           loop.seconds)
+            objective_weights.append(float(lam[0]))
+            if not finished:
+                return False
+        return True
+
+    if options.until_converged and value is not None:
+        stats = _stages(loop, snapshots, candidates, objective_weights, options, value)
+    else:
+        stats = {"stopped_by": "iterations" if snapshots(0, options.iterations)
+                 else "time_limit"}
+    candidates = candidates.last(options.candidates)
     loop.report(force=True)
-    stats = {"iterations": loop.iteration, "constraint_checks": int(counters[CHECKS]),
-             "gradient_samples": int(counters[GRADIENT_SAMPLES]),
-             "stopped_by_time_limit": loop.timed_out, "eta_lambda": cfg.eta_lambda,
-             "final_objective_weight": float(lam[0])}
+    stats |= {"iterations": loop.iteration, "constraint_checks": int(counters[CHECKS]),
+              "gradient_samples": int(counters[GRADIENT_SAMPLES]),
+              "stopped_by_time_limit": loop.timed_out, "eta_lambda": cfg.eta_lambda,
+              "final_objective_weight": float(lam[0])}
     if cfg.formulation == LAGRANGIAN:
         stats["multiplier_mass"] = float(lam[1:].sum())
-    return candidates, np.array(objective_weights) / sum(objective_weights), stats
+    weights = np.array(objective_weights[-len(candidates.solutions):])
+    return candidates, weights / weights.sum(), stats
+
+
+def _stages(loop: ChunkedLoop, snapshots: Callable[[int, int], bool], candidates: Candidates,
+            weights: list[float], options: SolverOptions, value: MixtureValue) -> dict:
+    """Doubling stages of :func:`play` until the rule or the deadline stops them."""
+    estimate, stages, stop = StageEstimate(options.tolerance), 0, FIRST_STAGE
+    stopped_by = "time_limit"
+    while True:
+        first = len(candidates.solutions)
+        loop.total_iterations = stop
+        finished = snapshots(loop.iteration, stop)
+        stages += 1
+        if not finished:
+            break
+        objective, violation, floor = value(np.array(candidates.solutions[first:]),
+                                            np.array(weights[first:]) / sum(weights[first:]))
+        estimate.tolerance = max(options.tolerance, floor)
+        if estimate.converged(objective) and violation <= STAGE_VIOLATION:
+            stopped_by = "converged"
+            break
+        stop *= 2
+    return {"stopped_by": stopped_by, "stages": stages,
+            "stage_tolerance": estimate.tolerance} | estimate.stats()
+
+
+def mixture_value(problem: CompiledProblem, arrays: ProblemArrays, solutions: np.ndarray,
+                  weights: np.ndarray) -> tuple[float, float, float]:
+    """(the objective at the mixture's mean, its largest expected violation, the
+    statistical floor) for ``weights`` (C,) over ``solutions`` (C, d), on every example,
+    linear row and true rate.
+
+    With rate constraints the floor is the standard error of the mean loss at the mean
+    (relative to the objective): the rates the answer is judged on are measured on the same
+    n examples, and improving the surrogate objective by less than its standard error does
+    not move them; without rates it is 0.
+    """
+    mean = weights @ solutions
+    objective = float(objective_value(arrays, mean))
+    values = problem.constraints.values(solutions)
+    floor = 0.0
+    if problem.rates is not None:
+        values = np.hstack([values, problem.rates.values(solutions)])
+        floor = float(loss_spread(arrays, mean)) / math.sqrt(max(problem.n, 1)) \
+            / max(abs(objective), 1e-12)
+    return objective, float((weights @ values).max(initial=0.0)), floor
 
 
 def relaxed_violation(problem: CompiledProblem, solutions: np.ndarray,

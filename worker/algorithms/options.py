@@ -18,9 +18,9 @@ class SolverOptions:
 
     algorithm: str = "auto"
     iterations: int = 200_000
-    #: ``iterations: "auto"``: FullTouch, LightTouch and projected SGD run until the estimated
-    #: gap is within ``tolerance`` or the time limit (see ``phases``); the other algorithms
-    #: take ``iterations`` (the default budget).
+    #: ``iterations: "auto"``: run until the stopping rule (``stopping``) or the time limit;
+    #: SVRG OL takes ``iterations`` (the default budget) and MidTouch sizes its first phase
+    #: by it.
     until_converged: bool = False
     tolerance: float = 1e-3
     time_limit_s: float = 600.0

@@ -19,8 +19,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import lsq_linear
 
+from worker.kernels.constraints import max_violation
 from worker.kernels.layout import ProblemArrays
-from worker.kernels.objective import objective_gradient
+from worker.kernels.objective import objective_gradient, objective_value
 from worker.problem.compiled import CompiledProblem
 
 #: Constraints within this distance of binding (relative to max(1, |w|_inf)) count as active.
@@ -37,22 +38,37 @@ MAX_GROWTH = 4.0
 
 def multiplier_mass(arrays: ProblemArrays, problem: CompiledProblem,
                     w: np.ndarray) -> tuple[float, float]:
-    """(estimated ||lambda*||_1, ||grad f(w)||_2) at a near-optimal point w (shape (d,)).
+    """(estimated ||lambda*||_1, ||grad f(w)||_2) at a near-optimal point w (shape (d,))."""
+    tolerance = ACTIVE_TOLERANCE * max(1.0, float(np.abs(w).max(initial=0.0)))
+    _, multipliers, gradient = stationary_multipliers(arrays, problem, w, tolerance)
+    return float(multipliers.sum()), float(np.linalg.norm(gradient))
+
+
+def stationary_multipliers(arrays: ProblemArrays, problem: CompiledProblem, w: np.ndarray,
+                           tolerance: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The nonnegative least-squares multipliers of the module docstring at w (shape (d,)).
 
     Where w_j = 0 the l1 term's subgradient is the one in [-l1, l1] of least norm for the
     stationarity residual (it soft-thresholds the rest of the gradient by l1), so an exact
     zero is not mistaken for a binding constraint.
+
+    Returns
+    -------
+    active : ndarray of int, shape (k,)
+        The constraints with g_i(w) >= -tolerance.
+    multipliers : ndarray, shape (k,)
+        lambda >= 0 of those constraints.
+    gradient : ndarray, shape (d,)
+        The (soft-thresholded) gradient of f at w.
     """
     gradient = np.empty_like(w)
     objective_gradient(arrays, w, gradient)
     zero = w == 0
     gradient[zero] = np.sign(gradient[zero]) * np.maximum(np.abs(gradient[zero]) - arrays.l1,
                                                           0.0)
-    gradient_norm = float(np.linalg.norm(gradient))
-    tolerance = ACTIVE_TOLERANCE * max(1.0, float(np.abs(w).max(initial=0.0)))
     active = np.flatnonzero(problem.constraints.values(w) >= -tolerance)
     if active.size == 0:
-        return 0.0, gradient_norm
+        return active, np.zeros(0), gradient
     at_upper = np.flatnonzero(w >= problem.upper - tolerance)
     at_lower = np.flatnonzero(w <= problem.lower + tolerance)
     d = w.shape[0]
@@ -65,7 +81,12 @@ def multiplier_mass(arrays: ProblemArrays, problem: CompiledProblem,
     ], format="csr")
     fit = lsq_linear(normals.T.tocsr(), -gradient, bounds=(0.0, np.inf), lsmr_tol="auto",
                      max_iter=200)
-    return float(fit.x[:active.size].sum()), gradient_norm
+    return active, fit.x[:active.size], gradient
+
+
+def penalized_objective(arrays: ProblemArrays, w: np.ndarray, gamma: float) -> float:
+    """f + gamma [max_i g_i]_+ at w (shape (d,)), over every example and constraint."""
+    return float(objective_value(arrays, w) + gamma * max(0.0, max_violation(arrays, w)))
 
 
 def rescaled_step(eta_w: float, gamma_old: float, gamma_new: float, gradient_norm: float) -> float:

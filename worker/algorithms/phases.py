@@ -3,17 +3,12 @@ warm-up, and ``iterations: "auto"`` (run until the answer stops improving or tim
 
 ``iterations: "auto"`` runs doubling stages after the warm-up: stage k ends at iteration
 T_k = 2 T_(k-1). With the suffix averages of :meth:`~worker.algorithms.driver.Driver.
-keep_average_recent`, the average at T_k covers the stage's iterates. Its penalized
-objective F_k = f + gamma [max_i g_i]_+ falls like C / sqrt(T_k) for SGD, so
-F_(k-1) - F_k = (sqrt(2) - 1) (F_k - F*) and the remaining gap is about
-(F_(k-1) - F_k) / (sqrt(2) - 1). The run stops when that estimate, from the larger of the
-last two differences (one can be lucky noise), is at most ``tolerance * max(|F_k|, 1e-12)``,
-or when the time limit is reached.
+keep_average_recent`, the average at T_k covers the stage's iterates; after each stage the
+rule of :mod:`worker.algorithms.stopping` decides (a certified gap on linear constraints, or
+the doubling-stage estimate), or the time limit ends the run.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -21,15 +16,16 @@ from worker.algorithms.driver import Candidates, Driver, snapshot_iterations
 from worker.algorithms.penalty import (
     gamma_checkpoints,
     multiplier_mass,
+    penalized_objective,
     raised_gamma,
     rescaled_step,
 )
 from worker.algorithms.step_rule import warm_up, warmup_end
+from worker.algorithms.stopping import CertifiedStages
 from worker.kernels.constraints import max_violation
 from worker.kernels.distribution import rebase_distribution
 from worker.kernels.iteration import restart_average
 from worker.kernels.layout import CHECKS, ITERATION, STEP_SCHEDULE
-from worker.kernels.objective import objective_value
 
 #: The warm-up of an open-ended run: AUTO_WARMUP_PER_ROW iterations per coordinate and
 #: constraint (each warm-up of the race), at least AUTO_WARMUP_MIN.
@@ -37,8 +33,6 @@ AUTO_WARMUP_PER_ROW = 4
 AUTO_WARMUP_MIN = 2**14
 #: Stages (after the first) in which automatic gamma still re-estimates.
 GAMMA_STAGES = 2
-#: 1 / (sqrt(2) - 1): remaining gap over the last improvement of a doubling stage.
-GAP_PER_IMPROVEMENT = 1.0 / (math.sqrt(2.0) - 1.0)
 
 
 def run_phase(driver: Driver, cfg, start: int, stop: int, count: int,
@@ -71,19 +65,20 @@ def run_phase(driver: Driver, cfg, start: int, stop: int, count: int,
 
 def run_to_tolerance(driver: Driver, cfg, count: int, candidates: Candidates, *,
                      tolerance: float, auto_gamma: bool = False, after_each=None):
-    """``iterations: "auto"``: doubling stages until the estimated gap is within
-    ``tolerance`` (relative) or the deadline, ``count`` candidates per stage (the pipeline
-    keeps the most recent ones for the shrinking LP).
+    """``iterations: "auto"``: doubling stages until the stopping rule of
+    :mod:`worker.algorithms.stopping` fires or the deadline, ``count`` candidates per stage
+    (the pipeline keeps the most recent ones for the shrinking LP).
 
-    Returns (the final config, stats: ``stopped_by`` "tolerance" or "time_limit",
-    ``stages``, and ``estimated_gap`` once three stages have finished).
+    Returns (the final config, stats: ``stopped_by`` "certificate", "converged" or
+    "time_limit", ``stages``, and the rule's own: ``estimated_gap`` once three stages have
+    finished, ``dual_bound`` and ``certified_gap`` once a certificate was derived).
     """
     stage_end = max(AUTO_WARMUP_MIN, AUTO_WARMUP_PER_ROW * (driver.arrays.lower.shape[0]
                                                             + driver.arrays.rhs.shape[0]))
     if cfg.step_rule != STEP_SCHEDULE:
         cfg = warm_up(driver, cfg, driver.iteration + stage_end, after_each)
-    values: list[float] = []
-    gap, stopped_by, stages = math.inf, "time_limit", 0
+    rule = CertifiedStages(driver.arrays, driver.problem, tolerance)
+    stopped_by, stages = "time_limit", 0
     while True:
         start, stage_end = driver.iteration, 2 * max(driver.iteration, stage_end)
         driver.loop.total_iterations = stage_end
@@ -95,31 +90,16 @@ def run_to_tolerance(driver: Driver, cfg, count: int, candidates: Candidates, *,
         if not finished:
             break
         if cfg.gamma != gamma:          # another penalty: earlier values do not compare
-            values.clear()
-        values.append(_penalized(driver, cfg))
-        gap = estimated_gap(values)
-        if gap <= tolerance:
-            stopped_by = "tolerance"
+            rule.estimate.restart()
+        average = driver.average()
+        decision = rule.stop(average, penalized_objective(driver.arrays, average, cfg.gamma),
+                             driver.loop.seconds,
+                             candidates, driver.iteration,
+                             int(driver.state.counters[CHECKS]))
+        if decision is not None:
+            stopped_by = decision
             break
-    stats = {"stopped_by": stopped_by, "stages": stages}
-    if math.isfinite(gap):                  # known once three stages have finished
-        stats["estimated_gap"] = gap
-    return cfg, stats
-
-
-def _penalized(driver: Driver, cfg) -> float:
-    """f + gamma [max_i g_i]_+ at the running average."""
-    average = driver.average()
-    return float(objective_value(driver.arrays, average)
-                 + cfg.gamma * max(0.0, max_violation(driver.arrays, average)))
-
-
-def estimated_gap(values: list[float]) -> float:
-    """Relative remaining gap from the last two stage improvements (inf until three)."""
-    if len(values) < 3:
-        return math.inf
-    improvement = max(values[-3] - values[-2], values[-2] - values[-1], 0.0)
-    return GAP_PER_IMPROVEMENT * improvement / max(abs(values[-1]), 1e-12)
+    return cfg, {"stopped_by": stopped_by, "stages": stages} | rule.stats()
 
 
 def retune_gamma(driver: Driver, cfg):

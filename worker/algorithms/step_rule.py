@@ -38,7 +38,7 @@ from collections.abc import Callable
 import numpy as np
 
 from worker.algorithms.driver import Driver
-from worker.kernels.constraints import max_violation
+from worker.algorithms.penalty import penalized_objective
 from worker.kernels.layout import (
     GRADIENT_SUM,
     ITERATION,
@@ -48,7 +48,6 @@ from worker.kernels.layout import (
     STEP_SCHEDULE,
     KernelState,
 )
-from worker.kernels.objective import objective_value
 
 #: The warm-up is the first 1 / WARMUP_PART of a phase's iterations.
 WARMUP_PART = 16
@@ -80,9 +79,7 @@ def warm_up(driver: Driver, cfg, until: int, after_each: Callable[[], None] | No
         rule, scale = WARMUPS[name]
         driver.state = copied(start)
         driver.run(cfg._replace(step_rule=rule, eta_w=scale), until, after_each)
-        average = driver.average()
-        score = float(objective_value(driver.arrays, average)
-                      + cfg.gamma * max(0.0, max_violation(driver.arrays, average)))
+        score = penalized_objective(driver.arrays, driver.average(), cfg.gamma)
         if best is None or score < best[0]:
             best = (score, name, driver.state)
     _, name, driver.state = best

@@ -16,6 +16,11 @@ far and iterates at ``candidates / 2`` evenly spaced steps. ``gamma: auto`` re-e
 penalty (:mod:`worker.algorithms.penalty`) at the end of every round in the first half of the
 run. ``minibatch`` sets (k_f, k_g, k_p), default (1, 2, 8): one example per step as in the
 paper. ``eta_w`` is AdaGrad's step scale; FreeRex has none.
+
+``iterations: "auto"`` plans the schedule of the default budget (200,000 serial steps) and,
+when this process holds every row, ends it after the first round at which the rule of
+:mod:`worker.algorithms.stopping` fires at the new anchor; over partitions it runs the
+whole schedule (the objective over every row would be one more pass over them).
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ from worker.algorithms.driver import Candidates, snapshot_iterations
 from worker.algorithms.groups import group_count, lazy_update
 from worker.algorithms.loop import ChunkedLoop, Progress, ProgressCallback
 from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
-from worker.algorithms.penalty import multiplier_mass, raised_gamma
+from worker.algorithms.penalty import multiplier_mass, penalized_objective, raised_gamma
+from worker.algorithms.stopping import CertifiedStages
 from worker.algorithms.svrg_schedule import schedule
 from worker.distributed.batch import PartitionedBatch, open_batch_phase
 from worker.errors import SpecError
@@ -165,6 +171,7 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
     marks = set(snapshot_iterations(0, options.iterations, max(1, options.candidates // 2)))
     rounds = schedule(svrg, options.iterations)
     anchor = state.w.copy()
+    rule, stopped_by, every_row = CertifiedStages(arrays, problem, options.tolerance), None, arrays
     with open_batch_phase(problem, svrg, options.seed, source) as batch:
         for index, planned in enumerate(rounds):
             if index and time.perf_counter() >= deadline:
@@ -183,11 +190,17 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
             anchor = average()
             if not finished:
                 break
+            if options.until_converged and gradient.sample is None and (stopped_by := rule.stop(
+                    anchor, penalized_objective(every_row, anchor, cfg.gamma), loop.seconds,
+                    candidates, loop.iteration, int(state.counters[CHECKS]))):
+                break
             if options.gamma is None and groups and 2 * end <= options.iterations:
                 cfg = _retuned(arrays, problem, cfg, state, anchor)
         workers = batch.workers
     loop.report(force=True)
-    stats = {"iterations": loop.iteration, "constraint_checks": int(state.counters[CHECKS]),
+    stats = {"stopped_by": stopped_by or ("time_limit" if loop.timed_out else "iterations"),
+             **(rule.stats() if options.until_converged else {}),
+             "iterations": loop.iteration, "constraint_checks": int(state.counters[CHECKS]),
              "gradient_samples": int(state.counters[GRADIENT_SAMPLES]),
              "stopped_by_time_limit": loop.timed_out, "gamma": float(cfg.gamma),
              **accounts.as_stats(), "batch_workers": workers, "rounds_planned": len(rounds),

@@ -133,13 +133,19 @@ def run_midtouch(problem, options, progress, deadline) -> Trajectory:
     share = max(2, round(options.candidates * first / options.iterations))
     cfg, finished = run_phase(driver, cfg, 0, first, share, candidates,
                               auto_gamma=options.gamma is None)
+    budget = {"stopped_by": "iterations" if finished else "time_limit"}
     if finished and second > 0:
         cfg = cfg._replace(mode=MODE_LIGHT)
         restart_average(state, driver.average())
         init_distribution(arrays, cfg, state, state.w, int(state.counters[ITERATION]))
-        cfg, _ = run_phase(driver, cfg, first, options.iterations,
-                           max(2, options.candidates - share), candidates)
-    return _finish("midtouch", driver, candidates, cfg, phase_one_iterations=first)
+        if options.until_converged:            # phase two runs until the stopping rule
+            cfg, budget = run_to_tolerance(driver, cfg, options.candidates, candidates,
+                                           tolerance=options.tolerance)
+        else:
+            cfg, finished = run_phase(driver, cfg, first, options.iterations,
+                                      max(2, options.candidates - share), candidates)
+            budget["stopped_by"] = "iterations" if finished else "time_limit"
+    return _finish("midtouch", driver, candidates, cfg, **budget, phase_one_iterations=first)
 
 
 def run_projected_sgd(problem, options, progress, deadline) -> Trajectory:

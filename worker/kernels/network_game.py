@@ -18,7 +18,14 @@ import numpy as np
 from numba import njit
 
 from worker.kernels.games import multiplier_step, rate_example
-from worker.kernels.layout import CHECKS, GRADIENT_SAMPLES, ITERATION
+from worker.kernels.layout import (
+    CHECKS,
+    GRADIENT_SAMPLES,
+    GRADIENT_SUM,
+    ITERATION,
+    RADIUS,
+    STEP_DOG,
+)
 from worker.kernels.network import backward, forward, loss_gradient
 from worker.kernels.random import randint
 
@@ -39,6 +46,7 @@ NetworkConfig = namedtuple("NetworkConfig", [
 
 NetworkState = namedtuple("NetworkState", [
     "theta", "direction", "squares",    # parameters, step direction, AdaGrad's sums (P,)
+    "origin", "scalars",                # DoG's start (P,); layout's GRADIENT_SUM and RADIUS
     "slack", "slack_squares",           # xi and its AdaGrad sum, (1,) each
     "values",                           # constraint values the lambda-player sees (m,)
     "lam", "log_m", "log_lam",          # as GameState
@@ -115,8 +123,29 @@ def _adagrad(value, gradient, squares, eta, low, high):
 
 
 @njit(cache=True)
+def _dog_step(s, lower, upper):
+    """One step of distance over gradients (Ivgi, Hinder & Carmon 2023) on theta by
+    ``s.direction``: eta_t = r_t / sqrt(sum_s |g_s|^2), r_t the largest distance from
+    ``s.origin`` so far (at least its start r_eps), clipped to the box."""
+    total = 0.0
+    for j in range(s.theta.shape[0]):
+        total += s.direction[j] * s.direction[j]
+    s.scalars[GRADIENT_SUM] += total
+    if s.scalars[GRADIENT_SUM] <= 0.0:
+        return
+    eta = s.scalars[RADIUS] / np.sqrt(s.scalars[GRADIENT_SUM])
+    distance = 0.0
+    for j in range(s.theta.shape[0]):
+        s.theta[j] = min(max(s.theta[j] - eta * s.direction[j], lower[j]), upper[j])
+        distance += (s.theta[j] - s.origin[j]) ** 2
+    s.scalars[RADIUS] = max(s.scalars[RADIUS], np.sqrt(distance))
+
+
+@njit(cache=True)
 def network_game_steps(net, terms, r, lower, upper, cfg, s, n_steps):
-    """n_steps of the game: an AdaGrad theta (and xi) step, then the lambda-player's step.
+    """n_steps of the game: an AdaGrad theta (and xi) step (a DoG step when
+    ``cfg.game.step_rule`` is STEP_DOG: the probe of ``eta_w: "auto"``), then the
+    lambda-player's step.
 
     Parameters
     ----------
@@ -138,10 +167,13 @@ def network_game_steps(net, terms, r, lower, upper, cfg, s, n_steps):
         s.direction[:] = 0.0
         slack_slope = _term_gradients(net, terms, cfg, s, m_r)
         _rate_gradients(net, r, cfg, s)
-        for j in range(s.theta.shape[0]):
-            g = s.direction[j]
-            s.squares[j] += g * g
-            s.theta[j] = _adagrad(s.theta[j], g, s.squares[j], eta, lower[j], upper[j])
+        if cfg.game.step_rule == STEP_DOG:
+            _dog_step(s, lower, upper)
+        else:
+            for j in range(s.theta.shape[0]):
+                g = s.direction[j]
+                s.squares[j] += g * g
+                s.theta[j] = _adagrad(s.theta[j], g, s.squares[j], eta, lower[j], upper[j])
         if cfg.robust:
             s.slack_squares[0] += slack_slope * slack_slope
             s.slack[0] = _adagrad(s.slack[0], slack_slope, s.slack_squares[0], cfg.slack_eta,

@@ -117,3 +117,19 @@ def objective_gradient(p, w, out):
     n = p.x_indptr.shape[0] - 1
     for i in range(n):
         add_example_gradient(p, i, w, 1.0 / n, out)
+
+
+@kernel
+def loss_spread(p, w):
+    """The standard deviation of the examples' losses at w (0 for a quadratic objective):
+    over sqrt(n), the standard error of the mean loss as an estimate of the expected one."""
+    n = p.x_indptr.shape[0] - 1
+    if p.quadratic or n < 2:
+        return 0.0
+    total, squares = 0.0, 0.0
+    for i in range(n):
+        value = loss_value(p.kind, row_dot(p.x_indptr, p.x_indices, p.x_data, i, w), p.labels[i])
+        total += value
+        squares += value * value
+    mean = total / n
+    return (max(squares / n - mean * mean, 0.0) * n / (n - 1)) ** 0.5

@@ -41,8 +41,9 @@ from worker.settings import DaskSettings, data_roots, data_settings, read_settin
 from worker.spec.models import Solver, Spec, parse_spec
 from worker.spec.solver import Output
 
-#: The budget of ``iterations: "auto"`` for the algorithms without a stopping rule (Epro,
-#: MidTouch, the games, SVRG OL).
+#: ``iterations: "auto"`` runs every algorithm until its stopping rule
+#: (docs/stopping-rules.md); this only plans SVRG OL's schedule (which the rule may end
+#: early) and sizes MidTouch's first phase.
 DEFAULT_ITERATIONS = 200_000
 
 

@@ -15,7 +15,6 @@ from rq.job import Job
 from rq.registry import StartedJobRegistry
 from rq.timeouts import TimerDeathPenalty
 
-from worker.pipeline.solve import solve
 from worker.queue.keys import (
     QUEUE_NAME,
     REAPER_GRACE_KEY,
@@ -26,7 +25,7 @@ from worker.queue.keys import (
 )
 from worker.queue.lifetime import die_with_parent
 from worker.queue.task import horse_killed
-from worker.spec.models import ALGORITHMS
+from worker.queue.warm_up import warm_up
 
 log = logging.getLogger(__name__)
 
@@ -95,25 +94,6 @@ class LightTouchWorker(Worker):
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
         """A running job counts as abandoned after ``MISSED_HEARTBEATS`` missed renewals."""
         return self.job_monitoring_interval * MISSED_HEARTBEATS
-
-
-_WARM_UP_PROBLEM = {
-    "dimension": 3, "bounds": {"lower": -1.0, "upper": 1.0},
-    "objective": {"type": "empirical_risk", "loss": "hinge", "l2": 0.1,
-                  "data": {"features": [[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]], "labels": [1.0, -1.0]}},
-    "constraints": [{"type": "ordering", "chain": [0, 1, 2]}],
-}
-
-
-def warm_up() -> None:
-    """Load (or compile) every algorithm's numba kernels here, so forked horses inherit them.
-
-    A tiny strongly convex problem (which every algorithm accepts) is solved once per
-    algorithm; none of them starts a thread pool on so small a problem.
-    """
-    for algorithm in ALGORITHMS:
-        if algorithm != "auto":
-            solve(dict(_WARM_UP_PROBLEM, solver={"algorithm": algorithm, "iterations": 2000}))
 
 
 def run_worker(connection: Redis, *, heartbeat_s: int, burst: bool = False) -> bool:

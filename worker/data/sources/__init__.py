@@ -29,7 +29,7 @@ from typing import BinaryIO, Protocol
 from worker.data.refs import uri_scheme
 from worker.data.sources.http import HttpSource
 from worker.data.sources.inline import InlineSource
-from worker.data.sources.local import LocalFile
+from worker.data.sources.local import LocalFile, allowed_path
 from worker.data.sources.s3 import S3Source
 from worker.data.sources.wording import brief
 from worker.errors import DataError
@@ -58,11 +58,23 @@ SCHEMES: dict[str, SourceFactory] = {"data": InlineSource, "file": LocalFile,
 
 def open_source(uri: str, path: str, roots: Sequence[Path], settings: DataSettings) -> Source:
     """The checked :class:`Source` of ``uri``; DataError when the scheme or policy refuses."""
+    return SCHEMES[_known_scheme(uri, path)](uri, path, roots, settings)
+
+
+def check_uri(uri: str, path: str, roots: Sequence[Path]) -> None:
+    """What the policy can judge of ``uri`` without reading or fetching anything: a scheme
+    LightTouch reads, and for ``file://`` a well-formed path inside ``roots``. DataError if
+    not. Run where a job is submitted, so such a reference is refused there."""
+    if _known_scheme(uri, path) == "file":
+        allowed_path(uri, path, roots)
+
+
+def _known_scheme(uri: str, path: str) -> str:
+    """The scheme of ``uri``, one of :data:`SCHEMES`; DataError naming ``path`` if not."""
     scheme = uri_scheme(uri)
-    factory = SCHEMES.get(scheme)
-    if factory is None:
+    if scheme not in SCHEMES:
         found = f"scheme {scheme}:" if scheme else "no scheme"
         raise DataError(path, f"{brief(uri)} has {found}, which is not supported; use "
                               f"{', '.join(s + ':' for s in SCHEMES)} (file:///absolute/path "
                               f"under a data root)")
-    return factory(uri, path, roots, settings)
+    return scheme

@@ -58,6 +58,16 @@ class LocalFile:
 
 def _checked_path(uri: str, path: str, roots: Sequence[Path]) -> Path:
     """The resolved file an absolute ``file://`` URI names, inside one of ``roots``."""
+    resolved = allowed_path(uri, path, roots)
+    if not resolved.is_file():
+        raise DataError(path, f"{brief(uri)} is not an existing regular file under the "
+                              f"data roots; check the path")
+    return resolved
+
+
+def allowed_path(uri: str, path: str, roots: Sequence[Path]) -> Path:
+    """The resolved path an absolute ``file://`` URI names, inside one of ``roots``; whether
+    a file is there is not checked (the API judges URIs without the data mounted)."""
     try:
         parts = urlsplit(uri)
     except ValueError as exc:
@@ -84,7 +94,4 @@ def _checked_path(uri: str, path: str, roots: Sequence[Path]) -> Path:
                               f"({', '.join(map(str, allowed)) or 'none configured'}); move "
                               f"the file under a data root or add its directory to "
                               f"LIGHTTOUCH_DATA_ROOTS")
-    if not resolved.is_file():
-        raise DataError(path, f"{brief(uri)} is not an existing regular file under the "
-                              f"data roots; check the path")
     return resolved
