@@ -165,7 +165,8 @@ class ConstrainedClassifier(ClassifierMixin, _ConstrainedEstimator):
     prediction : {"stochastic", "expected", "deterministic"}, optional
         How :meth:`predict` uses the mixture: (None) a member drawn per example (seeded by
         ``random_state``, the randomized classifier whose rates the constraints bound), the
-        sign of the weighted mean score, or the member of largest weight.
+        sign of the weighted mean score, or the Result's deterministic model (the best
+        candidate within ``solver.tolerance``, docs/results.md).
     random_state : int
         The solver's seed and the seed of stochastic predictions.
     backend : "local" or lighttouch.Client

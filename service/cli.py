@@ -1,13 +1,13 @@
 """The ``lighttouch`` command: one parser, one progress bar.
 
-``solve``, ``validate`` and ``predict`` run in this process, no Redis
+``solve``, ``validate``, ``predict`` and ``report`` run in this process, no Redis
 (:mod:`worker.commands`); ``serve``, ``worker`` and ``submit`` need Redis or an API.
 Configuration is the ``LIGHTTOUCH_*`` environment (:mod:`worker.settings`), checked before
 each command does anything. Each command imports what it needs when it runs, so ``solve``
 does not load the web stack.
 
 Exit codes: 0 success, 1 the spec, its data or the service refused (message on stderr),
-2 usage.
+2 usage, 3 ``report``: a constraint fails beyond the tolerance on the data.
 """
 
 from __future__ import annotations
@@ -128,6 +128,35 @@ def _predict(args: argparse.Namespace) -> int:
     return 0
 
 
+#: ``lighttouch report``'s exit code when a constraint fails beyond the tolerance.
+CONSTRAINT_FAILED = 3
+
+
+def _report(args: argparse.Namespace) -> int:
+    from worker.commands import report_file
+    from worker.report.text import failures, report_table
+    load_settings()
+
+    report = report_file(args.result, args.data, args.labels, args.groups or [],
+                         args.tolerance)
+    assert report.validation is not None
+    if args.model not in report.validation.models:
+        _console.print(f"error: the result has no {args.model} model to check",
+                       style="red", markup=False, highlight=False)
+        return 1
+    failed = failures(report.validation, args.model)
+    if args.json:
+        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+    else:
+        sys.stdout.write(report_table(report.validation, args.data) + "\n")
+    if failed:
+        _console.print(f"{args.model}: {', '.join(failed)} violated beyond tolerance "
+                       f"{report.tolerance:g} on {args.data}", style="red", markup=False,
+                       highlight=False)
+        return CONSTRAINT_FAILED
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Every ``lighttouch`` subcommand."""
     parser = argparse.ArgumentParser(prog="lighttouch", description=__doc__)
@@ -152,11 +181,41 @@ def _engine_commands(commands) -> None:
     predict.add_argument("examples", help="feature matrix file (npy, npz, csv, svmlight, mtx), or "
                          "the raw table (csv, parquet, feather) of a calibrated model")
     predict.add_argument("--mode", choices=("stochastic", "expected", "deterministic"),
-                         default="stochastic", help="per-example random member (default), "
-                         "weighted mean score, or the member of largest weight")
+                         default="stochastic", help="stochastic (default): each example "
+                         "scored by a member drawn with probability its weight, the "
+                         "randomized classifier the constraint guarantees are about; "
+                         "expected: the weighted mean score, another classifier with no "
+                         "guarantee; deterministic: the result's deterministic model (the "
+                         "best single candidate: least objective within the tolerance), "
+                         "whose constraints the result's report gives")
     predict.add_argument("--seed", type=int, default=0, help="seed of the stochastic draws")
     predict.add_argument("-o", "--output", help="write the scores JSON here (default: stdout)")
     predict.set_defaults(run=_predict)
+    _report_command(commands)
+
+
+def _report_command(commands) -> None:
+    """``report``: a result's report on other data."""
+    report = commands.add_parser(
+        "report", help="a result's objective, error and constraints on other data",
+        description="Recompute a result's report (objective, error, every constraint, rates "
+        "with bootstrap intervals) on examples it was not trained on. Exit code 3 when a "
+        "constraint of --model fails beyond the tolerance.")
+    report.add_argument("result", help="Result JSON written by solve -o")
+    report.add_argument("data", help="feature matrix file (npy, npz, csv, svmlight, mtx); "
+                        "its labels are used when it carries them")
+    report.add_argument("--labels", help="labels file, one per row (+1/-1 or 1/0)")
+    report.add_argument("--groups", nargs="*", metavar="NAME=FILE",
+                        help="groups of the rate constraints, each a file of one 0/1 per row")
+    report.add_argument("--tolerance", type=float,
+                        help="largest violation that passes (default the result's "
+                        "solver.tolerance)")
+    report.add_argument("--model", default="mixture",
+                        choices=("mixture", "mean", "projected", "deterministic"),
+                        help="the model whose constraints decide the exit code "
+                        "(default mixture)")
+    report.add_argument("--json", action="store_true", help="print the report as JSON")
+    report.set_defaults(run=_report)
 
 
 def _service_commands(commands) -> None:

@@ -10,7 +10,7 @@ from service.cli import relative_text
 from tests.specs import random_spec
 from worker import Result, solve
 
-TIMING = {"wall_s", "solve_s", "lp_s", "projection_s", "load_s", "data_load_s",
+TIMING = {"wall_s", "solve_s", "lp_s", "projection_s", "load_s", "data_load_s", "report_s",
           "projection_s_total", "lower_bound_s", "polish_s"}
 
 

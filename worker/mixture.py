@@ -3,11 +3,15 @@
 A Result's ``mixture`` is a stochastic classifier (Cotter, Jiang, Sridharan 2019, §5
 "Evaluation"): per example, draw a member with probability its weight and score with it.
 Where a random model is not acceptable, §5 suggests deterministic conversions; two are
-offered: the weight-averaged score (for a linear model, the mean solution's score) and the
-member of largest weight. Scores are x.w, or the Result's network (``model``) applied to x;
-with one score a prediction is positive when it is > 0, with K scores it is the class of the
-largest. A calibrated model's mixture (docs/tables.md) scores raw table rows through the
-Result's fixed calibrators; extra columns are ignored.
+offered: the weight-averaged score (for a linear model, the mean solution's score; this is a
+different classifier from the mixture, and no guarantee of the mixture holds for it) and the
+Result's ``deterministic`` model (the best single candidate,
+:mod:`worker.candidates.deterministic`; for a Result without one, the member of largest
+weight). Only ``stochastic`` is the randomized classifier the guarantees are about.
+Scores are x.w, or the Result's network (``model``) applied to x; with one score a
+prediction is positive when it is > 0, with K scores it is the class of the largest. A
+calibrated model's mixture (docs/tables.md) scores raw table rows through the Result's
+fixed calibrators; extra columns are ignored.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ class Mixture:
     weights: np.ndarray
     network: Network | None = None
     table: TableModel | None = None
+    #: the Result's deterministic model (P,); None: the member of largest weight
+    deterministic: np.ndarray | None = None
 
     @classmethod
     def from_result(cls, result: Result | dict[str, Any]) -> Mixture:
@@ -52,9 +58,11 @@ class Mixture:
             if isinstance(model.model, NetworkModel) else None
         table = TableModel.from_result(model.model) \
             if isinstance(model.model, CalibratedModel) else None
+        single = model.deterministic
         return cls(np.array([m.solution for m in model.mixture], dtype=np.float64),
                    np.array([m.weight for m in model.mixture], dtype=np.float64), network,
-                   table)
+                   table, None if single is None or single.solution is None
+                   else np.array(single.solution, dtype=np.float64))
 
     @property
     def classes(self) -> int:
@@ -66,6 +74,10 @@ class Mixture:
 
         With a calibrated model, ``features`` may be a table of raw rows (pyarrow Table,
         pandas DataFrame or mapping of columns)."""
+        return self._scores(features, self.solutions)
+
+    def _scores(self, features, solutions: np.ndarray) -> np.ndarray:
+        """Scores under each of ``solutions`` (k, P): (n, k), or (n, k, K) for K > 1."""
         if self.table is not None and not (isinstance(features, np.ndarray)
                                            or sp.issparse(features)):
             features = self.table.features(as_table(features))
@@ -74,9 +86,9 @@ class Mixture:
             raise SpecError.at("features", f"{features.shape[1]} columns; the mixture's "
                                f"model takes {inputs}")
         if self.network is None:
-            return np.asarray(features @ self.solutions.T)
+            return np.asarray(features @ solutions.T)
         csr = sp.csr_matrix(features, dtype=np.float64)
-        scores = np.stack([self.network.scores(theta, csr) for theta in self.solutions], axis=1)
+        scores = np.stack([self.network.scores(theta, csr) for theta in solutions], axis=1)
         return scores[:, :, 0] if self.classes == 1 else scores
 
     def _chosen(self, scores: np.ndarray, mode: str, seed: int) -> np.ndarray:
@@ -97,9 +109,14 @@ class Mixture:
 
         ``stochastic``: each example scored by a member drawn with probability its weight
         (numpy's PCG64 seeded with ``seed``, one draw per example in row order, so the same
-        seed gives the same answer); ``expected``: the weighted mean score; ``deterministic``:
-        the member of largest weight (ties: the first).
+        seed gives the same answer): the randomized classifier the guarantees are about;
+        ``expected``: the weighted mean score (another classifier); ``deterministic``: the
+        Result's deterministic model, or without one the member of largest weight (ties: the
+        first).
         """
+        if mode == "deterministic" and self.deterministic is not None:
+            scores = self._scores(features, self.deterministic[None, :])
+            return scores[:, 0]
         return self._chosen(self.member_scores(features), mode, seed)
 
     def predict(self, features, mode: str = "stochastic", seed: int = 0) -> np.ndarray:

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from worker.report.schema import Report
+
 
 class ResultModel(BaseModel):
     """Base: unknown fields are errors, so the contract cannot drift silently."""
@@ -27,7 +29,7 @@ class Member(ResultModel):
 
     weight: float
     iteration: int
-    kind: Literal["average", "iterate", "polished", "projected", "exact"]
+    kind: Literal["average", "iterate", "polished", "projected", "exact", "warm_start"]
     objective: float
     max_violation: float
     solution: list[float] | None = None
@@ -111,7 +113,45 @@ class Result(ResultModel):
     projected: Projected | None = None
     #: output.single: the best single candidate (Cotter et al. 2019, §6.2 heuristic)
     single: Member | None = None
+    #: the deterministic model: the best single candidate (docs/results.md; it always
+    #: carries its solution)
+    deterministic: Member | None = None
+    #: objective, error and every constraint on training and validation data
+    report: Report | None = None
+    #: a sweep's Results, one per value, and its front (:mod:`worker.pipeline.sweep`)
+    sweep: SweepResult | None = None
     #: the network or calibrated model the solutions parameterize; null: scores x.w
     model: NetworkModel | CalibratedModel | None = None
     stats: dict[str, float | int | str | bool]
     notes: list[str] = []
+
+
+class FrontPoint(ResultModel):
+    """One value of a sweep: the mixture's objective, error and largest violation on
+    training data and (null without validation data) on validation data."""
+
+    value: float | int | str | bool
+    objective: float
+    error: float | None
+    max_violation: float
+    validation_objective: float | None
+    validation_error: float | None
+    validation_max_violation: float | None
+
+
+class SweepPoint(ResultModel):
+    """One value of a sweep and its Result."""
+
+    value: float | int | str | bool
+    result: Result
+
+
+class SweepResult(ResultModel):
+    """A sweep of the field at ``path``: a Result per value, in order, and the front."""
+
+    path: str
+    points: list[SweepPoint]
+    front: list[FrontPoint]
+
+
+Result.model_rebuild()

@@ -58,6 +58,12 @@ class Candidates:
         """The ``count`` most recent snapshots."""
         return self._picked(list(range(len(self.solutions)))[-count:])
 
+    def joined(self, other: Candidates) -> Candidates:
+        """A new set: these snapshots followed by ``other``'s."""
+        return Candidates(self.solutions + other.solutions, self.iterations + other.iterations,
+                          self.kinds + other.kinds, self.checks + other.checks,
+                          self.seconds + other.seconds)
+
 
 def snapshot_iterations(start: int, stop: int, count: int) -> list[int]:
     """``count`` iterations evenly spaced in (start, stop], the last one being ``stop``."""

@@ -45,7 +45,7 @@ import numpy as np
 from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.driver import Candidates
 from worker.algorithms.loop import ChunkedLoop, ProgressCallback
-from worker.algorithms.options import SolverOptions, Trajectory, step_scale
+from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
 from worker.algorithms.penalty import multiplier_mass, penalized_objective, raised_gamma
 from worker.algorithms.stopping import CertifiedStages
 from worker.errors import SpecError
@@ -140,7 +140,7 @@ def run_epochs(problem: CompiledProblem, options: SolverOptions,
     arrays = problem_arrays(problem, 1)
     penalty = 1.0 if options.gamma is None else options.gamma
     k_f = DEFAULT_K_F if options.minibatch is None else options.minibatch[0]
-    w = np.clip(np.zeros(problem.d), problem.lower, problem.upper)
+    w = start_point(problem, options)
     counters = np.zeros(N_COUNTERS, dtype=np.int64)
     counters[ITERATION] = 1
     rng = seed_state(options.seed)

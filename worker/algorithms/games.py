@@ -53,7 +53,7 @@ import scipy.sparse as sp
 from worker.algorithms.arrays import DOG_START, problem_arrays
 from worker.algorithms.driver import Candidates, snapshot_iterations
 from worker.algorithms.loop import ChunkedLoop, ProgressCallback
-from worker.algorithms.options import SolverOptions, Trajectory, step_scale
+from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
 from worker.algorithms.step_rule import WARMUP_PART, copied, warmup_end, warmup_measurements
 from worker.algorithms.stopping import StageEstimate
 from worker.kernels.constraints import max_violation
@@ -185,8 +185,8 @@ def _run_game(problem, options, progress, deadline, formulation) -> Trajectory:
     arrays = problem_arrays(problem, problem.m)
     rates = rate_arrays(problem.rates, problem.d, relaxed=formulation == LAGRANGIAN)
     cfg = game_config(options, formulation, problem.m_total)
-    state = initial_state(np.clip(np.zeros(problem.d), problem.lower, problem.upper),
-                          problem.m_total, formulation, options.seed)
+    state = initial_state(start_point(problem, options), problem.m_total, formulation,
+                          options.seed)
 
     def describe() -> tuple[float, float, int]:
         violation = float(max_violation(arrays, state.w))

@@ -52,7 +52,7 @@ from worker.algorithms.games import (
     rate_arrays,
 )
 from worker.algorithms.loop import ChunkedLoop, ProgressCallback
-from worker.algorithms.options import SolverOptions, Trajectory
+from worker.algorithms.options import SolverOptions, Trajectory, start_point
 from worker.algorithms.step_rule import WARMUP_PART, copied
 from worker.kernels.games import LAGRANGIAN
 from worker.kernels.layout import (
@@ -150,7 +150,7 @@ def run_network_game(problem: NetworkProblem, options: SolverOptions, algorithm:
     game = game_config(replace(options, eta_w=AUTO_ETA if options.eta_w is None
                                else options.eta_w), formulation, m)._replace(
                                    step_rule=STEP_SCHEDULE)
-    theta = np.clip(problem.network.initial(problem.init_seed), problem.lower, problem.upper)
+    theta = start_point(problem, options, problem.network.initial(problem.init_seed))
     slack_upper = float(problem.term_losses(theta[None, :]).max()) if problem.robust else 0.0
     state = new_state(theta, slack_upper, m, formulation, len(problem.terms), options.seed)
     cfg = NetworkConfig(game=game, robust=problem.robust, slack_upper=slack_upper,

@@ -34,6 +34,14 @@ class SolverOptions:
     candidates: int = 100
     svrg: SvrgOptions = SvrgOptions()
     game: GameOptions = GameOptions()
+    #: w(1) (or theta(1)) of a warm start (``solver.warm_start``); None: 0, or a network's
+    #: initialization
+    start: np.ndarray | None = None
+    #: a warm start's earlier members (P,) each, added to the shrinking LP's candidates
+    warm_candidates: tuple[np.ndarray, ...] = ()
+    #: a warm start's earlier penalty, where ``gamma`` is automatic (FullTouch, LightTouch,
+    #: MidTouch, projected SGD start there instead of at 1)
+    start_gamma: float | None = None
 
 
 @dataclass
@@ -49,6 +57,15 @@ class Trajectory:
     #: weights (C,) of the algorithm's own mixture of its candidates (the games' theta-bar,
     #: Theorems 2-3), reported next to the shrunk mixture; None for the other algorithms.
     baseline: np.ndarray | None = None
+
+
+def start_point(problem, options: SolverOptions, default: np.ndarray | None = None
+                ) -> np.ndarray:
+    """w(1): the warm start's point, else ``default`` (zeros of the problem's d), clipped
+    to the box W = [lower, upper]."""
+    start = options.start if options.start is not None else \
+        np.zeros(problem.d) if default is None else default
+    return np.clip(start, problem.lower, problem.upper)
 
 
 def step_scale(options: SolverOptions) -> float:

@@ -35,7 +35,7 @@ from worker.algorithms.arrays import new_state, problem_arrays, run_config
 from worker.algorithms.driver import Candidates, snapshot_iterations
 from worker.algorithms.groups import group_count, lazy_update
 from worker.algorithms.loop import ChunkedLoop, Progress, ProgressCallback
-from worker.algorithms.options import SolverOptions, Trajectory, step_scale
+from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
 from worker.algorithms.penalty import multiplier_mass, penalized_objective, raised_gamma
 from worker.algorithms.stopping import CertifiedStages
 from worker.algorithms.svrg_schedule import schedule
@@ -135,8 +135,7 @@ def _start(problem: CompiledProblem, options: SolverOptions):
     groups = group_count(problem.m, options.aggregate, lazy)
     arrays = problem_arrays(problem, groups)
     cfg = _config(arrays, problem, options, groups, lazy)
-    state = new_state(arrays, np.clip(np.zeros(problem.d), problem.lower, problem.upper),
-                      options.seed)
+    state = new_state(arrays, start_point(problem, options), options.seed)
     if groups:
         init_distribution(arrays, cfg, state, state.w, 1)
     return arrays, cfg, state, groups

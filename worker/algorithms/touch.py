@@ -3,12 +3,10 @@ loop (:mod:`worker.kernels.iteration`; LightTouch paper, Algorithms 1-4)."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from worker.algorithms.arrays import new_state, problem_arrays, run_config
 from worker.algorithms.driver import Candidates, Driver
 from worker.algorithms.groups import group_count, lazy_update
-from worker.algorithms.options import SolverOptions, Trajectory, step_scale
+from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
 from worker.algorithms.phases import run_phase, run_to_tolerance
 from worker.errors import SpecError
 from worker.kernels.distribution import init_distribution
@@ -25,11 +23,6 @@ from worker.kernels.layout import (
 )
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project
-
-
-def _start_point(problem: CompiledProblem) -> np.ndarray:
-    """w(1) = clip of 0 to W."""
-    return np.clip(np.zeros(problem.d), problem.lower, problem.upper)
 
 
 def _finish(name: str, driver: Driver, candidates: Candidates, cfg, **extra) -> Trajectory:
@@ -82,13 +75,17 @@ def _config(problem: CompiledProblem, arrays, options: SolverOptions, mode: int,
 
 
 def _initial_gamma(options: SolverOptions) -> float:
-    return 1.0 if options.gamma is None else options.gamma
+    """gamma as given; automatic: a warm start's earlier gamma, else 1 (then raised at the
+    checkpoints of :mod:`worker.algorithms.penalty`)."""
+    if options.gamma is not None:
+        return options.gamma
+    return 1.0 if options.start_gamma is None else options.start_gamma
 
 
 def run_fulltouch(problem, options, progress, deadline) -> Trajectory:
     arrays = problem_arrays(problem, problem.m)
     cfg = _config(problem, arrays, options, MODE_FULL, lazy=False)
-    state = new_state(arrays, _start_point(problem), options.seed)
+    state = new_state(arrays, start_point(problem, options), options.seed)
     driver = _driver(problem, arrays, state, options, progress, deadline)
     candidates = Candidates()
     cfg, budget = _run(driver, cfg, options, candidates, auto_gamma=options.gamma is None)
@@ -100,7 +97,7 @@ def run_lighttouch(problem, options, progress, deadline) -> Trajectory:
     groups = group_count(problem.m, options.aggregate, lazy)
     arrays = problem_arrays(problem, groups)
     cfg = _config(problem, arrays, options, MODE_LIGHT, lazy=lazy)
-    state = new_state(arrays, _start_point(problem), options.seed)
+    state = new_state(arrays, start_point(problem, options), options.seed)
     init_distribution(arrays, cfg, state, state.w, 1)
     driver = _driver(problem, arrays, state, options, progress, deadline)
     candidates = Candidates()
@@ -130,7 +127,7 @@ def run_midtouch(problem, options, progress, deadline) -> Trajectory:
     common = dict(gamma=_initial_gamma(options), eta_w=step_scale(options), eta_p=options.eta_p,
                   strong_convexity=strong, lazy=lazy_update(problem.m, options.p_update))
     cfg = run_config(arrays, mode=MODE_FULL, minibatch=(1, 1, 1), **common)
-    state = new_state(arrays, _start_point(problem), options.seed)
+    state = new_state(arrays, start_point(problem, options), options.seed)
     driver = _driver(problem, arrays, state, options, progress, deadline)
     candidates = Candidates()
     share = max(2, round(options.candidates * first / options.iterations))
@@ -154,7 +151,8 @@ def run_midtouch(problem, options, progress, deadline) -> Trajectory:
 def run_projected_sgd(problem, options, progress, deadline) -> Trajectory:
     arrays = problem_arrays(problem, 0)
     cfg = _config(problem, arrays, options, MODE_PLAIN, lazy=False)
-    start = project(_start_point(problem), problem.constraints, problem.lower, problem.upper)
+    start = project(start_point(problem, options), problem.constraints, problem.lower,
+                    problem.upper)
     state = new_state(arrays, start.solution, options.seed)
     driver = _driver(problem, arrays, state, options, progress, deadline)
     projections = {"count": 1, "seconds": start.seconds}

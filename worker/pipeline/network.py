@@ -21,6 +21,7 @@ from worker.algorithms.options import SolverOptions, Trajectory
 from worker.algorithms.registry import chosen
 from worker.candidates.shrink import best_mixture, best_robust_mixture
 from worker.pipeline.summary import CandidateScores, summarize
+from worker.pipeline.warm import with_warm_candidates
 from worker.problem.compiled import ConstraintSet
 from worker.problem.network import NetworkProblem
 from worker.projection import Projection, project
@@ -37,8 +38,8 @@ def solve_network(spec: Spec, problem: NetworkProblem, options: SolverOptions,
                                   started + options.time_limit_s)
     trajectory.stats.update(solve_s=time.perf_counter() - started, method=choice.name,
                             method_reason=choice.reason)
-    return summarize_network(spec, problem,
-                             replace(trajectory, candidates=trajectory.candidates.finite()))
+    return summarize_network(spec, problem, with_warm_candidates(
+        replace(trajectory, candidates=trajectory.candidates.finite()), options))
 
 
 @dataclass
@@ -110,4 +111,5 @@ class NetworkScores(CandidateScores):
 
 def summarize_network(spec: Spec, problem: NetworkProblem, trajectory: Trajectory) -> Result:
     """:func:`worker.pipeline.summary.summarize` of a network problem."""
-    return summarize(NetworkScoring(problem, spec.model.type), trajectory, spec.output)
+    return summarize(NetworkScoring(problem, spec.model.type), trajectory, spec.output,
+                     spec.solver.tolerance)

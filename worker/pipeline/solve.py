@@ -30,9 +30,12 @@ from worker.pipeline.memory import (
 )
 from worker.pipeline.network import solve_network
 from worker.pipeline.polishing import algorithm_options, polished_candidates, polishes
+from worker.pipeline.reporting import add_report, data_source, refuse_split
 from worker.pipeline.scoring import LinearScoring
 from worker.pipeline.summary import summarize as summarize_scored
-from worker.problem.compile import DataSource, compile_problem
+from worker.pipeline.sweep import solve_sweep
+from worker.pipeline.warm import warm_options, warm_result, with_warm_candidates
+from worker.problem.compile import compile_problem
 from worker.problem.compile_network import compile_network_problem
 from worker.problem.compiled import CompiledProblem
 from worker.result import Result
@@ -65,7 +68,8 @@ def solver_options(solver: Solver) -> SolverOptions:
 
 
 def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None, *,
-          roots: Sequence[Path] | None = None, max_job_bytes: int | None = None) -> Result:
+          roots: Sequence[Path] | None = None, max_job_bytes: int | None = None,
+          earlier: Result | None = None) -> Result:
     """Solve one problem in this process and return its :class:`~worker.result.Result`.
 
     Parameters
@@ -82,14 +86,22 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
         it, from the spec before reading data and again once the data are compiled; also
         the budget of each file read. Default ``LIGHTTOUCH_MAX_JOB_BYTES`` for the files and
         no check of the estimate.
+    earlier : Result, optional
+        The earlier job's Result that ``solver.warm_start.job`` names (the queue looks it
+        up); a ``solver.warm_start.result`` file is read here.
 
     Settings are resolved here, once, and passed down.
     """
     started = time.perf_counter()
     model = parse_spec(spec)
+    if model.sweep is not None:
+        return solve_sweep(model, lambda variant, neighbour: solve(
+            variant, progress, roots=roots, max_job_bytes=max_job_bytes, earlier=neighbour),
+            earlier)
     check_memory(declared_parts(model), max_job_bytes)
+    earlier = warm_result(model, earlier)
     data = data_settings(max_job_bytes)
-    source = DataSource(roots if roots is not None else data_roots(), settings=data)
+    source = data_source(model, roots if roots is not None else data_roots(), data)
     lowered = lower_tables(model, source)      # a calibrated model → the hand-built spec
     if lowered is not None:
         model, source = lowered.spec, lowered.source
@@ -98,20 +110,28 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
         problem = compile_network_problem(model, source)
         check_memory(network_memory_parts(problem, model.solver.candidates), max_job_bytes)
         load_s = time.perf_counter() - started
-        result = solve_network(model, problem, solver_options(model.solver), progress)
+        options = warm_options(solver_options(model.solver), earlier,
+                               problem.network.parameters)
+        result = solve_network(model, problem, options, progress)
         result.stats["load_s"] = load_s
+        add_report(model, problem, source, result)
     elif (plan := plan_partitions(model, source.roots, svrg.partition_rows,
                                   read_settings(DaskSettings).partition_bytes, data)) is None:
         problem = compile_problem(model, source)
         check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
-        result = _solved(model, problem, solver_options(model.solver), progress, started)
+        result = _solved(model, problem,
+                         warm_options(solver_options(model.solver), earlier, problem.d),
+                         progress, started)
+        add_report(model, problem, source, result)
     else:
+        refuse_split(model)
         options = SvrgOptions.from_spec(svrg)
         with open_partitioned(plan, options, model.solver.seed) as batch:
             problem = compile_problem(model, source, width_elsewhere=batch.d)
             check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
-            result = _solved(model, problem, solver_options(model.solver), progress,
-                             started, batch)
+            result = _solved(model, problem,
+                             warm_options(solver_options(model.solver), earlier, problem.d),
+                             progress, started, batch)
         source.stats.bytes_read += plan.size
         result.stats["partitions"] = len(plan.pieces)
     result.stats.update(source.stats.as_stats())
@@ -144,8 +164,9 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
         candidates, polished = polished_candidates(
             problem, candidates, trajectory.stats.get("solve_s", 0.0),
             started + options.time_limit_s, options.tolerance, progress)
-    trajectory = replace(trajectory, candidates=candidates.last(options.candidates),
-                         stats=trajectory.stats | (polished.as_stats() if polished else {}))
+    trajectory = with_warm_candidates(replace(
+        trajectory, candidates=candidates.last(options.candidates),  # the most recent
+        stats=trajectory.stats | (polished.as_stats() if polished else {})), options)
     values = None if batch is None else \
         (lambda points: batch.values(points, trajectory.arrays))
     result = summarize(problem, trajectory, model.output.mixture, model.output.project,
@@ -153,7 +174,7 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
                        with_lower_bound=model.output.lower_bound and not certified,
                        values=values,
                        n=None if batch is None else batch.n,
-                       deadline=started + options.time_limit_s)
+                       deadline=started + options.time_limit_s, tolerance=options.tolerance)
     result.stats["load_s"] = load_s
     if batch is not None:
         result.stats["communication_rounds"] += batch.value_rounds
@@ -164,13 +185,15 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
 def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: bool,
               with_projection: bool, *, with_single: bool = False,
               with_lower_bound: bool = False, values: ObjectiveValues | None = None,
-              n: int | None = None, deadline: float | None = None) -> Result:
+              n: int | None = None, deadline: float | None = None,
+              tolerance: float = 1e-3) -> Result:
     """:func:`worker.pipeline.summary.summarize` of a compiled problem
     (:class:`~worker.pipeline.scoring.LinearScoring`): the mixture, its mean, the mean's
     projection (not with rate constraints) and (``with_lower_bound``, hinge-loss LPs) a lower
     bound on the optimum from it, whose LP may use what is left until ``deadline``.
-    ``values`` and ``n`` stand in for the problem's rows when it holds none."""
+    ``values`` and ``n`` stand in for the problem's rows when it holds none; the
+    deterministic model is chosen within ``tolerance``."""
     scoring = LinearScoring(problem, trajectory.arrays, values, n, with_lower_bound, deadline)
     return summarize_scored(scoring, trajectory, Output(
         mixture=with_solutions, project=with_projection, single=with_single,
-        lower_bound=with_lower_bound))
+        lower_bound=with_lower_bound), tolerance)

@@ -17,6 +17,7 @@ import numpy as np
 
 from worker.algorithms.options import Trajectory
 from worker.candidates.best_single import best_single
+from worker.candidates.deterministic import best_feasible
 from worker.candidates.shrink import expected_violation
 from worker.errors import SolverError
 from worker.projection import Projection
@@ -63,10 +64,12 @@ class Scoring(Protocol):
         """Stats of the projection (and what follows from it, e.g. a lower bound)."""
 
 
-def summarize(scoring: Scoring, trajectory: Trajectory, output: Output) -> Result:
+def summarize(scoring: Scoring, trajectory: Trajectory, output: Output,
+              tolerance: float = 1e-3) -> Result:
     """Shrink the candidates to a mixture, average it, project the mean; report the
-    algorithm's own mixture (``trajectory.baseline``) as ``baseline_*`` stats and, if
-    ``output.single``, the best single candidate (Cotter et al. 2019, §6.2 heuristic)."""
+    algorithm's own mixture (``trajectory.baseline``) as ``baseline_*`` stats, if
+    ``output.single`` the best single candidate (Cotter et al. 2019, §6.2 heuristic), and
+    the deterministic model (:func:`best_feasible` within ``tolerance``, with its solution)."""
     candidates = trajectory.candidates
     if not candidates.solutions:
         raise SolverError.diverged()
@@ -93,6 +96,7 @@ def summarize(scoring: Scoring, trajectory: Trajectory, output: Output) -> Resul
     mean_solution = weights @ solutions
     objective, violation = scoring.point(mean_solution)
     projected = _projected(scoring, mean_solution, stats) if output.project else None
+    chosen = best_feasible(scores.objectives, scores.max_violations, tolerance)
     return Result(
         algorithm=trajectory.algorithm, sizes=scoring.sizes,
         mixture=[member(c, float(weights[c])) for c in np.flatnonzero(weights)],
@@ -103,6 +107,8 @@ def summarize(scoring: Scoring, trajectory: Trajectory, output: Output) -> Resul
         projected=projected,
         single=member(best_single(scores.objectives, scores.violations), 1.0)
         if output.single else None,
+        deterministic=member(chosen, 1.0).model_copy(
+            update={"solution": solutions[chosen].tolist()}),
         model=scoring.model, stats=stats, notes=list(scoring.notes))
 
 

@@ -20,6 +20,7 @@ from worker.queue.events import publish
 from worker.queue.keys import ACTIVE, JOBS, OUTCOME, SPEC, idempotency_key, job_queue, key
 from worker.queue.state import JobState
 from worker.queue.task import hard_timeout, job_failed, run_job
+from worker.queue.warm import check_warm_start
 from worker.spec.models import Spec
 
 #: Newest jobs kept in a tenant's listing index.
@@ -59,9 +60,11 @@ def submit_job(connection: Redis, admission: Admission, tenant: str, spec: Spec,
     same ``text`` gives the first submission's id and queues nothing. Raises
     :class:`~worker.errors.SpecError` when the spec alone shows the job over the memory
     budget, :class:`~worker.errors.TooManyJobs` at the tenant's cap and
-    :class:`~worker.errors.JobConflict` for a key reused with another text.
+    :class:`~worker.errors.JobConflict` for a key reused with another text; a warm start
+    from a job the tenant does not own (or without a result) is a ``SpecError``.
     """
     check_memory(declared_parts(spec), admission.max_job_bytes)
+    check_warm_start(connection, tenant, spec)
     fingerprint = hashlib.sha256(text.encode()).hexdigest()
     job_id = uuid.uuid4().hex
     claim = idempotency_key(tenant, idempotency) if idempotency else None

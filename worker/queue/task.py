@@ -25,6 +25,7 @@ from worker.pipeline.solve import solve
 from worker.queue.events import StoredResult, append_unless_ended, finish
 from worker.queue.keys import SPEC, key
 from worker.queue.state import JobState
+from worker.queue.warm import earlier_result
 from worker.result import Result
 from worker.spec.models import parse_spec
 
@@ -56,8 +57,9 @@ def run_job(time_limit_s: float, max_job_bytes: int | None = None) -> None:
     if time_limit_s < spec.solver.time_limit_s:
         spec = spec.model_copy(update={
             "solver": spec.solver.model_copy(update={"time_limit_s": time_limit_s})})
+    earlier = earlier_result(connection, job.meta.get("tenant", ""), spec)
     result = solve(spec, progress=_progress_publisher(connection, job.id, running_ttl),
-                   max_job_bytes=max_job_bytes)
+                   max_job_bytes=max_job_bytes, earlier=earlier)
     _store_result(connection, job, result)
 
 

@@ -31,12 +31,14 @@ from worker.spec.solver import Game as Game
 from worker.spec.strict import MAX_ITERATIONS as MAX_ITERATIONS
 from worker.spec.strict import MAX_SCALE as MAX_SCALE
 from worker.spec.strict import CoordinateIndex, Count, StrictModel, Weight
+from worker.spec.sweep import Sweep
 from worker.spec.tables import (
     CalibratedLattice,
     CalibratedLinear,
     TableData,
     check_table_spec,
 )
+from worker.spec.validation import Validation
 
 #: The most classes of a multiclass loss and terms of a robust objective (memory is bounded
 #: by the job budget besides).
@@ -310,6 +312,10 @@ class Spec(StrictModel):
     constraints: list[Constraint] = []
     solver: Solver = Solver()
     output: Output = Output()
+    #: held-out examples for the Result's report (:mod:`worker.spec.validation`)
+    validation: Validation | None = None
+    #: solve once per value of one field (:mod:`worker.spec.sweep`)
+    sweep: Sweep | None = None
 
     @property
     def terms(self) -> list[EmpiricalRisk]:
@@ -404,7 +410,8 @@ def _tags(union: Any) -> set[str]:
 
 _TAGS = _tags(Constraint) | _tags(Objective) | _tags(Model) | {"example_data", "table_data"}
 _TYPE_NAMES = {"float", "int", "str", "bool", "list", "dict", "CooMatrix", "DataRef", "RateTerm",
-               "Minibatch", "Bounds", "EmpiricalRisk"}
+               "Minibatch", "Bounds", "EmpiricalRisk", "ValidationData", "ValidationSplit",
+               "WarmStartJob", "WarmStartResult"}
 
 
 def _is_union_member(part: Any) -> bool:

@@ -8,6 +8,7 @@ from pydantic import Field, model_validator
 
 from worker.catalogue import algorithm_names
 from worker.spec.strict import MAX_ITERATIONS, Count, Scale, StrictModel
+from worker.spec.warm_start import WarmStart
 
 #: The names ``solver.algorithm`` accepts: ``auto`` and the catalogue's
 #: (:data:`worker.catalogue.CATALOGUE`).
@@ -81,6 +82,8 @@ class Solver(StrictModel):
     polish: bool = True
     svrg: Svrg = Svrg()
     game: Game = Game()
+    #: start from an earlier answer (:mod:`worker.spec.warm_start`)
+    warm_start: WarmStart | None = None
 
 
 class Output(StrictModel):

@@ -1,12 +1,14 @@
-// The job page: live status and convergence chart, the Result's stats, mixture, projection
-// and notes; cancel and downloads.
+// The job page: live status and convergence chart; the Result's verdict, constraints and a
+// sweep's front first, then its stats, mixture, projection and notes; cancel and downloads.
 
 import { download, json } from "./api.js";
 import { Convergence } from "./convergence.js";
 import { badge, el, num, show, table, when } from "./dom.js";
 import { followEvents } from "./events.js";
+import { frontSection } from "./front.js";
 import { modelSections } from "./model.js";
 import { problemBox } from "./problem.js";
+import { constraintsSection, verdict } from "./report.js";
 
 const ACTIVE = new Set(["queued", "running"]);
 
@@ -18,6 +20,9 @@ function facts(pairs) {
 function resultSections(result) {
   const projected = result.projected;
   return [
+    verdict(result),
+    constraintsSection(result),
+    result.sweep ? frontSection(result.sweep) : null,
     el("h2", { text: "Result" }),
     facts([["algorithm", result.algorithm],
       ["sizes", `${num(result.sizes.parameters)} parameters, ${num(result.sizes.constraints)} constraints, ${num(result.sizes.examples)} examples`],
@@ -57,8 +62,8 @@ export function jobPage(main, id) {
   const latest = el("p", { class: "latest", "aria-live": "off" });
   const chart = new Convergence([id]);
   const result = el("div");
-  show(main, heading, el("p", {}, status, " ", connection), messages, actions, details, latest,
-    chart.node, result);
+  show(main, heading, el("p", {}, status, " ", connection), messages, actions, details, result,
+    latest, chart.node);
 
   const act = async (work) => {
     try {

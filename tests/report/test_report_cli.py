@@ -1,0 +1,75 @@
+"""``lighttouch report`` as a real process: the table, the JSON equal to the solver's own
+report on the same rows, and exit code 3 when a constraint fails on the data."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tests.problem.test_rates import rate_spec, term
+from tests.test_cli import run_cli
+from worker import solve
+
+RULE = [{"type": "rate", "lhs": term("positive_prediction_rate", "a"), "op": ">=", "rhs": 0.4}]
+
+
+@pytest.fixture(scope="module")
+def solved(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("report")
+    spec = rate_spec(RULE, iterations=1500)
+    result = solve(spec)
+    (folder / "result.json").write_text(result.model_dump_json())
+    data = spec["objective"]["data"]
+    np.save(folder / "x.npy", np.array(data["features"]))
+    np.save(folder / "y.npy", np.array(data["labels"]))
+    np.save(folder / "a.npy", np.array(data["groups"]["a"]))
+    return folder, result
+
+
+def test_report_on_the_training_rows_repeats_the_training_report(solved):
+    folder, result = solved
+    done = run_cli("report", str(folder / "result.json"), str(folder / "x.npy"),
+                   "--labels", str(folder / "y.npy"), "--groups", f"a={folder / 'a.npy'}",
+                   "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    for name, model in result.report.training.models.items():
+        again = report["validation"]["models"][name]
+        assert again["objective"] == pytest.approx(model.objective, rel=1e-12)
+        assert again["error"] == pytest.approx(model.error, rel=1e-12)
+        rate = again["constraints"][0]["terms"][0]
+        assert rate["value"] == pytest.approx(model.constraints[0].terms[0].value, abs=1e-12)
+        assert rate["interval"][0] <= rate["value"] <= rate["interval"][1]
+    table = run_cli("report", str(folder / "result.json"), str(folder / "x.npy"),
+                    "--labels", str(folder / "y.npy"), "--groups", f"a={folder / 'a.npy'}")
+    assert table.returncode == 0 and "positive_prediction_rate(a)" in table.stdout
+    assert "deterministic" in table.stdout and "constraints[0] rate" in table.stdout
+
+
+def test_a_constraint_failing_on_the_data_exits_3(solved):
+    folder, result = solved
+    x = np.load(folder / "x.npy")
+    negative = x @ np.array(result.deterministic.solution) <= 0
+    assert negative.any()
+    np.save(folder / "x_neg.npy", x[negative])
+    np.save(folder / "a_neg.npy", np.ones(int(negative.sum())))
+    done = run_cli("report", str(folder / "result.json"), str(folder / "x_neg.npy"),
+                   "--groups", f"a={folder / 'a_neg.npy'}", "--model", "deterministic")
+    assert done.returncode == 3
+    assert "deterministic: constraints[0] violated beyond tolerance 0.001" in done.stderr
+    assert "0.4*1" in done.stdout  # g = 0.4 - 0, one row violated
+
+
+def test_bad_groups_and_widths_are_named(solved):
+    folder, _ = solved
+    np.save(folder / "wide.npy", np.ones((3, 7)))
+    done = run_cli("report", str(folder / "result.json"), str(folder / "wide.npy"))
+    assert done.returncode == 1
+    assert "7 columns; the result's model takes 5" in " ".join(done.stderr.split())
+    done = run_cli("report", str(folder / "result.json"), str(folder / "x.npy"),
+                   "--groups", "a")
+    assert done.returncode == 1 and "--groups: 'a': give NAME=FILE" in done.stderr
+    done = run_cli("report", str(folder / "result.json"), str(folder / "x.npy"))
+    assert done.returncode == 1 and "group 'a' is not among" in done.stderr

@@ -1,0 +1,83 @@
+"""The job page of a sweep with validation data in headless Chromium against a real API,
+worker and Redis: the verdict first, the constraints table (training vs validation, interval
+bars on rates) before the solver's statistics, and the front drawn with each point linked to
+its model; a screenshot in tests/artifacts/."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from service.local_stack import Stack
+from tests.problem.test_rates import rate_spec, term
+from tests.service.conftest import submit, wait_status
+from tests.service.ui.conftest import screenshot, sign_in
+
+VALUES = [0.3, 0.4, 0.5]
+
+
+@pytest.fixture(scope="module")
+def sweep_job(service: Stack) -> str:
+    spec = rate_spec([{"type": "rate", "lhs": term("positive_prediction_rate", "a"),
+                       "op": ">=", "rhs": 0.3}], iterations=600)
+    spec["validation"] = {"fraction": 0.25, "seed": 0}
+    spec["sweep"] = {"path": "constraints[0].rhs", "values": VALUES}
+    with service.client("alpha") as client:
+        job_id = submit(client, spec)
+        wait_status(client, job_id, {"succeeded"}, timeout_s=120)
+    return job_id
+
+
+def test_the_page_leads_with_the_verdict_and_the_constraints(page: Page, sweep_job: str):
+    sign_in(page)
+    page.goto(f"/ui/#/jobs/{sweep_job}")
+    verdict = page.get_by_role("region", name="Verdict")
+    expect(verdict).to_contain_text("easible")
+    tables = page.get_by_role("region", name="Constraints").locator("table")
+    mixture = tables.filter(has_text="randomized classifier").first
+    expect(mixture.locator("thead")).to_contain_text("validation")
+    expect(mixture).to_contain_text("constraints[0] rate")
+    expect(mixture).to_contain_text("positive_prediction_rate(a)")
+    assert mixture.locator(".bar .interval").count() >= 1     # validation rates only
+    expect(tables.filter(has_text="deterministic model").first).to_be_visible()
+    order = page.evaluate("""() => {
+        const at = (text) => [...document.querySelectorAll('h2, caption, section')]
+            .findIndex((node) => node.textContent.startsWith(text));
+        return [at('Feasible') >= 0 ? at('Feasible') : at('Not feasible'),
+                at('Constraints'), at('Solver statistics')];
+    }""")
+    assert order[0] < order[1] < order[2], order
+
+
+def test_the_front_is_drawn_and_links_each_point_to_its_model(page: Page, sweep_job: str):
+    sign_in(page)
+    page.goto(f"/ui/#/jobs/{sweep_job}")
+    front = page.get_by_role("region", name="Front")
+    expect(front.locator(".front-chart canvas")).to_have_count(1)
+    expect(front.locator(".uplot .u-legend")).to_contain_text("validation error")
+    links = front.locator("a.point-link")
+    expect(links).to_have_count(len(VALUES))
+    point = front.locator("#point-2")
+    expect(point).not_to_have_attribute("open", "")
+    links.nth(2).click()
+    expect(point).to_have_attribute("open", "")
+    expect(point.locator("summary")).to_contain_text("constraints[0].rhs = 0.5")
+    expect(point.get_by_role("region", name="Constraints")).to_contain_text("validation")
+    screenshot(page, "job_sweep_report")
+
+
+def test_a_certified_gap_is_shown_in_the_verdict(page: Page, service: Stack):
+    from tests.specs import random_spec
+
+    spec = random_spec("hinge", "ordering_chain", 1, iterations=3000)
+    spec["bounds"] = {"lower": -1, "upper": 1}
+    with service.client("alpha") as client:
+        job_id = submit(client, spec)
+        wait_status(client, job_id, {"succeeded"}, timeout_s=120)
+        gap = client.get(f"/v1/jobs/{job_id}/result").json()["stats"]["relative_gap"]
+    sign_in(page)
+    page.goto(f"/ui/#/jobs/{job_id}")
+    verdict = page.get_by_role("region", name="Verdict")
+    expect(verdict).to_contain_text("Feasible")
+    expect(verdict.locator(".gap")).to_contain_text("certified: within")
+    assert gap < 1e-3

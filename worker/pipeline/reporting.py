@@ -1,0 +1,79 @@
+"""The pipeline's side of the report (:mod:`worker.report`): the data source that holds out
+``validation.fraction`` of the rows, and the report of a solved problem put in its Result."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from worker.errors import SpecError
+from worker.problem.compile import DataSource
+from worker.problem.compiled import CompiledProblem
+from worker.problem.model_types import MODEL_TYPES
+from worker.problem.network import NetworkProblem
+from worker.report.build import reportable, solve_report
+from worker.report.metrics import Deployed
+from worker.report.split import SplitSource
+from worker.result import Result
+from worker.settings import DataSettings
+from worker.spec.models import Spec
+from worker.spec.validation import ValidationSplit
+
+#: Why a held-out share cannot be taken from partitioned data.
+PARTITIONED = ("a share of rows cannot be held out of data read in partitions; give "
+               "validation data (features, labels, groups) instead")
+
+
+def data_source(spec: Spec, roots: Sequence[Path], settings: DataSettings) -> DataSource:
+    """Where the spec's data are read (under ``roots`` and ``settings``): with
+    ``validation.fraction``, a :class:`SplitSource`."""
+    validation = spec.validation
+    if isinstance(validation, ValidationSplit):
+        return SplitSource(roots, validation.fraction, validation.seed, settings)
+    return DataSource(roots, settings=settings)
+
+
+def refuse_split(spec: Spec) -> None:
+    """Partitioned data: a held-out share is refused (:data:`PARTITIONED`)."""
+    if isinstance(spec.validation, ValidationSplit):
+        raise SpecError.at("validation.fraction", PARTITIONED)
+
+
+def deployed_points(result: Result) -> dict[str, Deployed]:
+    """The Result's points a report describes: the mixture (when its members carry their
+    solutions), the mean, the projection and the deterministic model."""
+    model = result.model
+    network = None if model is None else MODEL_TYPES[model.type].from_result(
+        tuple(model.sizes), model.bias)
+    points: dict[str, Deployed] = {}
+    if result.mixture and all(m.solution is not None for m in result.mixture):
+        points["mixture"] = Deployed(np.array([m.solution for m in result.mixture]),
+                                     np.array([m.weight for m in result.mixture]), network)
+    points["mean"] = Deployed.point(result.mean.solution, network)
+    if result.projected is not None:
+        points["projected"] = Deployed.point(result.projected.solution, network)
+    if result.deterministic is not None and result.deterministic.solution is not None:
+        points["deterministic"] = Deployed.point(result.deterministic.solution, network)
+    return points
+
+
+def add_report(spec: Spec, problem: CompiledProblem | NetworkProblem, source: DataSource,
+               result: Result) -> None:
+    """Put the report in ``result`` where :func:`reportable`; else say why there is none."""
+    if not reportable(spec):
+        if spec.validation is not None:
+            result.notes.append("validation: no report for this objective (reports cover "
+                                "one empirical risk on the hinge, logistic, squared and "
+                                "squared_hinge losses)")
+        return
+    began = time.perf_counter()
+    if isinstance(problem, NetworkProblem):
+        features, labels = problem.terms[0].features, problem.terms[0].labels
+    else:
+        features, labels = problem.objective.features, problem.objective.labels
+    result.report = solve_report(spec, features, labels, source, deployed_points(result),
+                                 spec.solver.tolerance)
+    result.stats["report_s"] = time.perf_counter() - began

@@ -1,0 +1,193 @@
+"""A Result's report from its spec, its data and its deployed points
+(:func:`solve_report`, called by the pipeline), and the same report on other data
+(:func:`report_on`, ``lighttouch report``).
+
+Reported: linear models and networks on one empirical risk (hinge, logistic, squared,
+squared hinge, softmax cross-entropy), the problems whose examples this process holds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from worker.data.labels import LABELS, checked_labels, label_kind
+from worker.errors import SpecError
+from worker.losses import CLASSES, LOSSES, SOFTMAX_CROSS_ENTROPY
+from worker.problem.compile import DataSource
+from worker.problem.compile_rates import _groups as group_rows
+from worker.problem.constraint_types import CONSTRAINT_TYPES, ROWS
+from worker.problem.csr import as_csr
+from worker.report.bootstrap import LEVEL, RESAMPLES
+from worker.report.evaluate import Definition, Pending, add_intervals, model_report
+from worker.report.metrics import Deployed, Examples
+from worker.report.schema import (
+    MODEL_NAMES,
+    Bootstrap,
+    ConstraintReport,
+    DataReport,
+    ObjectiveDefinition,
+    Report,
+)
+from worker.report.split import SplitSource
+from worker.spec.models import PointRisk, RateConstraint, RateTerm, Spec
+from worker.spec.validation import ValidationData
+
+
+def reportable(spec: Spec) -> bool:
+    """Whether :func:`solve_report` covers the spec (module docstring)."""
+    objective = spec.objective
+    return isinstance(objective, PointRisk) and \
+        (objective.loss in LOSSES or objective.loss == SOFTMAX_CROSS_ENTROPY)
+
+
+def solve_report(spec: Spec, features: sp.csr_matrix, labels: np.ndarray, source: DataSource,
+                 deployed: dict[str, Deployed], tolerance: float) -> Report:
+    """The report of a solved ``spec`` (:func:`reportable`) on its training rows
+    ``features`` (n, d) with ``labels`` (n,) as the loss takes them (the compiled
+    problem's) and, with ``validation``, the held-out rows; ``deployed`` maps names of
+    :data:`MODEL_NAMES` to points; bootstrap seeded with ``solver.seed``."""
+    objective = spec.objective
+    assert isinstance(objective, PointRisk)
+    multiclass = objective.loss == SOFTMAX_CROSS_ENTROPY
+    classes = not multiclass and LOSSES[objective.loss].labels is CLASSES
+    training = Examples(features, labels, classes,
+                        _groups(objective.data.groups, source, "objective.data.groups",
+                                features.shape[0]), multiclass)
+    d = features.shape[1]
+    definition = _definition(spec, d, source)
+    validation = _validation(spec, source, d, classes)
+    bootstrap = Bootstrap(resamples=RESAMPLES, seed=spec.solver.seed, level=LEVEL)
+    return Report(tolerance=tolerance,
+                  objective=ObjectiveDefinition(loss=objective.loss, l1=objective.l1,
+                                                l2=objective.l2),
+                  bootstrap=bootstrap,
+                  training=_data_report(definition, training, deployed, tolerance),
+                  validation=None if validation is None else _data_report(
+                      definition, validation, deployed, tolerance, bootstrap, own_data=False))
+
+
+def report_on(report: Report, examples: Examples, deployed: dict[str, Deployed],
+              tolerance: float) -> Report:
+    """``report`` recomputed on other ``examples`` (its ``validation``, with intervals):
+    rates and the objective from the definitions the report carries; linear rows do not
+    depend on data, so their training values are kept."""
+    definition = Definition(report.objective.loss, report.objective.l1, report.objective.l2)
+    any_model = next(iter(report.training.models.values()))
+    for constraint in any_model.constraints:
+        if constraint.type == "rate":
+            definition.rates.append((constraint.index, _rate_constraint(constraint), None))
+    validation = _data_report(definition, examples, deployed, tolerance, report.bootstrap,
+                              own_data=False)
+    for name, model in validation.models.items():
+        rows = [c for c in report.training.models[name].constraints if c.type != "rate"]
+        model.constraints = sorted(model.constraints + rows, key=lambda c: c.index)
+        worst = [c.worst for c in model.constraints if c.worst is not None]
+        model.max_violation = max(0.0, max(worst, default=0.0))
+    return report.model_copy(update={"tolerance": tolerance, "validation": validation})
+
+
+def _data_report(definition: Definition, examples: Examples, deployed: dict[str, Deployed],
+                 tolerance: float, bootstrap: Bootstrap | None = None, *,
+                 own_data: bool = True) -> DataReport:
+    pending: Pending = []
+    models = {name: model_report(definition, examples, deployed[name], tolerance,
+                                 own_data=own_data,
+                                 pending=None if bootstrap is None else pending)
+              for name in MODEL_NAMES if name in deployed}
+    if bootstrap is not None:
+        add_intervals(pending, bootstrap.resamples, bootstrap.seed)
+    return DataReport(examples=examples.n, models=models)
+
+
+def _definition(spec: Spec, d: int, source: DataSource) -> Definition:
+    """The objective, each linear-row block compiled again on its own, each rate constraint
+    (with its own examples read, if it has them)."""
+    objective = spec.objective
+    assert isinstance(objective, PointRisk)
+    definition = Definition(objective.loss, objective.l1, objective.l2)
+    for k, constraint in enumerate(spec.constraints):
+        path = f"constraints[{k}]"
+        if isinstance(constraint, RateConstraint):
+            own = None if constraint.data is None else _own_examples(constraint, source, path)
+            definition.rates.append((k, constraint, own))
+        elif (record := CONSTRAINT_TYPES[constraint.type]).form == ROWS:
+            rows, rhs = record.compile(constraint, path, d, source, [])
+            definition.blocks.append((k, constraint.type, sp.csr_matrix(rows), rhs))
+    return definition
+
+
+def _own_examples(constraint: RateConstraint, source: DataSource, path: str) -> Examples:
+    data = constraint.data
+    assert data is not None
+    if data.labels is None:
+        features, labels = source.matrix(data.features, f"{path}.data.features"), None
+    else:
+        features, labels = source.examples(data.features, data.labels, f"{path}.data")
+        labels = checked_labels(labels, CLASSES, f"{path}.data.labels", f"{path}.data.labels")
+    features = as_csr(features)
+    return Examples(features, labels, labels is not None,
+                    _groups(data.groups, source, f"{path}.data.groups", features.shape[0]))
+
+
+def _validation(spec: Spec, source: DataSource, d: int, classes: bool) -> Examples | None:
+    """The held-out examples: ``validation``'s data, or the rows a split source held out."""
+    objective = spec.objective
+    assert isinstance(objective, PointRisk)
+    multiclass = objective.loss == SOFTMAX_CROSS_ENTROPY
+    if isinstance(source, SplitSource):
+        held = source.held_out
+        labels = report_labels(objective.loss, np.asarray(held["labels"]), "objective.data",
+                               LABELS)
+        groups = {key.removeprefix("groups."): np.asarray(value) != 0
+                  for key, value in held.items() if key.startswith("groups.")}
+        return Examples(as_csr(held["features"]), labels, classes, groups, multiclass)
+    validation = spec.validation
+    if not isinstance(validation, ValidationData):
+        return None
+    features, labels = source.examples(validation.features, validation.labels, "validation")
+    features = as_csr(features)
+    if features.shape[1] != d:
+        raise SpecError.at("validation.features", f"{features.shape[1]} columns; the "
+                           f"objective's data have {d}")
+    if labels.shape[0] != features.shape[0]:
+        raise SpecError.at("validation.labels", f"{labels.shape[0]} labels for "
+                           f"{features.shape[0]} rows; give one label per row")
+    labels = report_labels(objective.loss, labels, "validation", "validation.labels")
+    return Examples(features, labels, classes,
+                    _groups(validation.groups, source, "validation.groups",
+                            features.shape[0]), multiclass)
+
+
+def report_labels(loss: str, labels: np.ndarray, path: str, labels_path: str) -> np.ndarray:
+    """Labels (n,) as the report takes them: by the loss's rule, or for
+    ``softmax_cross_entropy`` class indices (non-negative integers; one beyond the model's
+    classes counts as an error)."""
+    if loss != SOFTMAX_CROSS_ENTROPY:
+        return checked_labels(labels, label_kind(loss), path, labels_path)
+    bad = np.flatnonzero(~np.isfinite(labels) | (labels < 0) | (labels != np.round(labels)))
+    if bad.size:
+        i = int(bad[0])
+        raise SpecError.at(f"{labels_path}[{i}]", f"{float(labels[i])!r} is not a class "
+                           "index; give integers 0..K-1")
+    return labels.astype(np.float64)
+
+
+def _groups(values: dict[str, Any] | None, source: DataSource, path: str,
+            n: int) -> dict[str, np.ndarray]:
+    """Group name -> rows (bool, (n,)), read and checked as the compiler does."""
+    masks = {}
+    for name, rows in group_rows(values, n, path, source).items():
+        masks[name] = np.zeros(n, dtype=bool)
+        masks[name][rows] = True
+    return masks
+
+
+def _rate_constraint(report: ConstraintReport) -> RateConstraint:
+    """The rate constraint a report row describes (its terms, ``op`` and ``bound``)."""
+    terms = [RateTerm(metric=t.metric, group=t.group, scale=t.scale)  # type: ignore[arg-type]
+             for t in report.terms]
+    return RateConstraint(type="rate", lhs=terms[0], op=report.op,  # type: ignore[arg-type]
+                          rhs=terms[1] if len(terms) > 1 else report.bound)

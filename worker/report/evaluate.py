@@ -1,0 +1,159 @@
+"""One deployed point on one data set: its objective, error and every constraint, as the
+report's :class:`~worker.report.schema.ModelReport` (docs/results.md "The report")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from worker.errors import SpecError
+from worker.problem.rates import METRICS
+from worker.report.bootstrap import rate_intervals
+from worker.report.metrics import (
+    Deployed,
+    Examples,
+    error_value,
+    objective_value,
+    positive_probability,
+    rate_indicator,
+    rate_subset,
+    row_values,
+)
+from worker.report.schema import ConstraintReport, ModelReport, RateReport
+from worker.spec.models import RateConstraint, RateTerm
+
+
+@dataclass(frozen=True)
+class Definition:
+    """What a report evaluates, from the spec.
+
+    Attributes
+    ----------
+    loss : str or None
+        The objective's loss (None: no objective on examples); ``l1``, ``l2`` its regularizer.
+    blocks : list of (int, str, csr_matrix (m_k, d), ndarray (m_k,))
+        Each linear-row block: its index in ``constraints``, type, unit-norm rows and rhs.
+    rates : list of (int, RateConstraint, Examples or None)
+        Each rate constraint, with its own examples (None: it counts on the data set's).
+    """
+
+    loss: str | None
+    l1: float
+    l2: float
+    blocks: list[tuple[int, str, sp.csr_matrix, np.ndarray]] = field(default_factory=list)
+    rates: list[tuple[int, RateConstraint, Examples | None]] = field(default_factory=list)
+
+
+#: Rate terms awaiting their intervals: (its report, subset (n,) bool, per-row value (n,)).
+Pending = list[tuple[RateReport, np.ndarray, np.ndarray]]
+
+
+def model_report(definition: Definition, examples: Examples, deployed: Deployed,
+                 tolerance: float, *, own_data: bool = True,
+                 pending: Pending | None = None) -> ModelReport:
+    """``deployed`` on ``examples``. ``own_data``: evaluate the rates that have their own
+    examples (else they are reported undefined); ``pending``: where the rates counted on
+    ``examples`` are appended to get their intervals (:func:`add_intervals`)."""
+    scores = deployed.scores(examples)
+    labels = examples.labels
+    objective = None if definition.loss is None or labels is None else \
+        objective_value(definition.loss, definition.l1, definition.l2, deployed, scores, labels)
+    error = error_value(deployed, scores, labels) \
+        if examples.classes or examples.multiclass else None
+    positive = positive_probability(deployed, scores) if definition.rates else None
+    constraints = [_block_report(index, kind, rows, rhs, deployed, tolerance)
+                   for index, kind, rows, rhs in definition.blocks]
+    for index, constraint, own in definition.rates:
+        if own is None:
+            constraints.append(_rate_report(index, constraint, examples, positive, tolerance,
+                                            pending))
+        elif own_data:
+            constraints.append(_rate_report(index, constraint, own,
+                                            positive_probability(deployed, deployed.scores(own)),
+                                            tolerance))
+        else:
+            constraints.append(_undefined_rate(index, constraint))
+    constraints.sort(key=lambda c: c.index)
+    worst = [c.worst for c in constraints if c.worst is not None]
+    return ModelReport(objective=objective, error=error,
+                       max_violation=max(0.0, max(worst, default=0.0)), constraints=constraints)
+
+
+def _block_report(index: int, kind: str, rows: sp.csr_matrix, rhs: np.ndarray,
+                  deployed: Deployed, tolerance: float) -> ConstraintReport:
+    values = row_values(rows, rhs, deployed)
+    return ConstraintReport(index=index, type=kind, rows=int(values.size),
+                            violated=int(np.count_nonzero(values > tolerance)),
+                            worst=float(values.max()) if values.size else None)
+
+
+def _terms(constraint: RateConstraint) -> list[RateTerm]:
+    return [constraint.lhs, *([constraint.rhs] if isinstance(constraint.rhs, RateTerm) else [])]
+
+
+def _rate_report(index: int, constraint: RateConstraint, examples: Examples,
+                 positive: np.ndarray | None, tolerance: float,
+                 pending: Pending | None = None) -> ConstraintReport:
+    """g = lhs - rhs (``<=``) or rhs - lhs (``>=``) of P(positive) per row (n,)."""
+    reports = []
+    for term in _terms(constraint):
+        group = _group(term, examples, index)
+        subset = rate_subset(term.metric, group, examples.labels)
+        indicator = rate_indicator(term.metric, positive, examples.labels)
+        value = float(indicator[subset].mean()) if subset.any() else None
+        reports.append(RateReport(metric=term.metric, group=term.group, scale=term.scale,
+                                  examples=int(subset.sum()), group_size=int(group.sum()),
+                                  value=value))
+        if pending is not None:
+            pending.append((reports[-1], subset, indicator))
+    worst = _value(constraint, reports)
+    return ConstraintReport(index=index, type="rate", rows=1,
+                            violated=int(worst is not None and worst > tolerance), worst=worst,
+                            op=constraint.op, bound=_bound(constraint), terms=reports)
+
+
+def add_intervals(pending: Pending, resamples: int, seed: int) -> None:
+    """Every pending rate's bootstrap interval, all from the same resamples of the rows."""
+    intervals = rate_intervals([subset for _, subset, _ in pending],
+                               [values for _, _, values in pending],
+                               resamples=resamples, seed=seed)
+    for (report, _, _), interval in zip(pending, intervals, strict=True):
+        report.interval = None if interval is None else list(interval)
+
+
+def _undefined_rate(index: int, constraint: RateConstraint) -> ConstraintReport:
+    """A rate counted on its own examples, reported on other data: undefined there."""
+    terms = [RateReport(metric=t.metric, group=t.group, scale=t.scale, examples=0,
+                        group_size=0, value=None) for t in _terms(constraint)]
+    return ConstraintReport(index=index, type="rate", rows=1, violated=0, worst=None,
+                            op=constraint.op, bound=_bound(constraint), terms=terms)
+
+
+def _bound(constraint: RateConstraint) -> float | None:
+    return None if isinstance(constraint.rhs, RateTerm) else float(constraint.rhs)
+
+
+def _value(constraint: RateConstraint, terms: list[RateReport]) -> float | None:
+    """g from the terms' rates (None when one is undefined)."""
+    if any(t.value is None for t in terms):
+        return None
+    lhs = terms[0].scale * terms[0].value
+    rhs = terms[1].scale * terms[1].value if len(terms) > 1 else constraint.rhs
+    return float(lhs - rhs if constraint.op == "<=" else rhs - lhs)
+
+
+def _group(term: RateTerm, examples: Examples, index: int) -> np.ndarray:
+    """The rows (bool, (n,)) of the term's group; every row for ``group: null``."""
+    if not examples.classes and METRICS[term.metric] != (None, 1) and \
+            METRICS[term.metric] != (None, -1):
+        raise SpecError.at(f"constraints[{index}]", f"{term.metric} needs +-1 labels; give "
+                           "class labels for these data")
+    if term.group is None:
+        return np.ones(examples.n, dtype=bool)
+    if term.group not in examples.groups:
+        known = ", ".join(sorted(examples.groups)) or "none"
+        raise SpecError.at(f"constraints[{index}]", f"group {term.group!r} is not among the "
+                           f"report's data groups ({known}); give it for these data")
+    return examples.groups[term.group]

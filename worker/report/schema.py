@@ -1,0 +1,97 @@
+"""The Result's ``report`` (docs/results.md "The report"): plain pydantic models, imported by
+:mod:`worker.result` and filled by :mod:`worker.report.build`."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+#: The deployed points a report describes, in the order it lists them.
+MODEL_NAMES = ("mixture", "mean", "projected", "deterministic")
+
+
+class ReportModel(BaseModel):
+    """Base: unknown fields are errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class RateReport(ReportModel):
+    """One rate term: ``scale`` times ``metric`` on ``group`` (null: every example).
+
+    ``examples``: the rows the rate counts (the group, and for label-conditional metrics
+    only its rows of that label); ``group_size``: the group's rows; ``value``: the rate (null
+    when ``examples`` is 0); ``interval``: its 95% bootstrap interval (validation data only).
+    """
+
+    metric: str
+    group: str | None
+    scale: float
+    examples: int
+    group_size: int
+    value: float | None
+    interval: list[float] | None = None
+
+
+class ConstraintReport(ReportModel):
+    """``constraints[index]``: g = (its rows, or lhs - rhs of a rate) <= 0.
+
+    ``rows``: its constraints (a rate: 1); ``violated``: how many have g > the report's
+    tolerance; ``worst``: the largest g (linear rows are unit-norm, as the solver sees them;
+    null when a rate is undefined on these data). A rate also lists its terms, ``op`` and
+    ``bound`` (the number on its right, null when the right is a rate term).
+    """
+
+    index: int
+    type: str
+    rows: int
+    violated: int
+    worst: float | None
+    op: Literal["<=", ">="] | None = None
+    bound: float | None = None
+    terms: list[RateReport] = []
+
+
+class ModelReport(ReportModel):
+    """One deployed point on one data set: the objective (loss mean plus regularizer), the
+    classification error (class labels only), and every constraint."""
+
+    objective: float | None
+    error: float | None
+    max_violation: float
+    constraints: list[ConstraintReport]
+
+
+class DataReport(ReportModel):
+    """Every deployed point (:data:`MODEL_NAMES` present in the Result) on ``examples`` rows."""
+
+    examples: int
+    models: dict[str, ModelReport]
+
+
+class Bootstrap(ReportModel):
+    """How the rates' intervals were drawn: percentile intervals at ``level`` from
+    ``resamples`` resamples of the rows with replacement, numpy's PCG64 seeded with ``seed``."""
+
+    resamples: int
+    seed: int
+    level: float
+
+
+class ObjectiveDefinition(ReportModel):
+    """The objective's loss and regularizer, so a report can be recomputed on other data."""
+
+    loss: str
+    l1: float
+    l2: float
+
+
+class Report(ReportModel):
+    """The report: ``training`` and (with ``validation`` in the spec) ``validation``."""
+
+    tolerance: float
+    objective: ObjectiveDefinition
+    bootstrap: Bootstrap
+    training: DataReport
+    validation: DataReport | None = None
