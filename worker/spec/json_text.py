@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from worker.errors import SpecError
-from worker.spec.models import format_location
+from worker.spec.locations import format_location
 
 #: Deepest nesting of arrays and objects a spec may use (a spec needs about 8).
 MAX_DEPTH = 32

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     ConfigDict,
@@ -24,13 +24,14 @@ from pydantic import (
 from worker.data.refs import MAX_SIZE, MatrixValue, VectorValue
 from worker.errors import SpecError
 from worker.losses import LOSS_NAMES, PAIRWISE_HINGE, SOFTMAX_CROSS_ENTROPY
+from worker.spec.locations import format_location, union_tags
 from worker.spec.model_types import LinearModel, MlpModel
 from worker.spec.solver import ALGORITHMS as ALGORITHMS
 from worker.spec.solver import NETWORK_ALGORITHMS, Output, Solver
 from worker.spec.solver import Game as Game
 from worker.spec.strict import MAX_ITERATIONS as MAX_ITERATIONS
 from worker.spec.strict import MAX_SCALE as MAX_SCALE
-from worker.spec.strict import CoordinateIndex, Count, StrictModel, Weight
+from worker.spec.strict import CoordinateIndex, Count, StrictModel, Weight, refusing
 from worker.spec.sweep import Sweep
 from worker.spec.tables import (
     CalibratedLattice,
@@ -52,16 +53,6 @@ class Bounds(StrictModel):
     upper: float | VectorValue | None = None
 
 
-def _refusing(*keys: str, because: str) -> Any:
-    """A ``before`` validator refusing a value that has any of ``keys``, with ``because``:
-    each data shape names the fields that belong to the other one."""
-    def refuse(cls: type, raw: Any) -> Any:
-        if isinstance(raw, dict) and any(key in raw for key in keys):
-            raise ValueError(because)
-        return raw
-    return model_validator(mode="before")(classmethod(refuse))
-
-
 class ExampleData(StrictModel):
     """Examples: ``features`` and ``labels`` (omitted when the features file carries them).
 
@@ -69,7 +60,7 @@ class ExampleData(StrictModel):
     constraints.
     """
 
-    _not_pairs = _refusing("positive", "negative", because="data.positive/negative are only "
+    _not_pairs = refusing("positive", "negative", because="data.positive/negative are only "
                            "for loss 'pairwise_hinge'; this loss takes data.features (and "
                            "data.labels)")
 
@@ -86,7 +77,7 @@ class PairData(StrictModel):
     negative: MatrixValue
     groups: dict[str, VectorValue] | None = None
 
-    _not_examples = _refusing("features", "labels", because="pairwise_hinge takes "
+    _not_examples = refusing("features", "labels", because="pairwise_hinge takes "
                               "data.positive and data.negative (rows x+ and x- of each pair), "
                               "not features/labels")
 
@@ -369,17 +360,6 @@ class Spec(StrictModel):
         return self
 
 
-def format_location(location: tuple[Any, ...]) -> str:
-    """``('constraints', 2, 'pairs', 5)`` → ``constraints[2].pairs[5]``."""
-    text = ""
-    for part in location:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        else:
-            text += f".{part}" if text else str(part)
-    return text
-
-
 def parse_spec(raw: Any) -> Spec:
     """Validate a decoded JSON value as a :class:`Spec`; raise :class:`SpecError` if invalid."""
     if isinstance(raw, Spec):
@@ -397,18 +377,8 @@ def parse_spec(raw: Any) -> Spec:
         raise SpecError(issues) from None
 
 
-def _tags(union: Any) -> set[str]:
-    """The tags of the members of a discriminated union (``Annotated[A | B, ...]``): their
-    ``type`` values and, for members marked with a :class:`~pydantic.Tag`, the tag."""
-    tags: set[str] = set()
-    for member in get_args(get_args(union)[0]):
-        model, *metadata = get_args(member) or (member,)
-        tags |= {mark.tag for mark in metadata if isinstance(mark, Tag)}
-        tags |= set(get_args(model.model_fields["type"].annotation))
-    return tags
-
-
-_TAGS = _tags(Constraint) | _tags(Objective) | _tags(Model) | {"example_data", "table_data"}
+_TAGS = (union_tags(Constraint) | union_tags(Objective) | union_tags(Model)
+         | {"example_data", "table_data"})
 _TYPE_NAMES = {"float", "int", "str", "bool", "list", "dict", "CooMatrix", "DataRef", "RateTerm",
                "Minibatch", "Bounds", "EmpiricalRisk", "ValidationData", "ValidationSplit",
                "WarmStartJob", "WarmStartResult"}

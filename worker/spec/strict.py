@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
 from worker.data.sizes import MAX_SIZE
 
@@ -42,3 +42,13 @@ def keyed_union(key: str, with_key: type[StrictModel], without_key: type[StrictM
 
     return Annotated[Annotated[with_key, Tag(with_key.__name__)]
                      | Annotated[without_key, Tag(without_key.__name__)], Discriminator(form)]
+
+
+def refusing(*keys: str, because: str) -> Any:
+    """A ``before`` validator refusing a value that has any of ``keys``, with ``because``:
+    each data shape names the fields that belong to the other one."""
+    def refuse(cls: type, raw: Any) -> Any:
+        if isinstance(raw, dict) and any(key in raw for key in keys):
+            raise ValueError(because)
+        return raw
+    return model_validator(mode="before")(classmethod(refuse))
