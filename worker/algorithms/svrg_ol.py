@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -129,8 +130,18 @@ def _retuned(arrays, problem: CompiledProblem, cfg, state, average: np.ndarray):
     return cfg
 
 
+def _averaged(state) -> np.ndarray:
+    """The running average of the kernel state's iterates, shape (d,)."""
+    out = np.empty_like(state.w)
+    running_average(state, out)
+    return out
+
+
 def _start(problem: CompiledProblem, options: SolverOptions):
     """The constraint groups, run configuration and kernel state at w = clip(0)."""
+    if problem.objective.kind == QUADRATIC:
+        raise SpecError.at("solver.algorithm", "svrg_ol needs an empirical-risk objective "
+                           "(examples to sample); choose lighttouch for a quadratic")
     lazy = lazy_update(problem.m, options.p_update)
     groups = group_count(problem.m, options.aggregate, lazy)
     arrays = problem_arrays(problem, groups)
@@ -146,19 +157,13 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
                 source: PartitionedBatch | None = None) -> Trajectory:
     """Algorithm 1 with LightTouch constraints; candidates for the shrinking LP. ``source``:
     the examples' partitions already open (else the compiled problem's rows)."""
-    if problem.objective.kind == QUADRATIC:
-        raise SpecError.at("solver.algorithm", "svrg_ol needs an empirical-risk objective "
-                           "(examples to sample); choose lighttouch for a quadratic")
     svrg = options.svrg
     arrays, cfg, state, groups = _start(problem, options)
     code = LEARNER_CODES[svrg.learner]
     slots = new_slots(code, problem.d)
     sparse = problem.objective.l2 == 0 and problem.objective.l1 == 0
 
-    def average() -> np.ndarray:
-        out = np.empty_like(state.w)
-        running_average(state, out)
-        return out
+    average = partial(_averaged, state)
 
     def describe() -> tuple[float, float, int]:
         point = average()

@@ -35,11 +35,17 @@ from worker.pipeline.scoring import LinearScoring
 from worker.pipeline.summary import summarize as summarize_scored
 from worker.pipeline.sweep import solve_sweep
 from worker.pipeline.warm import warm_options, warm_result, with_warm_candidates
-from worker.problem.compile import compile_problem
+from worker.problem.compile import DataSource, compile_problem
 from worker.problem.compile_network import compile_network_problem
 from worker.problem.compiled import CompiledProblem
 from worker.result import Result
-from worker.settings import DaskSettings, data_roots, data_settings, read_settings
+from worker.settings import (
+    DaskSettings,
+    DataSettings,
+    data_roots,
+    data_settings,
+    read_settings,
+)
 from worker.spec.models import Solver, Spec, parse_spec
 from worker.spec.solver import Output
 from worker.tables.lower import lower_tables
@@ -105,6 +111,21 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
     lowered = lower_tables(model, source)      # a calibrated model → the hand-built spec
     if lowered is not None:
         model, source = lowered.spec, lowered.source
+    result = _solved_by_kind(model, source, data, earlier, progress, started,
+                             max_job_bytes)
+    result.stats.update(source.stats.as_stats())
+    if lowered is not None:
+        result.model = lowered.model.describe(deployed_solution(result))
+    result.stats["wall_s"] = time.perf_counter() - started
+    return result
+
+
+def _solved_by_kind(model: Spec, source: DataSource, data: DataSettings,
+                    earlier: Result | None,
+                    progress: ProgressCallback | None, started: float,
+                    max_job_bytes: int | None) -> Result:
+    """Compile the problem as its kind needs (a network; rows in memory; rows in partitions,
+    for SVRG OL on files), check its memory estimate, solve it and report on it."""
     svrg = model.solver.svrg
     if model.network:  # networks, multiclass and robust objectives are never partitioned
         problem = compile_network_problem(model, source)
@@ -134,10 +155,6 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
                              progress, started, batch)
         source.stats.bytes_read += plan.size
         result.stats["partitions"] = len(plan.pieces)
-    result.stats.update(source.stats.as_stats())
-    if lowered is not None:
-        result.model = lowered.model.describe(deployed_solution(result))
-    result.stats["wall_s"] = time.perf_counter() - started
     return result
 
 
