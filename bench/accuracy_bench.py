@@ -37,9 +37,10 @@ from worker.algorithms.registry import run_algorithm
 from worker.datasets import lattice
 from worker.kernels.objective import objective_value
 from worker.pipeline.polishing import algorithm_options, polished_candidates
-from worker.problem.compile import compile_problem
+from worker.problem.compile import DataSource, compile_problem
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project
+from worker.settings import data_settings
 from worker.spec.models import parse_spec
 
 BENCH = Path(__file__).resolve().parent
@@ -52,7 +53,8 @@ def load(dims: int, pairs: int, cache: Path) -> CompiledProblem:
     spec_path = directory / lattice.SPEC_NAME
     if not spec_path.exists():
         lattice.write_problem(directory, pairs, dims, seed=0)
-    return compile_problem(parse_spec(json.loads(spec_path.read_text())), [directory])
+    return compile_problem(parse_spec(json.loads(spec_path.read_text())),
+                           DataSource([directory], data_settings()))
 
 
 def lattice_arguments(parser: argparse.ArgumentParser, dims: int, pairs: int) -> None:

@@ -75,8 +75,9 @@ from worker.algorithms.options import SolverOptions
 from worker.algorithms.registry import run_algorithm
 from worker.datasets import lattice
 from worker.pipeline.solve import solve
-from worker.problem.compile import compile_problem
+from worker.problem.compile import DataSource, compile_problem
 from worker.problem.compiled import CompiledProblem
+from worker.settings import data_settings
 from worker.spec.models import parse_spec
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -116,7 +117,7 @@ def load_problem(spec_path: Path) -> tuple[dict, CompiledProblem, float]:
     """Parse and compile the spec; returns (spec dict, problem, seconds)."""
     began = time.perf_counter()
     spec = json.loads(spec_path.read_text())
-    problem = compile_problem(parse_spec(spec), [spec_path.parent])
+    problem = compile_problem(parse_spec(spec), DataSource([spec_path.parent], data_settings()))
     return spec, problem, time.perf_counter() - began
 
 

@@ -64,6 +64,7 @@ from worker.pipeline.network import summarize_network  # noqa: E402
 from worker.pipeline.solve import solver_options  # noqa: E402
 from worker.problem.compile import DataSource  # noqa: E402
 from worker.problem.compile_network import compile_network_problem  # noqa: E402
+from worker.settings import DaskSettings, data_settings, read_settings
 from worker.spec.models import parse_spec  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -115,8 +116,8 @@ def train(spec: dict, algorithm: str, directory: Path, eta_w: float | None,
     if eta_lambda is not None:
         solver["game"] = {"eta_lambda": eta_lambda}
     model = parse_spec(dict(spec, solver=solver))
-    problem = compile_network_problem(model, DataSource([directory]))
-    options = solver_options(model.solver)
+    problem = compile_network_problem(model, DataSource([directory], data_settings()))
+    options = solver_options(model.solver, read_settings(DaskSettings))
     began = time.perf_counter()
     trajectory = run_network_game(problem, options, algorithm, None, began + 3600.0)
     seconds = time.perf_counter() - began

@@ -17,7 +17,8 @@ from worker.algorithms.lbfgsb import run_lbfgsb
 from worker.algorithms.options import SolverOptions
 from worker.algorithms.smooth_part import objective_value
 from worker.errors import SolverError, SpecError
-from worker.problem.compile import compile_problem
+from worker.problem.compile import DataSource, compile_problem
+from worker.settings import data_settings
 from worker.spec.models import parse_spec
 
 REGULARIZERS = [(0.0, 0.0), (0.05, 0.0), (0.0, 0.3), (0.02, 0.1)]
@@ -28,7 +29,7 @@ RUNNERS = {"exact_qp": run_exact_qp, "exact_conic": run_exact_conic, "lbfgsb": r
 
 
 def run(name: str, spec: dict, seconds: float = 60.0):
-    problem = compile_problem(parse_spec(spec), [])
+    problem = compile_problem(parse_spec(spec), DataSource([], data_settings()))
     return problem, RUNNERS[name](problem, SolverOptions(), None, time.perf_counter() + seconds)
 
 

@@ -15,6 +15,7 @@ from pydantic import TypeAdapter, ValidationError
 from worker.data.read import read_matrix, read_vector
 from worker.data.refs import MatrixValue, VectorValue
 from worker.errors import DataError
+from worker.settings import data_settings
 
 MATRIX = TypeAdapter(MatrixValue)
 VECTOR = TypeAdapter(VectorValue)
@@ -55,11 +56,11 @@ def as_dense(result: np.ndarray | sp.csr_matrix) -> np.ndarray:
 
 
 def matrix(value: object, roots: list[Path] = NO_ROOTS) -> np.ndarray | sp.csr_matrix:
-    return read_matrix(MATRIX.validate_python(value), PATH, roots=roots)
+    return read_matrix(MATRIX.validate_python(value), PATH, roots=roots, settings=data_settings())
 
 
 def vector(value: object, roots: list[Path] = NO_ROOTS) -> np.ndarray:
-    return read_vector(VECTOR.validate_python(value), PATH, roots=roots)
+    return read_vector(VECTOR.validate_python(value), PATH, roots=roots, settings=data_settings())
 
 
 def data_error(value: object, *, reader=matrix, roots: list[Path] = NO_ROOTS) -> str:

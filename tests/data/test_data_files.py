@@ -24,6 +24,7 @@ from tests.data.helpers import (
 from worker.data.read import read_vector
 from worker.data.sources import local
 from worker.errors import DataError
+from worker.settings import data_settings
 
 # -- file:// URIs --------------------------------------------------------------------------
 
@@ -117,15 +118,17 @@ def test_unsupported_schemes_refused_before_opening(nothing_opened):
 def test_vector_with_infinite_entries_when_allowed():
     values = [-np.inf, 0.0, np.inf]
     np.testing.assert_array_equal(read_vector(VECTOR.validate_python(values), PATH,
-                                              roots=NO_ROOTS, allow_infinite=True), values)
+                                              roots=NO_ROOTS, allow_infinite=True,
+                                              settings=data_settings()), values)
     stored = {"uri": data_uri(npy_bytes(np.array([np.inf, -np.inf])))}
     np.testing.assert_array_equal(
-        read_vector(VECTOR.validate_python(stored), PATH, roots=NO_ROOTS, allow_infinite=True),
+        read_vector(VECTOR.validate_python(stored), PATH, roots=NO_ROOTS, allow_infinite=True,
+                    settings=data_settings()),
         [np.inf, -np.inf])
     with pytest.raises(DataError, match=r"index 1 is nan; every value must be a number "
                                         r"\(±inf is allowed here\)"):
         read_vector(VECTOR.validate_python([np.inf, np.nan]), PATH, roots=NO_ROOTS,
-                    allow_infinite=True)
+                    allow_infinite=True, settings=data_settings())
     assert "index 0 is inf; every value must be finite" in data_error([np.inf], reader=vector)
 
 

@@ -26,7 +26,8 @@ from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions
 from worker.errors import SolverError
 from worker.pipeline.solve import solver_options
-from worker.problem.compile import compile_problem
+from worker.problem.compile import DataSource, compile_problem
+from worker.settings import DaskSettings, data_settings, read_settings
 from worker.spec.models import parse_spec
 
 
@@ -114,11 +115,14 @@ def test_the_driver_holds_no_examples(tmp_path, scheduler):
                     "svmlight")
     spec["solver"].update(algorithm="svrg_ol", svrg={"workers": 2})
     model = parse_spec(spec)
-    plan = plan_partitions(model, [tmp_path], 1000, 20_000)
-    with open_partitioned(plan, SvrgOptions(workers=2), seed=model.solver.seed) as batch:
-        problem = compile_problem(model, [tmp_path], width_elsewhere=batch.d)
+    data, cluster = data_settings(), read_settings(DaskSettings)
+    plan = plan_partitions(model, [tmp_path], 1000, 20_000, data)
+    with open_partitioned(plan, SvrgOptions(workers=2, cluster=cluster), model.solver.seed,
+                          data) as batch:
+        problem = compile_problem(model, DataSource([tmp_path], data_settings()),
+                                  width_elsewhere=batch.d)
         assert problem.n == 0 and problem.objective.features.nnz == 0
-        trajectory = run_algorithm(problem, solver_options(model.solver), source=batch)
+        trajectory = run_algorithm(problem, solver_options(model.solver, cluster), source=batch)
         assert batch.n == 3000 and len(batch.parts) == len(plan.pieces) > 3
     rounds = trajectory.stats["rounds_planned"]
     # the serial phase ran on the last round's ~T_k k_f sampled examples, not on all 3000

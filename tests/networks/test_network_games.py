@@ -16,6 +16,7 @@ from worker.mixture import Mixture
 from worker.pipeline.solve import solve
 from worker.problem.compile import DataSource
 from worker.problem.compile_network import compile_network_problem
+from worker.settings import data_settings
 from worker.spec.models import parse_spec
 
 
@@ -87,7 +88,7 @@ def test_shrinking_mlp_candidates_keeps_m_plus_one_and_beats_theta_bar(algorithm
     result = solve(spec)
     assert result.algorithm == algorithm and result.model.type == "mlp"
     assert 1 <= len(result.mixture) <= result.sizes.constraints + 1 == 2
-    problem = compile_network_problem(parse_spec(spec), DataSource([]))
+    problem = compile_network_problem(parse_spec(spec), DataSource([], data_settings()))
     thetas = np.array([m.solution for m in result.mixture])
     weights = np.array([m.weight for m in result.mixture])
     assert expected_violation(weights, problem.rate_values(thetas)) == pytest.approx(

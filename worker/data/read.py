@@ -64,7 +64,7 @@ class LoadStats:
 
 
 def read_matrix(value: MatrixValue, path: str, *, roots: Sequence[Path],
-                settings: DataSettings | None = None,
+                settings: DataSettings,
                 stats: LoadStats | None = None) -> Matrix:
     """A 2-D float64 matrix: dense ndarray, or CSR (canonical, duplicates summed) when sparse.
 
@@ -76,8 +76,9 @@ def read_matrix(value: MatrixValue, path: str, *, roots: Sequence[Path],
         JSON path of the value in the spec, e.g. ``objective.data.features``.
     roots : sequence of Path
         Directories ``file://`` URIs may read (see :func:`worker.settings.data_roots`).
-    settings : DataSettings, optional
-        Limits, allow list, cache and S3 settings; read from the environment when omitted.
+    settings : DataSettings
+        Limits, allow list, cache and S3 settings, resolved by the caller (the job's, with
+        its budget: :func:`worker.settings.data_settings`).
     stats : LoadStats, optional
         Incremented with the references read, bytes, seconds and cache hits.
 
@@ -98,7 +99,7 @@ def read_matrix(value: MatrixValue, path: str, *, roots: Sequence[Path],
 
 
 def read_vector(value: VectorValue, path: str, *, roots: Sequence[Path],
-                allow_infinite: bool = False, settings: DataSettings | None = None,
+                settings: DataSettings, allow_infinite: bool = False,
                 stats: LoadStats | None = None) -> np.ndarray:
     """A 1-D float64 array from an inline list or a :class:`DataRef` (see :func:`read_matrix`).
 
@@ -115,7 +116,7 @@ def read_vector(value: VectorValue, path: str, *, roots: Sequence[Path],
 
 
 def read_examples(features: MatrixValue, labels: VectorValue | None, path: str, *,
-                  roots: Sequence[Path], settings: DataSettings | None = None,
+                  roots: Sequence[Path], settings: DataSettings,
                   stats: LoadStats | None = None) -> tuple[Matrix, np.ndarray]:
     """Features ``(n, d)`` and labels ``(n,)`` of ``{path}.features`` and ``{path}.labels``.
 
@@ -269,11 +270,10 @@ def _nonfinite(where: str, value: float, allow_infinite: bool = False) -> str:
 
 # -- loading a reference -----------------------------------------------------------------------
 
-def _load(ref: DataRef, path: str, roots: Sequence[Path], settings: DataSettings | None,
+def _load(ref: DataRef, path: str, roots: Sequence[Path], settings: DataSettings,
           stats: LoadStats | None) -> Parsed:
     """A reference's parsed, normalized data: from the cache, or read from its source."""
     started = time.perf_counter()
-    settings = settings if settings is not None else DataSettings()
     reader = REGISTRY[ref.format].reader
     source = open_source(ref.uri, path, roots, settings)
     cache = ParsedCache.from_settings(settings)

@@ -33,7 +33,7 @@ def data_source(spec: Spec, roots: Sequence[Path], settings: DataSettings) -> Da
     validation = spec.validation
     if isinstance(validation, ValidationSplit):
         return SplitSource(roots, validation.fraction, validation.seed, settings)
-    return DataSource(roots, settings=settings)
+    return DataSource(roots, settings)
 
 
 def refuse_split(spec: Spec) -> None:

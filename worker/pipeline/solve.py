@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,14 +50,25 @@ from worker.spec.models import Solver, Spec, parse_spec
 from worker.spec.solver import Output
 from worker.tables.lower import lower_tables
 
+
+@dataclass(frozen=True)
+class JobSettings:
+    """The settings one job runs under, resolved once by :func:`solve`: the data settings
+    with the job's budget, and the Dask cluster's."""
+
+    data: DataSettings
+    cluster: DaskSettings
+
+
 #: ``iterations: "auto"`` runs every algorithm until its stopping rule
 #: (docs/stopping-rules.md); this only plans SVRG OL's schedule (which the rule may end
 #: early) and sizes MidTouch's first phase.
 DEFAULT_ITERATIONS = 200_000
 
 
-def solver_options(solver: Solver) -> SolverOptions:
-    """The plain options the algorithms take, from the spec's ``solver`` block."""
+def solver_options(solver: Solver, cluster: DaskSettings) -> SolverOptions:
+    """The plain options the algorithms take, from the spec's ``solver`` block and the
+    process's Dask settings."""
     minibatch = None if solver.minibatch == "auto" else (
         solver.minibatch.k_f, solver.minibatch.k_g, solver.minibatch.k_p)
     aggregate = None if solver.aggregate == "auto" else int(solver.aggregate)
@@ -70,7 +81,7 @@ def solver_options(solver: Solver) -> SolverOptions:
         eta_w=None if solver.eta_w == "auto" else float(solver.eta_w), eta_p=solver.eta_p,
         minibatch=minibatch, aggregate=aggregate,
         p_update=solver.p_update, candidates=solver.candidates,
-        svrg=SvrgOptions.from_spec(solver.svrg), game=GameOptions.from_spec(solver.game))
+        svrg=SvrgOptions.from_spec(solver.svrg, cluster), game=GameOptions.from_spec(solver.game))
 
 
 def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None, *,
@@ -106,12 +117,12 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
             earlier)
     check_memory(declared_parts(model), max_job_bytes)
     earlier = warm_result(model, earlier)
-    data = data_settings(max_job_bytes)
-    source = data_source(model, roots if roots is not None else data_roots(), data)
+    settings = JobSettings(data_settings(max_job_bytes), read_settings(DaskSettings))
+    source = data_source(model, roots if roots is not None else data_roots(), settings.data)
     lowered = lower_tables(model, source)      # a calibrated model → the hand-built spec
     if lowered is not None:
         model, source = lowered.spec, lowered.source
-    result = _solved_by_kind(model, source, data, earlier, progress, started,
+    result = _solved_by_kind(model, source, settings, earlier, progress, started,
                              max_job_bytes)
     result.stats.update(source.stats.as_stats())
     if lowered is not None:
@@ -120,38 +131,35 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
     return result
 
 
-def _solved_by_kind(model: Spec, source: DataSource, data: DataSettings,
+def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
                     earlier: Result | None,
                     progress: ProgressCallback | None, started: float,
                     max_job_bytes: int | None) -> Result:
     """Compile the problem as its kind needs (a network; rows in memory; rows in partitions,
     for SVRG OL on files), check its memory estimate, solve it and report on it."""
-    svrg = model.solver.svrg
+    svrg, options = model.solver.svrg, solver_options(model.solver, settings.cluster)
     if model.network:  # networks, multiclass and robust objectives are never partitioned
         problem = compile_network_problem(model, source)
         check_memory(network_memory_parts(problem, model.solver.candidates), max_job_bytes)
         load_s = time.perf_counter() - started
-        options = warm_options(solver_options(model.solver), earlier,
-                               problem.network.parameters)
-        result = solve_network(model, problem, options, progress)
+        result = solve_network(model, problem,
+                               warm_options(options, earlier, problem.network.parameters),
+                               progress)
         result.stats["load_s"] = load_s
         add_report(model, problem, source, result)
     elif (plan := plan_partitions(model, source.roots, svrg.partition_rows,
-                                  read_settings(DaskSettings).partition_bytes, data)) is None:
+                                  settings.cluster.partition_bytes, settings.data)) is None:
         problem = compile_problem(model, source)
         check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
-        result = _solved(model, problem,
-                         warm_options(solver_options(model.solver), earlier, problem.d),
+        result = _solved(model, problem, warm_options(options, earlier, problem.d),
                          progress, started)
         add_report(model, problem, source, result)
     else:
         refuse_split(model)
-        options = SvrgOptions.from_spec(svrg)
-        with open_partitioned(plan, options, model.solver.seed) as batch:
+        with open_partitioned(plan, options.svrg, model.solver.seed, settings.data) as batch:
             problem = compile_problem(model, source, width_elsewhere=batch.d)
             check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
-            result = _solved(model, problem,
-                             warm_options(solver_options(model.solver), earlier, problem.d),
+            result = _solved(model, problem, warm_options(options, earlier, problem.d),
                              progress, started, batch)
         source.stats.bytes_read += plan.size
         result.stats["partitions"] = len(plan.pieces)
