@@ -78,13 +78,10 @@ def compile_problem(spec: Spec, source: DataSource,
 
 def _constraint_rows(spec: Spec, d: int, source, notes: list[str]) -> ConstraintSet:
     """Every block of a :data:`ROWS` type compiled by its record, stacked in spec order."""
-    blocks = [record.compile(constraint, f"constraints[{k}]", d, source, notes)
-              for k, constraint in enumerate(spec.constraints)
-              if (record := CONSTRAINT_TYPES[constraint.type]).form == ROWS]
-    matrix = sp.vstack([b[0] for b in blocks], format="csr") if blocks else sp.csr_matrix((0, d))
-    rhs = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0)
-    matrix.sort_indices()
-    return ConstraintSet(matrix=sp.csr_matrix(matrix), rhs=rhs)
+    return ConstraintSet.stacked([
+        record.rows(constraint, f"constraints[{k}]", d, source, notes)
+        for k, constraint in enumerate(spec.constraints)
+        if (record := CONSTRAINT_TYPES[constraint.type]).form == ROWS], d)
 
 
 def _rates(spec: Spec, objective: Objective, source, d: int) -> RateSet | None:
