@@ -95,6 +95,13 @@ class RunOutcome:
     load: dict = field(default_factory=dict)
 
 
+#: The time-budgeted runs: ``--NAME-time`` sets ``NAME_time_s``, by default the paper-size
+#: or the ``--quick`` seconds.
+TIME_BUDGETS = {"fulltouch": ("FullTouch", 240.0, 30.0),
+                "dense": ("dense non-aggregated LightTouch", 150.0, 30.0),
+                "psgd": ("projected SGD", 120.0, 10.0)}
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -106,12 +113,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="small smoke run (D = 8)")
     parser.add_argument("--time-limit", type=float, default=600.0,
                         help="safety limit (s) of runs meant to finish their iterations")
-    parser.add_argument("--fulltouch-time", type=float, default=None,
-                        help="FullTouch time budget, s (default 240)")
-    parser.add_argument("--dense-time", type=float, default=None,
-                        help="dense non-aggregated LightTouch time budget, s (default 150)")
-    parser.add_argument("--psgd-time", type=float, default=None,
-                        help="projected SGD time budget, s (default 120)")
+    for name, (what, full, _) in TIME_BUDGETS.items():
+        parser.add_argument(f"--{name}-time", type=float, default=None,
+                            help=f"{what} time budget, s (default {full:g})")
     parser.add_argument("--projections", type=int, default=12,
                         help="snapshot averages projected per run")
     parser.add_argument("--diagnostics-time", type=float, default=None,
@@ -137,9 +141,8 @@ def make_settings(args: argparse.Namespace) -> Settings:
         pairs=pairs, dims=dims, seed=args.seed,
         iterations=pick(args.iterations, 2_000_000, 100_000),
         time_limit_s=args.time_limit,
-        fulltouch_time_s=pick(args.fulltouch_time, 240.0, 30.0),
-        dense_time_s=pick(args.dense_time, 150.0, 30.0),
-        psgd_time_s=pick(args.psgd_time, 120.0, 10.0),
+        **{f"{name}_time_s": pick(getattr(args, f"{name}_time"), full, small)
+           for name, (_, full, small) in TIME_BUDGETS.items()},
         psgd_iterations=1024,
         projections=args.projections,
         diagnostics_s=pick(args.diagnostics_time, 30.0, 5.0),

@@ -45,6 +45,11 @@ def data_uri(payload: bytes, media: str = "application/x-npy") -> str:
     return f"data:{media};base64,{base64.b64encode(payload).decode()}"
 
 
+def npy_ref(array: np.ndarray) -> dict[str, str]:
+    """A data reference to ``array`` as an ``npy`` file in a ``data:`` URI."""
+    return {"uri": data_uri(npy_bytes(array))}
+
+
 @pytest.fixture(autouse=True)
 def isolated_data_cache(monkeypatch, tmp_path_factory):
     """Every test gets its own, empty parsed-data cache."""
@@ -59,8 +64,10 @@ def matrix(value: object, roots: list[Path] = NO_ROOTS) -> np.ndarray | sp.csr_m
     return read_matrix(MATRIX.validate_python(value), PATH, roots=roots, settings=data_settings())
 
 
-def vector(value: object, roots: list[Path] = NO_ROOTS) -> np.ndarray:
-    return read_vector(VECTOR.validate_python(value), PATH, roots=roots, settings=data_settings())
+def vector(value: object, roots: list[Path] = NO_ROOTS, allow_infinite: bool = False
+           ) -> np.ndarray:
+    return read_vector(VECTOR.validate_python(value), PATH, roots=roots,
+                       allow_infinite=allow_infinite, settings=data_settings())
 
 
 def data_error(value: object, *, reader=matrix, roots: list[Path] = NO_ROOTS) -> str:
