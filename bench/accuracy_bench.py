@@ -42,6 +42,7 @@ from worker.problem.compiled import CompiledProblem
 from worker.projection import project
 from worker.settings import data_settings
 from worker.spec.models import parse_spec
+from worker.stats import merged
 
 BENCH = Path(__file__).resolve().parent
 TARGETS = (0.01, 0.001)
@@ -90,12 +91,12 @@ def polished_curve(problem: CompiledProblem, options: SolverOptions) -> tuple[li
     last = points[-1]
     rounds = []
     _, polished = polished_candidates(
-        problem, trajectory.candidates, trajectory.stats.get("solve_s", 0.0),
+        problem, trajectory.candidates, trajectory.run.solve_s,
         began + options.time_limit_s, options.tolerance,
         lambda report: rounds.append({"seconds": report.elapsed_s,
                                       "iteration": last["iteration"],
                                       "checks": last["checks"], "objective": report.objective}))
-    return points + rounds, trajectory.stats | (polished.as_stats() if polished else {})
+    return points + rounds, merged(trajectory.run, polished)
 
 
 def snapshot_points(problem: CompiledProblem, trajectory) -> tuple[list[dict], dict]:
@@ -110,7 +111,7 @@ def snapshot_points(problem: CompiledProblem, trajectory) -> tuple[list[dict], d
         points.append({"seconds": candidates.seconds[k], "iteration": candidates.iterations[k],
                        "checks": candidates.checks[k],
                        "objective": float(objective_value(arrays, projected.solution))})
-    return points, trajectory.stats
+    return points, trajectory.as_stats()
 
 
 def first_within(points: list[dict], optimum: float, tolerance: float) -> dict | None:

@@ -79,7 +79,8 @@ def solve(train: Split, directory: Path, setting: Setting, steps: Steps, seed: i
     spec.output.single = True
     problem = compile_problem(spec, DataSource([directory], data_settings()))
     trajectory = run_algorithm(problem, solver_options(spec.solver, read_settings(DaskSettings)))
-    return trajectory, summarize(problem, trajectory, True, False, with_single=True)
+    result, _ = summarize(problem, trajectory, True, False, with_single=True)
+    return trajectory, result
 
 
 def shrunk(result) -> tuple[np.ndarray, np.ndarray]:

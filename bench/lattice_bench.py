@@ -186,7 +186,7 @@ def run_one(plan: RunPlan, problem: CompiledProblem, problem_view, count: int) -
     trajectory = run_algorithm(problem, plan.options)
     cpu, after = time.process_time() - cpu, load_average()
     series = snapshot_series(trajectory, problem_view)
-    stats = dict(trajectory.stats, cpu_s=cpu)
+    stats = dict(trajectory.as_stats(), cpu_s=cpu)
     outcome = RunOutcome(plan, stats, series, load={"before": before, "after": after})
     outcome.projected = projected_points(trajectory, problem, problem_view, series, count)
     del trajectory
@@ -246,7 +246,7 @@ def diagnostics(problem: CompiledProblem, settings: Settings) -> dict:
         options = solver_options(settings, algorithm="lighttouch", p_update=p_update,
                                  aggregate=aggregate, minibatch=(2, 2, 1), candidates=4,
                                  time_limit_s=settings.diagnostics_s)
-        stats = run_algorithm(problem, options).stats
+        stats = run_algorithm(problem, options).as_stats()
         out[name] = {"minibatch": [2, 2, 1], "p_update": p_update, "aggregate": aggregate,
                      "iterations": stats["iterations"], "solve_s": stats["solve_s"],
                      "iterations_per_s": stats["iterations"] / stats["solve_s"],

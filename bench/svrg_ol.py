@@ -138,7 +138,7 @@ def run_svrg(path: Path, root: Path, features: int, steps: int, learner: str,
         batches = sum(min(r.batch_size, n) for r, s in zip(rounds, started, strict=False)
                       if s < iteration)
         curve.append(point(iteration + batches, seconds, train, held_out, solution))
-    stats = trajectory.stats
+    stats = trajectory.as_stats()
     return {"curve": curve, "wall_s": wall, "communication_rounds": stats["communication_rounds"],
             "bytes_moved": stats["bytes_moved"], "batch_s": stats["batch_s"],
             "partitions": len(plan.pieces), "final_loss": curve[-1]["loss"]}

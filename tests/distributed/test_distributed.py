@@ -124,7 +124,7 @@ def test_the_driver_holds_no_examples(tmp_path, scheduler):
         assert problem.n == 0 and problem.objective.features.nnz == 0
         trajectory = run_algorithm(problem, solver_options(model.solver, cluster), source=batch)
         assert batch.n == 3000 and len(batch.parts) == len(plan.pieces) > 3
-    rounds = trajectory.stats["rounds_planned"]
+    rounds = trajectory.stats.rounds_planned
     # the serial phase ran on the last round's ~T_k k_f sampled examples, not on all 3000
     assert 0 < trajectory.arrays.labels.size < 2 * 3000 / rounds
 

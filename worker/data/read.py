@@ -35,6 +35,7 @@ from worker.data.sources import open_source
 from worker.data.sources.wording import brief
 from worker.errors import DataError
 from worker.settings import DataSettings
+from worker.stats import Stats, stat
 
 #: A matrix read from a reference is dense when at least this share of entries is non-zero.
 DENSE_MIN_DENSITY = 0.5
@@ -49,18 +50,14 @@ Matrix = np.ndarray | sp.csr_matrix
 
 
 @dataclass
-class LoadStats:
-    """What reading data references cost, summed over the references read."""
+class LoadStats(Stats):
+    """The loading stage's record (:mod:`worker.stats`): what reading data references cost,
+    summed over the references read as they are read."""
 
-    references: int = 0
-    bytes_read: int = 0
-    seconds: float = 0.0
-    cache_hits: int = 0
-
-    def as_stats(self) -> dict[str, int | float]:
-        """The figures under the names the Result ``stats`` uses."""
-        return {"data_references": self.references, "data_bytes": self.bytes_read,
-                "data_load_s": self.seconds, "data_cache_hits": self.cache_hits}
+    references: int = stat("data_references", default=0)
+    bytes_read: int = stat("data_bytes", default=0)
+    seconds: float = stat("data_load_s", default=0.0)
+    cache_hits: int = stat("data_cache_hits", default=0)
 
 
 def read_matrix(value: MatrixValue, path: str, *, roots: Sequence[Path],

@@ -77,6 +77,7 @@ from worker.kernels.objective import objective_value
 from worker.kernels.svrg import Rows, batch_key
 from worker.problem.compiled import CompiledProblem
 from worker.settings import DaskSettings, DataSettings
+from worker.stats import Stats, stat
 
 #: ``workers: auto`` keeps the batch phase in-process below this many feature nonzeros:
 #: a full gradient over 612k rows takes 42 ms serially and 140-225 ms on a LocalCluster,
@@ -100,6 +101,19 @@ class BatchGradient:
     bytes_moved: int
     seconds: float
     sample: Rows | None = None
+
+
+@dataclass(frozen=True)
+class BatchStats(Stats):
+    """The batch phases' record (:mod:`worker.stats`): their communication rounds and bytes
+    (with the set-up's once a round has run; summed with any later rounds'), the examples
+    they read, their seconds and the workers."""
+
+    communication_rounds: int = stat(summed=True)
+    bytes_moved: int = stat(summed=True)
+    batch_examples: int = stat()
+    batch_s: float = stat()
+    batch_workers: int = stat()
 
 
 # -- the batch phase ---------------------------------------------------------------------------
@@ -130,6 +144,8 @@ class PartitionedBatch:
         self.seed, self.sampled = seed, sampled
         self.setup_rounds, self.setup_bytes = setup_rounds, setup_bytes
         self.value_rounds = self.value_bytes = 0
+        self.gradient_rounds = self.gradient_bytes = self.gradient_examples = 0
+        self.gradient_seconds = 0.0
         #: I_j = n / #{i : x_ij != 0} (0 for columns no example uses), shape (d,) (§8.1).
         self.inverse_frequency = np.divide(n, counts, out=np.zeros(d), where=counts > 0)
 
@@ -162,8 +178,25 @@ class PartitionedBatch:
         vector = 8 * self.d
         moved = vector * (self.workers + 2 * (len(self.parts) - 1) + 1) \
             + sum(rows_nbytes(s) for s in samples)
-        return BatchGradient(total / count if count else total, count, run.moved(moved),
-                             time.perf_counter() - began, sample)
+        gradient = BatchGradient(total / count if count else total, count, run.moved(moved),
+                                 time.perf_counter() - began, sample)
+        self.gradient_rounds += 1
+        self.gradient_bytes += gradient.bytes_moved
+        self.gradient_examples += gradient.examples
+        self.gradient_seconds += gradient.seconds
+        return gradient
+
+    def communication(self) -> tuple[int, int]:
+        """(rounds, bytes) of the batch phases so far, with the set-up's once a round ran."""
+        setup = self.gradient_rounds > 0
+        return (self.gradient_rounds + (self.setup_rounds if setup else 0),
+                self.gradient_bytes + (self.setup_bytes if setup else 0))
+
+    def phase_stats(self) -> BatchStats:
+        """The batch phases' record so far (while the executor is open: it counts workers)."""
+        rounds, moved = self.communication()
+        return BatchStats(rounds, moved, self.gradient_examples, self.gradient_seconds,
+                          self.workers)
 
     def serial_arrays(self, arrays: ProblemArrays, gradient: BatchGradient) -> ProblemArrays:
         """The kernel arrays the round's serial phase samples: the round's examples when the

@@ -32,6 +32,7 @@ from worker.pipeline.network import solve_network
 from worker.pipeline.polishing import algorithm_options, polished_candidates, polishes
 from worker.pipeline.reporting import add_report, data_source, refuse_split
 from worker.pipeline.scoring import LinearScoring
+from worker.pipeline.summary import SummaryStats
 from worker.pipeline.summary import summarize as summarize_scored
 from worker.pipeline.sweep import solve_sweep
 from worker.pipeline.warm import warm_options, warm_result, with_warm_candidates
@@ -48,6 +49,7 @@ from worker.settings import (
 )
 from worker.spec.models import Solver, Spec, parse_spec
 from worker.spec.solver import Output
+from worker.stats import Stats, merged, stat
 from worker.tables.lower import lower_tables
 
 
@@ -58,6 +60,36 @@ class JobSettings:
 
     data: DataSettings
     cluster: DaskSettings
+
+
+@dataclass
+class Solved:
+    """A job solved and reported on, before its stats are merged: the Result, the records
+    of the stages that ran (None: a stage that did not), in order, and the seconds until
+    the problem was compiled."""
+
+    result: Result
+    records: list[Stats | None]
+    load_s: float
+
+
+@dataclass(frozen=True)
+class JobStats(Stats):
+    """The pipeline's own record (:mod:`worker.stats`): seconds until the problem was
+    compiled, and of the whole job."""
+
+    load_s: float
+    wall_s: float
+
+
+@dataclass(frozen=True)
+class PartitionStats(Stats):
+    """Partitioned data's record: the partitions, and the objective values' map-reduces
+    after the run (rounds and bytes, summed with the batch phases')."""
+
+    partitions: int
+    communication_rounds: int = stat(summed=True)
+    bytes_moved: int = stat(summed=True)
 
 
 #: ``iterations: "auto"`` runs every algorithm until its stopping rule
@@ -122,19 +154,20 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
     lowered = lower_tables(model, source)      # a calibrated model → the hand-built spec
     if lowered is not None:
         model, source = lowered.spec, lowered.source
-    result = _solved_by_kind(model, source, settings, earlier, progress, started,
+    solved = _solved_by_kind(model, source, settings, earlier, progress, started,
                              max_job_bytes)
-    result.stats.update(source.stats.as_stats())
+    result = solved.result
     if lowered is not None:
         result.model = lowered.model.describe(deployed_solution(result))
-    result.stats["wall_s"] = time.perf_counter() - started
+    result.stats = merged(*solved.records, source.stats,
+                          JobStats(solved.load_s, time.perf_counter() - started))
     return result
 
 
 def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
                     earlier: Result | None,
                     progress: ProgressCallback | None, started: float,
-                    max_job_bytes: int | None) -> Result:
+                    max_job_bytes: int | None) -> Solved:
     """Compile the problem as its kind needs (a network; rows in memory; rows in partitions,
     for SVRG OL on files), check its memory estimate, solve it and report on it."""
     svrg, options = model.solver.svrg, solver_options(model.solver, settings.cluster)
@@ -142,28 +175,29 @@ def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
         problem = compile_network_problem(model, source)
         check_memory(network_memory_parts(problem, model.solver.candidates), max_job_bytes)
         load_s = time.perf_counter() - started
-        result = solve_network(model, problem,
-                               warm_options(options, earlier, problem.network.parameters),
-                               progress)
-        result.stats["load_s"] = load_s
-        add_report(model, problem, source, result)
+        result, records = solve_network(
+            model, problem, warm_options(options, earlier, problem.network.parameters),
+            progress)
+        solved = Solved(result, records, load_s)
     elif (plan := plan_partitions(model, source.roots, svrg.partition_rows,
                                   settings.cluster.partition_bytes, settings.data)) is None:
         problem = compile_problem(model, source)
         check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
-        result = _solved(model, problem, warm_options(options, earlier, problem.d),
+        solved = _solved(model, problem, warm_options(options, earlier, problem.d),
                          progress, started)
-        add_report(model, problem, source, result)
     else:
         refuse_split(model)
         with open_partitioned(plan, options.svrg, model.solver.seed, settings.data) as batch:
             problem = compile_problem(model, source, width_elsewhere=batch.d)
             check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
-            result = _solved(model, problem, warm_options(options, earlier, problem.d),
+            solved = _solved(model, problem, warm_options(options, earlier, problem.d),
                              progress, started, batch)
-        source.stats.bytes_read += plan.size
-        result.stats["partitions"] = len(plan.pieces)
-    return result
+            solved.records.append(PartitionStats(len(plan.pieces), batch.value_rounds,
+                                                 batch.value_bytes))
+        source.stats.bytes_read += plan.size      # what the partitions read
+        return solved
+    solved.records.append(add_report(model, problem, source, solved.result))
+    return solved
 
 
 def deployed_solution(result: Result) -> np.ndarray:
@@ -174,10 +208,10 @@ def deployed_solution(result: Result) -> np.ndarray:
 
 def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
             progress: ProgressCallback | None, started: float,
-            batch: PartitionedBatch | None = None) -> Result:
-    """Run the algorithm on the compiled problem and summarize; with ``batch`` (the
+            batch: PartitionedBatch | None = None) -> Solved:
+    """Run the algorithm on the compiled problem, polish, and summarize; with ``batch`` (the
     examples held in partitions) objective values are map-reduces over them, counted as
-    communication rounds."""
+    communication rounds (by the batch)."""
     load_s = time.perf_counter() - started
     certified = ALGORITHMS[choose_algorithm(problem, options.algorithm)].certified
     polishing = not certified and polishes(model.solver.polish, problem,
@@ -187,31 +221,27 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
     candidates, polished = trajectory.candidates.finite(), None
     if polishing:
         candidates, polished = polished_candidates(
-            problem, candidates, trajectory.stats.get("solve_s", 0.0),
-            started + options.time_limit_s, options.tolerance, progress)
+            problem, candidates, trajectory.run.solve_s, started + options.time_limit_s,
+            options.tolerance, progress)
     trajectory = with_warm_candidates(replace(
-        trajectory, candidates=candidates.last(options.candidates),  # the most recent
-        stats=trajectory.stats | (polished.as_stats() if polished else {})), options)
+        trajectory, candidates=candidates.last(options.candidates)),  # the most recent
+        options)
     values = None if batch is None else \
         (lambda points: batch.values(points, trajectory.arrays))
-    result = summarize(problem, trajectory, model.output.mixture, model.output.project,
-                       with_single=model.output.single,
-                       with_lower_bound=model.output.lower_bound and not certified,
-                       values=values,
-                       n=None if batch is None else batch.n,
-                       deadline=started + options.time_limit_s, tolerance=options.tolerance)
-    result.stats["load_s"] = load_s
-    if batch is not None:
-        result.stats["communication_rounds"] += batch.value_rounds
-        result.stats["bytes_moved"] += batch.value_bytes
-    return result
+    result, summary = summarize(
+        problem, trajectory, model.output.mixture, model.output.project,
+        with_single=model.output.single,
+        with_lower_bound=model.output.lower_bound and not certified, values=values,
+        n=None if batch is None else batch.n, deadline=started + options.time_limit_s,
+        tolerance=options.tolerance)
+    return Solved(result, [trajectory.run, polished, summary], load_s)
 
 
 def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: bool,
               with_projection: bool, *, with_single: bool = False,
               with_lower_bound: bool = False, values: ObjectiveValues | None = None,
               n: int | None = None, deadline: float | None = None,
-              tolerance: float = 1e-3) -> Result:
+              tolerance: float = 1e-3) -> tuple[Result, SummaryStats]:
     """:func:`worker.pipeline.summary.summarize` of a compiled problem
     (:class:`~worker.pipeline.scoring.LinearScoring`): the mixture, its mean, the mean's
     projection (not with rate constraints) and (``with_lower_bound``, hinge-loss LPs) a lower
