@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from worker.algorithms.arrays import problem_arrays
-from worker.algorithms.driver import Candidates
+from worker.algorithms.driver import Candidates, Counters
 from worker.algorithms.loop import ChunkedLoop, ProgressCallback
 from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
 from worker.algorithms.penalty import multiplier_mass, penalized_objective, raised_gamma
@@ -51,7 +51,7 @@ from worker.algorithms.stopping import CertifiedStages
 from worker.errors import SpecError
 from worker.kernels.constraints import max_violation
 from worker.kernels.epro import epro_sgd_steps
-from worker.kernels.layout import CHECKS, GRADIENT_SAMPLES, ITERATION, N_COUNTERS, ProblemArrays
+from worker.kernels.layout import CHECKS, ITERATION, N_COUNTERS, ProblemArrays
 from worker.kernels.objective import objective_value
 from worker.kernels.random import seed_state
 from worker.problem.compiled import CompiledProblem
@@ -177,11 +177,10 @@ def run_epochs(problem: CompiledProblem, options: SolverOptions,
             break
     loop.report(force=True)
     stats = {"stopped_by": stopped_by} | (rule.stats() if options.until_converged else {})
-    stats |= {"iterations": loop.iteration, "constraint_checks": int(counters[CHECKS]),
-             "gradient_samples": int(counters[GRADIENT_SAMPLES]),
-             "stopped_by_time_limit": loop.timed_out, "gamma": float(penalty),
-             "epochs": projections, "projections": projections,
-             "projection_s_total": projection_s, "zeros": int(np.count_nonzero(w == 0))}
+    stats |= Counters.of(loop.iteration, counters).as_stats() | {
+        "stopped_by_time_limit": loop.timed_out, "gamma": float(penalty),
+        "epochs": projections, "projections": projections,
+        "projection_s_total": projection_s, "zeros": int(np.count_nonzero(w == 0))}
     return Trajectory(name, candidates, arrays, stats)
 
 

@@ -51,7 +51,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from worker.algorithms.arrays import DOG_START, problem_arrays
-from worker.algorithms.driver import Candidates, snapshot_iterations
+from worker.algorithms.driver import Candidates, Counters, snapshot_iterations
 from worker.algorithms.loop import ChunkedLoop, ProgressCallback
 from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
 from worker.algorithms.step_rule import WARMUP_PART, copied, warmup_end, warmup_measurements
@@ -71,7 +71,6 @@ from worker.kernels.games import (
 )
 from worker.kernels.layout import (
     CHECKS,
-    GRADIENT_SAMPLES,
     ITERATION,
     N_COUNTERS,
     N_SCALARS,
@@ -287,10 +286,9 @@ def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
                  else "time_limit"}
     candidates = candidates.last(options.candidates)
     loop.report(force=True)
-    stats |= {"iterations": loop.iteration, "constraint_checks": int(counters[CHECKS]),
-              "gradient_samples": int(counters[GRADIENT_SAMPLES]),
-              "stopped_by_time_limit": loop.timed_out, "eta_lambda": cfg.eta_lambda,
-              "final_objective_weight": float(lam[0])}
+    stats |= Counters.of(loop.iteration, counters).as_stats() | {
+        "stopped_by_time_limit": loop.timed_out, "eta_lambda": cfg.eta_lambda,
+        "final_objective_weight": float(lam[0])}
     if cfg.formulation == LAGRANGIAN:
         stats["multiplier_mass"] = float(lam[1:].sum())
     weights = np.array(objective_weights[-len(candidates.solutions):])

@@ -34,7 +34,7 @@ from functools import partial
 import numpy as np
 
 from worker.algorithms.arrays import new_state, problem_arrays, run_config
-from worker.algorithms.driver import Candidates, snapshot_iterations
+from worker.algorithms.driver import Candidates, Counters, snapshot_iterations
 from worker.algorithms.groups import group_count, lazy_update
 from worker.algorithms.loop import ChunkedLoop, Progress, ProgressCallback
 from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
@@ -46,7 +46,7 @@ from worker.errors import SpecError
 from worker.kernels.constraints import max_violation
 from worker.kernels.distribution import init_distribution, rebase_distribution
 from worker.kernels.iteration import restart_average, running_average
-from worker.kernels.layout import CHECKS, GRADIENT_SAMPLES, ITERATION, MODE_LIGHT, MODE_PLAIN
+from worker.kernels.layout import CHECKS, ITERATION, MODE_LIGHT, MODE_PLAIN
 from worker.kernels.objective import objective_value
 from worker.kernels.online import LEARNER_CODES, new_slots
 from worker.kernels.svrg import SerialRun, serial_steps
@@ -72,9 +72,7 @@ class SvrgStats(Stats):
 
     stopped_by: str
     rule: Mapping[str, Value]
-    iterations: int
-    constraint_checks: int
-    gradient_samples: int
+    counters: Counters
     stopped_by_time_limit: bool
     gamma: float
     batch: BatchStats
@@ -203,8 +201,8 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
         phases = batch.phase_stats()
     loop.report(force=True)
     stats = SvrgStats(stopped_by or ("time_limit" if loop.timed_out else "iterations"),
-                      rule.stats() if options.until_converged else {}, loop.iteration,
-                      int(state.counters[CHECKS]), int(state.counters[GRADIENT_SAMPLES]),
-                      loop.timed_out, float(cfg.gamma), phases, len(rounds), svrg.learner,
-                      svrg.schedule, groups)
+                      rule.stats() if options.until_converged else {},
+                      Counters.of(loop.iteration, state.counters), loop.timed_out,
+                      float(cfg.gamma), phases, len(rounds), svrg.learner, svrg.schedule,
+                      groups)
     return Trajectory("svrg_ol", candidates, arrays, stats)

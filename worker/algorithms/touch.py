@@ -27,7 +27,7 @@ from worker.projection import project
 
 def _finish(name: str, driver: Driver, candidates: Candidates, cfg, **extra) -> Trajectory:
     driver.loop.report(force=True)                     # progress at the last iteration
-    stats = driver.stats() | extra
+    stats = driver.counters().as_stats() | extra
     stats["stopped_by_time_limit"] = driver.timed_out
     stats["gamma"] = float(cfg.gamma)
     stats["eta_w"] = float(cfg.eta_w)
