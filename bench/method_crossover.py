@@ -78,7 +78,7 @@ def timed(problem: CompiledProblem, loss: str) -> dict:
     return {"loss": loss, "n": problem.n, "d": problem.d, "m": problem.m,
             "nnz": int(problem.objective.features.nnz), "exact_work": exact_work(problem),
             "seconds": time.perf_counter() - began,
-            "stopped_by": trajectory.stats["stopped_by"]}
+            "stopped_by": trajectory.as_stats()["stopped_by"]}
 
 
 def problems():

@@ -39,8 +39,8 @@ def assert_exact(problem, trajectory, spec: dict) -> None:
     scale = 1.0 + abs(optimum)
     assert objective_value(problem.objective, w) == pytest.approx(optimum, abs=1e-6 * scale)
     assert problem.constraints.values(w).max(initial=0.0) <= 1e-6
-    assert trajectory.stats["stopped_by"] == "optimal"
-    bound = trajectory.stats["lower_bound"]
+    assert trajectory.as_stats()["stopped_by"] == "optimal"
+    bound = trajectory.as_stats()["lower_bound"]
     assert optimum - 1e-3 * scale <= bound <= optimum + 1e-7 * scale   # valid, within tolerance
 
 
@@ -52,7 +52,7 @@ def test_the_exact_method_finds_the_optimum_and_certifies_it(loss, constraints, 
     name = "exact_conic" if loss == "logistic" else "exact_qp"
     problem, trajectory = run(name, spec)
     assert_exact(problem, trajectory, spec)
-    assert trajectory.stats["solver"] == "clarabel"
+    assert trajectory.as_stats()["solver"] == "clarabel"
 
 
 @pytest.mark.parametrize("loss", ["hinge", "squared", "quadratic"])
@@ -87,14 +87,14 @@ def test_lbfgsb_with_l1_keeps_a_box_that_excludes_zero():
 def test_without_a_finite_box_or_l2_lbfgsb_reports_no_certificate_but_the_optimum():
     problem = random_problem("logistic", "none", seed=3, bound=np.inf)
     trajectory = run_lbfgsb(problem, SolverOptions(), None, time.perf_counter() + 60)
-    assert trajectory.stats["certificate"] in ("none", "lagrangian_bound")
-    assert trajectory.stats["stopped_by"] == "optimal"
+    assert trajectory.as_stats()["certificate"] in ("none", "lagrangian_bound")
+    assert trajectory.as_stats()["stopped_by"] == "optimal"
 
 
 def test_a_deadline_that_has_passed_stops_lbfgsb_with_time_limit():
     problem = random_problem("logistic", "none", seed=3)
     trajectory = run_lbfgsb(problem, SolverOptions(), None, time.perf_counter() - 1.0)
-    assert trajectory.stats["stopped_by"] == "time_limit"
+    assert trajectory.as_stats()["stopped_by"] == "time_limit"
     (w,) = trajectory.candidates.solutions
     assert not w.any()                                           # the start, w = clip(0)
 

@@ -66,7 +66,8 @@ class Trajectory:
     algorithm: str
     candidates: Candidates
     arrays: ProblemArrays | None
-    #: the algorithm's own record, or its counters by ``stats`` key
+    #: the algorithm's own record (:mod:`worker.stats`; a plain mapping of entries is
+    #: taken too)
     stats: Mapping[str, Value] | Stats = field(default_factory=dict)
     #: weights (C,) of the algorithm's own mixture of its candidates (the games' theta-bar,
     #: Theorems 2-3), reported next to the shrunk mixture; None for the other algorithms.

@@ -64,21 +64,25 @@ class JobSettings:
 
 @dataclass
 class Solved:
-    """A job solved and reported on, before its stats are merged: the Result, the records
-    of the stages that ran (None: a stage that did not), in order, and the seconds until
-    the problem was compiled."""
+    """A job solved and reported on, before its stats are merged: the Result and the records
+    of the stages that ran (None: a stage that did not), in order."""
 
     result: Result
     records: list[Stats | None]
+
+
+@dataclass(frozen=True)
+class LoadTime(Stats):
+    """The compiling stage's record (:mod:`worker.stats`): seconds from the job's start
+    until the problem was compiled."""
+
     load_s: float
 
 
 @dataclass(frozen=True)
 class JobStats(Stats):
-    """The pipeline's own record (:mod:`worker.stats`): seconds until the problem was
-    compiled, and of the whole job."""
+    """The job's own record: its seconds from start to end."""
 
-    load_s: float
     wall_s: float
 
 
@@ -160,7 +164,7 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
     if lowered is not None:
         result.model = lowered.model.describe(deployed_solution(result))
     result.stats = merged(*solved.records, source.stats,
-                          JobStats(solved.load_s, time.perf_counter() - started))
+                          JobStats(time.perf_counter() - started))
     return result
 
 
@@ -178,7 +182,7 @@ def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
         result, records = solve_network(
             model, problem, warm_options(options, earlier, problem.network.parameters),
             progress)
-        solved = Solved(result, records, load_s)
+        solved = Solved(result, [*records, LoadTime(load_s)])
     elif (plan := plan_partitions(model, source.roots, svrg.partition_rows,
                                   settings.cluster.partition_bytes, settings.data)) is None:
         problem = compile_problem(model, source)
@@ -234,7 +238,7 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
         with_lower_bound=model.output.lower_bound and not certified, values=values,
         n=None if batch is None else batch.n, deadline=started + options.time_limit_s,
         tolerance=options.tolerance)
-    return Solved(result, [trajectory.run, polished, summary], load_s)
+    return Solved(result, [trajectory.run, polished, summary, LoadTime(load_s)])
 
 
 def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: bool,
