@@ -20,6 +20,7 @@ from sklearn.datasets import dump_svmlight_file
 from tests.problems import random_problem
 from tests.specs import random_spec
 from worker import solve
+from worker.algorithms.options import SolverOptions
 from worker.algorithms.registry import run_algorithm
 from worker.distributed.batch import CompiledBatch, DaskExecutor, InProcessBatch, open_partitioned
 from worker.distributed.options import SvrgOptions
@@ -170,3 +171,11 @@ def test_cluster_without_workers_fails_with_a_clear_error(monkeypatch):
         with pytest.raises(SolverError, match="did not finish in 2 s.*live workers"):
             solve(svrg_spec(1))
         assert time.perf_counter() - began < 30
+
+
+def test_a_batch_phase_on_dask_without_cluster_settings_is_refused():
+    problem = random_problem("logistic", "none", d=4, n=50, seed=2)
+    options = SolverOptions(algorithm="svrg_ol", iterations=100,
+                            svrg=SvrgOptions(workers=2))    # no cluster settings resolved
+    with pytest.raises(SolverError, match="needs the cluster settings"):
+        run_algorithm(problem, options)
