@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from worker.report.schema import Report
+from worker.spec.model_types import type_names
 
 
 class ResultModel(BaseModel):
@@ -62,7 +63,7 @@ class NetworkModel(ResultModel):
     ``sizes`` = [d, hidden..., K], biases or not; each solution is the flat parameter vector
     (per layer W (n_l, n_{l+1}) row-major, then its bias)."""
 
-    type: Literal["linear", "mlp"]
+    type: Literal[type_names(reads_tables=False)]  # the network models' names
     sizes: list[int]
     bias: bool
     activation: Literal["relu"] = "relu"
@@ -94,7 +95,7 @@ class CalibratedModel(ResultModel):
     outputs follow at its ``offset``; for ``calibrated_lattice`` the parameters are the
     values of the lattice's vertices in C order over ``sizes``."""
 
-    type: Literal["calibrated_linear", "calibrated_lattice"]
+    type: Literal[type_names(reads_tables=True)]  # the calibrated models' names
     columns: list[str]
     features: list[CalibratedFeature]
     sizes: list[int] | None = None
