@@ -14,6 +14,7 @@ from worker.pipeline.solve import solve
 from worker.pipeline.validate import summarize_spec
 from worker.problem.compile import DataSource
 from worker.result import CalibratedModel, NetworkModel, Result
+from worker.settings import data_settings
 from worker.spec.model_types import MODELS
 from worker.spec.models import parse_spec
 from worker.tables.read import as_table
@@ -82,7 +83,7 @@ def test_a_table_model_declares_its_parameters_and_its_result_scores_raw_rows(na
     record, model = MODEL_TYPES[name], parse_spec(spec).model
     summary = summarize_spec(spec, roots=[tmp_path])
     assert record.declared_parameters(model, 0) == summary["sizes"]["parameters"]
-    lowered = record.lower(parse_spec(spec), DataSource([tmp_path]))
+    lowered = record.lower(parse_spec(spec), DataSource([tmp_path], settings=data_settings()))
     assert lowered.spec.model.type == "linear"
     result = Result.model_validate(solve(spec, roots=[tmp_path]).model_dump())
     assert isinstance(result.model, record.description) and result.model.type == name

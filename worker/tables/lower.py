@@ -155,6 +155,11 @@ def table_columns(spec: Spec) -> list[str]:
 
 
 def _read(spec: Spec, ref: DataRef, path: str, source: DataSource) -> Table:
+    """The columns the spec uses of the table ``ref``, under the source's roots and data
+    settings (which the caller resolved: :func:`worker.settings.data_settings`)."""
+    if source.settings is None:
+        raise ValueError("a calibrated model's tables are read under the job's data "
+                         "settings; give the DataSource its settings (data_settings())")
     return read_table(ref, table_columns(spec), path, roots=source.roots,
                       settings=source.settings, stats=source.stats)
 
