@@ -10,24 +10,24 @@ from functools import partial
 
 from worker.model_types.record import ModelType, deploy_table
 from worker.result import CalibratedModel
-from worker.spec.tables import DEFAULT_KEYPOINTS, CalibratedLinear, TableFeature
+from worker.spec.tables import CalibratedLinear, TableFeature
 from worker.tables.lower import lower_tables
 from worker.tables.model import LinearTable
 
 
-def outputs_asked(feature: TableFeature, keypoints: int) -> int:
-    """The outputs a feature asks for: its listed keypoints or categories, K quantiles
-    (``keypoints`` when it gives none; repeated quantiles may merge), and 1 for ``"auto"``
-    categories until the table is read."""
+def fewest_outputs(feature: TableFeature) -> int:
+    """The fewest outputs a feature may have once its table is read: its listed keypoints
+    or categories; 2 for quantile keypoints (repeated quantiles merge) and 1 for
+    ``"auto"`` categories."""
     if feature.categorical:
         return len(feature.categories) if isinstance(feature.categories, list) else 1
-    given = feature.keypoints
-    return len(given) if isinstance(given, list) else (given or keypoints)
+    return len(feature.keypoints) if isinstance(feature.keypoints, list) else 2
 
 
 def _declared_parameters(model: CalibratedLinear, d: int) -> int:
-    """The bias and every feature's outputs."""
-    return 1 + sum(outputs_asked(feature, DEFAULT_KEYPOINTS) for feature in model.features)
+    """The bias and every feature's fewest outputs (the declared estimate is a lower bound
+    of the compiled one)."""
+    return 1 + sum(fewest_outputs(feature) for feature in model.features)
 
 
 RECORD = ModelType("calibrated_linear", CalibratedLinear, CalibratedModel,
