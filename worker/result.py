@@ -76,7 +76,7 @@ class CalibratedFeature(ResultModel):
     them); a categorical one maps ``categories[i]`` to ``outputs[i]``. In a calibrated linear
     model ``outputs`` are the parameters ``offset .. offset + len(outputs) - 1`` of the
     deployed solution (the projected mean, else the mean); in a lattice they are the lattice
-    coordinates the keypoints map to."""
+    coordinates the keypoints (or the categories) map to."""
 
     column: str
     kind: Literal["numeric", "categorical"]

@@ -4,11 +4,15 @@ respected on a grid, and unseen categories refused."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from tests.tables.raw import write_table
+from tests.tables.test_commands import run_cli
 from tests.tables.test_exact import BOX, assert_optimal, exact
 from tests.tables.test_transforms import reference_simplex, table
 from worker import solve
@@ -88,6 +92,26 @@ def test_predictions_on_raw_rows_follow_the_order_on_a_grid(tmp_path):
     rows = {"x": grid, "c": ["mid"] * grid.size}
     np.testing.assert_allclose(mixture.score(rows, "deterministic"),
                                mixture.table.features(table(**rows)) @ deployed, atol=1e-12)
+
+
+def test_lighttouch_predict_scores_raw_rows_as_the_solve_does(tmp_path):
+    data = columns(120, seed=9)
+    result = solve({**lattice_spec(tmp_path, data), "solver": {"iterations": 5000}},
+                   roots=[tmp_path])
+    (tmp_path / "result.json").write_text(result.model_dump_json())
+    pq.write_table(pa.table({"extra": np.arange(120), "c": data["c"], "x": data["x"]}),
+                   tmp_path / "later.parquet")                     # another column order
+    predicted = run_cli(tmp_path, "predict", str(tmp_path / "result.json"),
+                        str(tmp_path / "later.parquet"), "--mode", "expected")
+    assert predicted.returncode == 0, predicted.stderr
+    place = {"hi": 0, "mid": 1, "lo": 2}
+    points = np.column_stack([np.interp(data["x"], [0, 2, 10], [0, 1, 2]),
+                              [place[v] for v in data["c"]]])
+    weights = np.array([m.weight for m in result.mixture])
+    members = np.array([m.solution for m in result.mixture])
+    np.testing.assert_allclose(json.loads(predicted.stdout)["scores"],
+                               reference_simplex(points, [3, 3]) @ members.T @ weights,
+                               atol=1e-10)
 
 
 def test_a_category_unseen_in_training_is_refused_at_prediction(tmp_path):

@@ -10,7 +10,7 @@ calibrated model rather than a network (:func:`type_names`).
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal, Union
+from typing import Annotated, ClassVar, Literal, Union, get_args
 
 from pydantic import Field
 
@@ -56,5 +56,5 @@ Model = Annotated[Union[MODELS], Field(discriminator="type")]  # noqa: UP007
 def type_names(reads_tables: bool) -> tuple[str, ...]:
     """The ``type`` of every model that reads raw tables (or of every one that does not),
     in :data:`MODELS` order: the Result's ``model.type`` enums (:mod:`worker.result`)."""
-    return tuple(model.model_fields["type"].annotation.__args__[0] for model in MODELS
+    return tuple(get_args(model.model_fields["type"].annotation)[0] for model in MODELS
                  if model.reads_tables == reads_tables)

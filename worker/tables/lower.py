@@ -29,6 +29,7 @@ from worker.tables.lattice import LatticeTable
 from worker.tables.model import LinearTable, TableModel
 from worker.tables.read import read_table
 
+# Both transforms are imported here so that fit_model's default finds every TableModel.
 __all__ = ["LatticeTable", "LinearTable", "Lowered", "LoweredSource", "fit_model",
            "lower_tables", "placeholder", "table_columns"]
 
