@@ -60,6 +60,7 @@ from worker.datasets.digits import (  # noqa: E402
     validation_split,
     write_digits,
 )
+from worker.model_types import MODEL_TYPES  # noqa: E402
 from worker.pipeline.network import summarize_network  # noqa: E402
 from worker.pipeline.solve import solver_options  # noqa: E402
 from worker.problem.compile import DataSource  # noqa: E402
@@ -115,7 +116,8 @@ def train(spec: dict, algorithm: str, directory: Path, eta_w: float | None,
     if eta_lambda is not None:
         solver["game"] = {"eta_lambda": eta_lambda}
     model = parse_spec(dict(spec, solver=solver))
-    problem = compile_network_problem(model, DataSource([directory]))
+    problem = compile_network_problem(model, DataSource([directory]),
+                                      MODEL_TYPES[model.model.type])
     options = solver_options(model.solver)
     began = time.perf_counter()
     trajectory = run_network_game(problem, options, algorithm, None, began + 3600.0)

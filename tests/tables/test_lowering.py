@@ -13,13 +13,14 @@ from tests.tables.test_transforms import reference_simplex
 from worker.datasets.lattice import PAPER_DIMS, make_truth, problem_spec, sample_pairs
 from worker.datasets.simplex import simplex_interpolation
 from worker.problem.compile import DataSource, compile_problem
+from worker.settings import data_settings
 from worker.spec.models import parse_spec
 from worker.tables.lower import lower_tables
 
 
 def compiled_pair(model_spec: dict, hand_built: dict, root):
     """(problem of the model spec through the lowering, problem of the hand-built spec)."""
-    lowered = lower_tables(parse_spec(model_spec), DataSource([root]))
+    lowered = lower_tables(parse_spec(model_spec), DataSource([root], settings=data_settings()))
     assert lowered is not None
     return (compile_problem(lowered.spec, lowered.source),
             compile_problem(parse_spec(hand_built), DataSource([root])))

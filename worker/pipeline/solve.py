@@ -22,6 +22,7 @@ from worker.candidates.scores import ObjectiveValues
 from worker.distributed.batch import PartitionedBatch, open_partitioned
 from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions
+from worker.model_types import MODEL_TYPES
 from worker.pipeline.memory import (
     check_memory,
     declared_parts,
@@ -48,7 +49,6 @@ from worker.settings import (
 )
 from worker.spec.models import Solver, Spec, parse_spec
 from worker.spec.solver import Output
-from worker.tables.lower import lower_tables
 
 #: ``iterations: "auto"`` runs every algorithm until its stopping rule
 #: (docs/stopping-rules.md); this only plans SVRG OL's schedule (which the rule may end
@@ -108,14 +108,13 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
     earlier = warm_result(model, earlier)
     data = data_settings(max_job_bytes)
     source = data_source(model, roots if roots is not None else data_roots(), data)
-    lowered = lower_tables(model, source)      # a calibrated model → the hand-built spec
-    if lowered is not None:
-        model, source = lowered.spec, lowered.source
-    result = _solved_by_kind(model, source, data, earlier, progress, started,
+    lowered = MODEL_TYPES[model.model.type].lower(model, source)   # the compilers' spec
+    result = _solved_by_kind(lowered.spec, lowered.source, data, earlier, progress, started,
                              max_job_bytes)
-    result.stats.update(source.stats.as_stats())
-    if lowered is not None:
-        result.model = lowered.model.describe(deployed_solution(result))
+    result.stats.update(lowered.source.stats.as_stats())
+    described = lowered.describe(deployed_solution(result))
+    if described is not None:
+        result.model = described
     result.stats["wall_s"] = time.perf_counter() - started
     return result
 
@@ -128,7 +127,7 @@ def _solved_by_kind(model: Spec, source: DataSource, data: DataSettings,
     for SVRG OL on files), check its memory estimate, solve it and report on it."""
     svrg = model.solver.svrg
     if model.network:  # networks, multiclass and robust objectives are never partitioned
-        problem = compile_network_problem(model, source)
+        problem = compile_network_problem(model, source, MODEL_TYPES[model.model.type])
         check_memory(network_memory_parts(problem, model.solver.candidates), max_job_bytes)
         load_s = time.perf_counter() - started
         options = warm_options(solver_options(model.solver), earlier,
