@@ -23,9 +23,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from worker.errors import SpecError
-from worker.problem.model_types import MODEL_TYPES
+from worker.model_types import MODEL_TYPES
+from worker.model_types.record import Deployment
 from worker.problem.network import Network
-from worker.result import CalibratedModel, NetworkModel, Result
+from worker.result import Result
 from worker.tables.model import TableModel
 from worker.tables.read import as_table
 
@@ -53,15 +54,13 @@ class Mixture:
         if not model.mixture or any(m.solution is None for m in model.mixture):
             raise SpecError.at("mixture", "the result carries no member solutions; solve "
                                "with output.mixture = true to deploy it")
-        network = MODEL_TYPES[model.model.type].from_result(
-            tuple(model.model.sizes), model.model.bias) \
-            if isinstance(model.model, NetworkModel) else None
-        table = TableModel.from_result(model.model) \
-            if isinstance(model.model, CalibratedModel) else None
+        deployed = Deployment() if model.model is None else \
+            MODEL_TYPES[model.model.type].deploy(model.model)
         single = model.deterministic
         return cls(np.array([m.solution for m in model.mixture], dtype=np.float64),
-                   np.array([m.weight for m in model.mixture], dtype=np.float64), network,
-                   table, None if single is None or single.solution is None
+                   np.array([m.weight for m in model.mixture], dtype=np.float64),
+                   deployed.network, deployed.rows,
+                   None if single is None or single.solution is None
                    else np.array(single.solution, dtype=np.float64))
 
     @property

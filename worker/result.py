@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from worker.report.schema import Report
+from worker.spec.model_types import type_names
 
 
 class ResultModel(BaseModel):
@@ -62,7 +63,7 @@ class NetworkModel(ResultModel):
     ``sizes`` = [d, hidden..., K], biases or not; each solution is the flat parameter vector
     (per layer W (n_l, n_{l+1}) row-major, then its bias)."""
 
-    type: Literal["linear", "mlp"]
+    type: Literal[type_names(reads_tables=False)]  # the network models' names
     sizes: list[int]
     bias: bool
     activation: Literal["relu"] = "relu"
@@ -75,7 +76,7 @@ class CalibratedFeature(ResultModel):
     them); a categorical one maps ``categories[i]`` to ``outputs[i]``. In a calibrated linear
     model ``outputs`` are the parameters ``offset .. offset + len(outputs) - 1`` of the
     deployed solution (the projected mean, else the mean); in a lattice they are the lattice
-    coordinates the keypoints map to."""
+    coordinates the keypoints (or the categories) map to."""
 
     column: str
     kind: Literal["numeric", "categorical"]
@@ -94,7 +95,7 @@ class CalibratedModel(ResultModel):
     outputs follow at its ``offset``; for ``calibrated_lattice`` the parameters are the
     values of the lattice's vertices in C order over ``sizes``."""
 
-    type: Literal["calibrated_linear", "calibrated_lattice"]
+    type: Literal[type_names(reads_tables=True)]  # the calibrated models' names
     columns: list[str]
     features: list[CalibratedFeature]
     sizes: list[int] | None = None

@@ -14,6 +14,7 @@ from sklearn.datasets import load_digits
 from tests.data.helpers import MATRIX, VECTOR, isolated_data_cache
 from worker.data.read import read_examples
 from worker.datasets import digits
+from worker.model_types import MODEL_TYPES
 from worker.problem.compile import DataSource
 from worker.problem.compile_network import compile_network_problem
 from worker.settings import data_settings
@@ -196,8 +197,10 @@ def test_robust_spec_is_the_max_of_the_four_training_losses(paths):
     assert files == [paths[f"{name}_train"] for name in digits.SETS]
     assert all(term["data"]["labels"]["uri"] == term["data"]["features"]["uri"]
                for term in terms)
-    problem = compile_network_problem(parse_spec(spec),
-                                      DataSource([paths["union_train"].parent], data_settings()))
+    model = parse_spec(spec)
+    problem = compile_network_problem(
+        model, DataSource([paths["union_train"].parent], data_settings()),
+        MODEL_TYPES[model.model.type])
     assert problem.robust and problem.network.sizes == (64, 16, 8, 10)
     assert [term.n for term in problem.terms] == [1257] * 4
 

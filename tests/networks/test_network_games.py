@@ -13,6 +13,7 @@ import scipy.sparse as sp
 from service.cli import main
 from worker.candidates.shrink import expected_violation
 from worker.mixture import Mixture
+from worker.model_types import MODEL_TYPES
 from worker.pipeline.solve import solve
 from worker.problem.compile import DataSource
 from worker.problem.compile_network import compile_network_problem
@@ -88,7 +89,9 @@ def test_shrinking_mlp_candidates_keeps_m_plus_one_and_beats_theta_bar(algorithm
     result = solve(spec)
     assert result.algorithm == algorithm and result.model.type == "mlp"
     assert 1 <= len(result.mixture) <= result.sizes.constraints + 1 == 2
-    problem = compile_network_problem(parse_spec(spec), DataSource([], data_settings()))
+    model = parse_spec(spec)
+    problem = compile_network_problem(model, DataSource([], data_settings()),
+                                      MODEL_TYPES[model.model.type])
     thetas = np.array([m.solution for m in result.mixture])
     weights = np.array([m.weight for m in result.mixture])
     assert expected_violation(weights, problem.rate_values(thetas)) == pytest.approx(

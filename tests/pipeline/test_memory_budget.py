@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from service.local_stack import small_spec
+from tests.tables.raw import write_table
 from worker import solve
 from worker.errors import SpecError
 from worker.pipeline.memory import declared_parts, memory_parts
@@ -15,6 +16,7 @@ from worker.pipeline.validate import summarize_spec
 from worker.problem.compile import DataSource, compile_problem
 from worker.settings import data_settings
 from worker.spec.models import parse_spec
+from worker.tables.lower import lower_tables
 
 
 def test_the_spec_alone_refuses_a_huge_dimension_times_candidates_before_reading_data():
@@ -51,3 +53,33 @@ def test_the_declared_estimate_is_a_lower_bound_of_the_compiled_one():
     declared = declared_parts(parse_spec(spec))
     compiled = memory_parts(compile_problem(parse_spec(spec), DataSource([], data_settings())), 100)
     assert all(declared[field] <= compiled[field] for field in declared)
+
+
+def test_the_spec_alone_refuses_a_huge_calibrated_lattice_before_reading_its_table():
+    spec = {"model": {"type": "calibrated_lattice", "lattice": {"sizes": 2},
+                      "features": [{"column": f"x{j}"} for j in range(22)]},
+            "objective": {"type": "empirical_risk", "loss": "hinge", "data": {
+                "table": {"uri": "file:///nowhere/t.csv"}, "label": "y"}},
+            "solver": {"candidates": 1000}}
+    with pytest.raises(SpecError) as error:          # the missing file is never opened
+        summarize_spec(spec, max_job_bytes=2**30)
+    assert error.value.issues[0][0] == "solver.candidates"
+
+
+@pytest.mark.parametrize("model", [
+    {"type": "calibrated_linear", "features": [{"column": "x", "keypoints": 8},
+                                               {"column": "c", "categories": "auto"}]},
+    {"type": "calibrated_lattice", "lattice": {"sizes": 3},
+     "features": [{"column": "x"}, {"column": "c", "categories": "auto"}]},
+])
+def test_a_calibrated_models_declared_estimate_is_a_lower_bound_of_the_compiled_one(
+        tmp_path, model):
+    columns = {"x": [1.0, 1.0, 1.0, 2.0, 2.0, 5.0] * 4,       # quantiles repeat and merge
+               "c": ["a", "b", "c", "a", "b", "d"] * 4, "y": [1, -1] * 12}
+    spec = parse_spec({"model": model, "objective": {"type": "empirical_risk",
+                                                     "loss": "hinge", "data": {
+        "table": write_table(tmp_path / "t", columns), "label": "y"}}})
+    lowered = lower_tables(spec, DataSource([tmp_path], settings=data_settings()))
+    compiled = memory_parts(compile_problem(lowered.spec, lowered.source), 100)
+    declared = declared_parts(spec)
+    assert 0 < declared["solver.candidates"] <= compiled["solver.candidates"]

@@ -47,19 +47,26 @@ def curvature_matrix(keypoints: np.ndarray, offset: int, d: int, sign: float) ->
     return rows
 
 
-def inline_lattice_spec() -> dict:
-    """A small calibrated lattice whose table is inline csv."""
+def inline_lattice_spec(with_category: bool = False) -> dict:
+    """A small calibrated lattice whose table is inline csv; ``with_category`` adds a third,
+    categorical input (``venue``: 3 categories, ordered)."""
     rng = np.random.default_rng(0)
-    rows = ["rating,distance,clicked"]
+    rows = ["rating,distance,venue,clicked"]
     for _ in range(300):
         rating, distance = rng.uniform(1, 5), rng.exponential(4)
+        venue = rng.choice(["cafe", "bar", "diner"])
         clicked = 1 if rating - 0.3 * distance + rng.normal() > 2 else -1
-        rows.append(f"{rating:.2f},{distance:.2f},{clicked}")
+        rows.append(f"{rating:.2f},{distance:.2f},{venue},{clicked}")
     payload = base64.b64encode("\n".join(rows).encode()).decode()
+    features = [{"column": "rating", "keypoints": [1, 3, 5], "monotonic": "increasing"},
+                {"column": "distance", "keypoints": [0, 10], "monotonic": "decreasing"}]
+    if with_category:
+        features.append({"column": "venue", "categories": "auto", "monotonic": "increasing",
+                         "monotonic_order": ["diner", "cafe", "bar"]})
     return {"bounds": {"lower": -5, "upper": 5},
-            "model": {"type": "calibrated_lattice", "lattice": {"sizes": [3, 2]}, "features": [
-                {"column": "rating", "keypoints": [1, 3, 5], "monotonic": "increasing"},
-                {"column": "distance", "keypoints": [0, 10], "monotonic": "decreasing"}]},
+            "model": {"type": "calibrated_lattice",
+                      "lattice": {"sizes": [3, 2, 3] if with_category else [3, 2]},
+                      "features": features},
             "objective": {"type": "empirical_risk", "loss": "logistic", "data": {
                 "table": {"uri": f"data:text/csv;base64,{payload}"}, "label": "clicked"}},
             "solver": {"iterations": 5000}}

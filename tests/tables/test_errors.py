@@ -56,9 +56,22 @@ SPEC_ERRORS = [
     (["model"], {"type": "calibrated_lattice", "lattice": {"sizes": 2}, "features": [
         {"column": f"c{j}"} for j in range(23)]},
      "lattice.sizes: the lattice would have 8,388,608 vertices, over 4,194,304 (2^22)"),
+    (["model"], {"type": "calibrated_lattice", "features": [{"column": "age",
+                                                             "convexity": "convex"}]},
+     "features[0]: column 'age': a lattice input has no convexity"),
+    (["model"], {"type": "calibrated_lattice", "lattice": {"sizes": [3]},
+                 "features": [{"column": "sex", "categories": ["F", "M"]}]},
+     "lattice.sizes[0]: column 'sex' has 2 categories, so its lattice size is 2, not 3"),
     (["model"], {"type": "calibrated_lattice", "features": [{"column": "sex",
-                                                             "categories": "auto"}]},
-     "features[0]: column 'sex': a lattice input is numeric"),
+                                                             "categories": ["F"]}]},
+     "features[0]: column 'sex': a lattice input needs 2 or more categories, got 1"),
+    (["model"], {"type": "calibrated_lattice", "features": [
+        {"column": "sex", "categories": ["F", "M", "X"], "monotonic": "increasing",
+         "monotonic_order": ["F", "M"]}]},
+     "features[0]: column 'sex': monotonic_order leaves out 'X'; a lattice input's order"),
+    (["model"], {"type": "calibrated_lattice", "features": [
+        {"column": f"c{j}", "categories": list("abcde")} for j in range(10)]},
+     "lattice.sizes: the lattice would have 9,765,625 vertices, over 4,194,304 (2^22)"),
     (["objective", "loss"], "softmax_cross_entropy",
      "objective.loss: calibrated_linear has one output"),
     (["model"], {"type": "linear"},
@@ -101,6 +114,22 @@ DATA_ERRORS = [
      "model.features[1]: monotonic_order names 'X', which column 'sex' never holds"),
     (["objective", "data", "groups"], {"g": {"column": "race", "equals": "x"}},
      "objective.data.table: the table has no column 'race'"),
+    (["model"], {"type": "calibrated_lattice", "lattice": {"sizes": [3]},
+                 "features": [{"column": "sex", "categories": "auto"}]},
+     "model.lattice.sizes[0]: column 'sex' has 2 categories, so its lattice size is 2, "
+     "not 3"),
+    (["model"], {"type": "calibrated_lattice", "features": [
+        {"column": "sex", "categories": "auto", "monotonic": "decreasing",
+         "monotonic_order": ["M"]}]},
+     "model.features[0]: column 'sex': monotonic_order leaves out 'F'"),
+    (["model"], {"type": "calibrated_lattice", "features": [
+        {"column": "flat", "categories": "auto"}]},
+     "model.features[0]: column 'flat' holds only ['3']; a lattice input needs 2 or more"),
+    (["model"], {"type": "calibrated_lattice", "features": [
+        {"column": "age", "keypoints": [20, 60]}, {"column": "age_text", "categories": "auto"}],
+        "lattice": {"sizes": 2**20}},
+     "model.lattice.sizes: with the categories the tables hold, the lattice would have "
+     "6,291,456 vertices"),
 ]
 
 

@@ -20,7 +20,7 @@ from worker.tables.lower import lower_tables
 
 def compiled_pair(model_spec: dict, hand_built: dict, root):
     """(problem of the model spec through the lowering, problem of the hand-built spec)."""
-    lowered = lower_tables(parse_spec(model_spec), DataSource([root], data_settings()))
+    lowered = lower_tables(parse_spec(model_spec), DataSource([root], settings=data_settings()))
     assert lowered is not None
     return (compile_problem(lowered.spec, lowered.source),
             compile_problem(parse_spec(hand_built), DataSource([root], data_settings())))

@@ -16,7 +16,7 @@ from worker.datasets.simplex import simplex_interpolation
 from worker.tables.calibrators import CategoricalCalibrator, NumericCalibrator
 from worker.tables.columns import Table
 from worker.tables.lattice import lattice_points, lattice_strides, simplex_matrix
-from worker.tables.model import LINEAR, TableModel
+from worker.tables.model import LinearTable
 
 
 def table(**columns) -> Table:
@@ -122,8 +122,8 @@ def test_linear_predictions_follow_a_monotone_calibrator_everywhere(keypoints, d
     rng = np.random.default_rng(seed)
     knots = np.sort(np.array(keypoints, dtype=float))
     direction = "decreasing" if decreasing else "increasing"
-    model = TableModel(LINEAR, (NumericCalibrator("x", knots, direction),
-                                CategoricalCalibrator("c", ("p", "q"))))
+    model = LinearTable((NumericCalibrator("x", knots, direction),
+                         CategoricalCalibrator("c", ("p", "q"))))
     outputs = np.cumsum(rng.random(knots.size)) * (-1 if decreasing else 1)
     w = np.concatenate([[rng.normal()], outputs, rng.normal(size=2)])
     grid = np.linspace(-30.0, 30.0, 241)                 # between and beyond the keypoints

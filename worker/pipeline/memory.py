@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from worker.data.sizes import gib
 from worker.errors import SpecError
+from worker.model_types import MODEL_TYPES
 from worker.problem.compiled import CompiledProblem
 from worker.problem.constraint_types import CONSTRAINT_TYPES
-from worker.problem.model_types import MODEL_TYPES
 from worker.problem.network import NetworkProblem
 from worker.spec.models import Spec
 
@@ -59,11 +59,11 @@ def network_memory_parts(problem: NetworkProblem, candidates: int) -> dict[str, 
 
 
 def _declared_parameters(spec: Spec) -> int:
-    """Parameters the spec fixes: a linear model's declared ``dimension``; an MLP's hidden
-    layers (and its first layer when ``dimension`` is declared). A calibrated model's are
-    counted once :mod:`worker.tables.lower` has made it linear (:func:`memory_parts`)."""
-    record = MODEL_TYPES.get(spec.model.type)
-    return 0 if record is None else record.declared_parameters(spec.model, spec.dimension or 0)
+    """Parameters the spec fixes, as its model type's record counts them
+    (:attr:`worker.model_types.record.ModelType.declared_parameters`): a linear model's
+    declared ``dimension``; an MLP's hidden layers (and its first layer when ``dimension``
+    is declared); a calibrated model's outputs or lattice vertices."""
+    return MODEL_TYPES[spec.model.type].declared_parameters(spec.model, spec.dimension or 0)
 
 
 def declared_parts(spec: Spec) -> dict[str, int]:

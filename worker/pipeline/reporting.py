@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 
 from worker.errors import SpecError
+from worker.model_types import MODEL_TYPES
 from worker.problem.compile import DataSource
 from worker.problem.compiled import CompiledProblem
-from worker.problem.model_types import MODEL_TYPES
 from worker.problem.network import NetworkProblem
 from worker.report.build import reportable, solve_report
 from worker.report.metrics import Deployed
@@ -48,8 +48,7 @@ def deployed_points(result: Result) -> dict[str, Deployed]:
     """The Result's points a report describes: the mixture (when its members carry their
     solutions), the mean, the projection and the deterministic model."""
     model = result.model
-    network = None if model is None else MODEL_TYPES[model.type].from_result(
-        tuple(model.sizes), model.bias)
+    network = None if model is None else MODEL_TYPES[model.type].deploy(model).network
     points: dict[str, Deployed] = {}
     if result.mixture and all(m.solution is not None for m in result.mixture):
         points["mixture"] = Deployed(np.array([m.solution for m in result.mixture]),

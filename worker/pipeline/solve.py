@@ -22,6 +22,7 @@ from worker.candidates.scores import ObjectiveValues
 from worker.distributed.batch import PartitionedBatch, open_partitioned
 from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions
+from worker.model_types import MODEL_TYPES
 from worker.pipeline.memory import (
     check_memory,
     declared_parts,
@@ -50,7 +51,6 @@ from worker.settings import (
 from worker.spec.models import Solver, Spec, parse_spec
 from worker.spec.solver import Output
 from worker.stats import Stats, merged, stat
-from worker.tables.lower import lower_tables
 
 
 @dataclass(frozen=True)
@@ -155,15 +155,14 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
     earlier = warm_result(model, earlier)
     settings = JobSettings(data_settings(max_job_bytes), read_settings(DaskSettings))
     source = data_source(model, roots if roots is not None else data_roots(), settings.data)
-    lowered = lower_tables(model, source)      # a calibrated model → the hand-built spec
-    if lowered is not None:
-        model, source = lowered.spec, lowered.source
-    solved = _solved_by_kind(model, source, settings, earlier, progress, started,
-                             max_job_bytes)
+    lowered = MODEL_TYPES[model.model.type].lower(model, source)   # the compilers' spec
+    solved = _solved_by_kind(lowered.spec, lowered.source, settings, earlier, progress,
+                             started, max_job_bytes)
     result = solved.result
-    if lowered is not None:
-        result.model = lowered.model.describe(deployed_solution(result))
-    result.stats = merged(*solved.records, source.stats,
+    described = lowered.describe(deployed_solution(result))
+    if described is not None:
+        result.model = described
+    result.stats = merged(*solved.records, lowered.source.stats,
                           JobStats(time.perf_counter() - started))
     return result
 
@@ -176,7 +175,7 @@ def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
     for SVRG OL on files), check its memory estimate, solve it and report on it."""
     svrg, options = model.solver.svrg, solver_options(model.solver, settings.cluster)
     if model.network:  # networks, multiclass and robust objectives are never partitioned
-        problem = compile_network_problem(model, source)
+        problem = compile_network_problem(model, source, MODEL_TYPES[model.model.type])
         check_memory(network_memory_parts(problem, model.solver.candidates), max_job_bytes)
         load_s = time.perf_counter() - started
         result, records = solve_network(

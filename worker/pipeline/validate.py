@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from worker.algorithms.registry import choose_algorithm
+from worker.model_types import MODEL_TYPES
 from worker.pipeline.memory import (
     check_memory,
     declared_parts,
@@ -17,7 +18,6 @@ from worker.problem.compile import DataSource, compile_problem
 from worker.problem.compile_network import compile_network_problem
 from worker.settings import data_roots, data_settings
 from worker.spec.models import parse_spec
-from worker.tables.lower import lower_tables
 
 
 def summarize_spec(raw: Any, roots: Sequence[Path] | None = None, *,
@@ -32,11 +32,10 @@ def summarize_spec(raw: Any, roots: Sequence[Path] | None = None, *,
     check_memory(declared_parts(spec), max_job_bytes)
     source = DataSource(roots if roots is not None else data_roots(),
                         settings=data_settings(max_job_bytes))
-    lowered = lower_tables(spec, source)       # a calibrated model → the hand-built spec
-    if lowered is not None:
-        spec, source = lowered.spec, lowered.source
+    lowered = MODEL_TYPES[spec.model.type].lower(spec, source)    # the compilers' spec
+    spec, source = lowered.spec, lowered.source
     if spec.network:
-        problem = compile_network_problem(spec, source)
+        problem = compile_network_problem(spec, source, MODEL_TYPES[spec.model.type])
         parts = network_memory_parts(problem, spec.solver.candidates)
     else:
         problem = compile_problem(spec, source)

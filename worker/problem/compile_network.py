@@ -7,6 +7,8 @@ Errors name the JSON path: ``objective.terms[2].data.labels[17]: 10 is not a cla
 
 from __future__ import annotations
 
+from typing import Any, Protocol
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -17,13 +19,27 @@ from worker.losses import LOSSES, SOFTMAX_CROSS_ENTROPY
 from worker.problem.compile import DataSource, box_bounds, risk_examples
 from worker.problem.compile_rates import compile_rates
 from worker.problem.compiled import Objective
-from worker.problem.model_types import MODEL_TYPES
-from worker.problem.network import NetworkProblem, Term
+from worker.problem.network import Network, NetworkProblem, Term
 from worker.spec.models import EmpiricalRisk, MaxOf, Spec
 
 
-def compile_network_problem(spec: Spec, source: DataSource) -> NetworkProblem:
-    """Read the data of a :attr:`~worker.spec.models.Spec.network` spec and build it."""
+class Layout(Protocol):
+    """What a model type says of its network (its record in
+    :data:`worker.model_types.MODEL_TYPES`): the layers scoring rows of d features with K
+    outputs, and the seed of the initial parameters."""
+
+    def layers(self, model: Any, d: int, outputs: int) -> Network:
+        """The layout of ``model`` (the spec's ``model`` block)."""
+        ...
+
+    def init_seed(self, model: Any) -> int:
+        """The seed of ``model``'s initial parameters."""
+        ...
+
+
+def compile_network_problem(spec: Spec, source: DataSource, layout: Layout) -> NetworkProblem:
+    """Read the data of a :attr:`~worker.spec.models.Spec.network` spec and build it, its
+    network as the model type's ``layout`` says."""
     robust = isinstance(spec.objective, MaxOf)
     paths = [f"objective.terms[{i}]" for i in range(len(spec.terms))] if robust \
         else ["objective"]
@@ -34,14 +50,13 @@ def compile_network_problem(spec: Spec, source: DataSource) -> NetworkProblem:
     terms = [Term(features, _labels(term, labels, path, classes),
                   SOFTMAX if multiclass else LOSSES[term.loss].code, term.l1, term.l2)
              for term, (features, labels), path in zip(spec.terms, read, paths, strict=True)]
-    model, model_type = spec.model, MODEL_TYPES[spec.model.type]
-    network = model_type.layers(model, d, classes)
+    network = layout.layers(spec.model, d, classes)
     lower, upper = box_bounds(spec, network.parameters, source)
     first = terms[0]  # the examples a rate constraint without its own data counts on
     rates = compile_rates(spec, Objective(first.code, first.features, first.labels,
                                           sp.csr_matrix((0, 0)), np.zeros(0)), source, d)
     return NetworkProblem(network, terms, robust, lower, upper, rates,
-                          init_seed=model_type.init_seed(model))
+                          init_seed=layout.init_seed(spec.model))
 
 
 def _width(spec: Spec, read: list, paths: list[str]) -> int:

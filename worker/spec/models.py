@@ -25,7 +25,7 @@ from worker.data.refs import MAX_SIZE, MatrixValue, VectorValue
 from worker.errors import SpecError
 from worker.losses import LOSS_NAMES, PAIRWISE_HINGE, SOFTMAX_CROSS_ENTROPY
 from worker.spec.locations import format_location, union_tags
-from worker.spec.model_types import LinearModel, MlpModel
+from worker.spec.model_types import LinearModel, Model
 from worker.spec.solver import ALGORITHMS as ALGORITHMS
 from worker.spec.solver import NETWORK_ALGORITHMS, Output, Solver
 from worker.spec.solver import Game as Game
@@ -34,8 +34,6 @@ from worker.spec.strict import MAX_SCALE as MAX_SCALE
 from worker.spec.strict import CoordinateIndex, Count, StrictModel, Weight, refusing
 from worker.spec.sweep import Sweep
 from worker.spec.tables import (
-    CalibratedLattice,
-    CalibratedLinear,
     TableData,
     check_table_spec,
 )
@@ -180,14 +178,6 @@ Objective = Annotated[
     | Annotated[Quadratic, Tag("quadratic")] | Annotated[MaxOf, Tag("max_of")],
     Discriminator(_objective_kind, custom_error_type=_KIND_ERROR[0],
                   custom_error_message=_KIND_ERROR[1])]
-
-
-#: The spec's ``model``: the engine's model types (:mod:`worker.spec.model_types`, each with
-#: its record in :data:`worker.problem.model_types.MODEL_TYPES`) and the calibrated models on
-#: raw tables (:mod:`worker.spec.tables`), which :mod:`worker.tables.lower` turns into a linear
-#: model over computed features before anything is compiled.
-Model = Annotated[LinearModel | MlpModel | CalibratedLinear | CalibratedLattice,
-                  Field(discriminator="type")]
 
 
 class LinearConstraint(StrictModel):

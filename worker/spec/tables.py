@@ -108,6 +108,7 @@ class CalibratedLinear(StrictModel):
     """f(x) = bias + sum_j c_j(x_j): a calibrator per column, their outputs the parameters."""
 
     network: ClassVar[bool] = False
+    reads_tables: ClassVar[bool] = True
 
     type: Literal["calibrated_linear"]
     features: Features
@@ -128,10 +129,12 @@ class Lattice(StrictModel):
 
 
 class CalibratedLattice(StrictModel):
-    """Each numeric column mapped by a fixed piecewise-linear map onto a lattice axis, then
-    simplex interpolation onto the lattice's vertices, whose values are the parameters."""
+    """Each input mapped onto a lattice axis (a numeric column by a fixed piecewise-linear
+    map, a categorical one category by category), then simplex interpolation onto the
+    lattice's vertices, whose values are the parameters."""
 
     network: ClassVar[bool] = False
+    reads_tables: ClassVar[bool] = True
 
     type: Literal["calibrated_lattice"]
     features: Features
@@ -139,22 +142,27 @@ class CalibratedLattice(StrictModel):
 
     @property
     def sizes(self) -> list[int]:
-        """The lattice size along each feature."""
+        """The lattice size along each feature as far as the spec fixes it: ``sizes`` (one
+        number sizes the numeric inputs); a categorical input's is its number of listed
+        categories (with ``"auto"``: its entry in a ``sizes`` list, else 2, the least it may
+        have, until the table is read)."""
         sizes = self.lattice.sizes
-        return sizes if isinstance(sizes, list) else [sizes] * len(self.features)
+        listed = isinstance(sizes, list)
+        sizes = sizes if listed else [sizes] * len(self.features)
+        return [size if not feature.categorical else
+                len(feature.categories) if isinstance(feature.categories, list) else
+                size if listed else 2
+                for feature, size in zip(self.features, sizes, strict=True)]
 
     @model_validator(mode="after")
     def _fits(self) -> CalibratedLattice:
         _no_column_twice(self.features)
-        for j, feature in enumerate(self.features):
-            if feature.categorical or feature.convexity != "none":
-                raise ValueError(f"features[{j}]: column {feature.column!r}: a lattice "
-                                 "input is numeric, without convexity; drop categories and "
-                                 "convexity (or use calibrated_linear)")
         sizes = self.lattice.sizes
         if isinstance(sizes, list) and len(sizes) != len(self.features):
             raise ValueError(f"lattice.sizes has {len(sizes)} entries for "
                              f"{len(self.features)} features; give one per feature")
+        for j, feature in enumerate(self.features):
+            _check_lattice_input(feature, j, sizes[j] if isinstance(sizes, list) else None)
         vertices = math.prod(self.sizes)
         if vertices > MAX_LATTICE_VERTICES:
             raise ValueError(f"lattice.sizes: the lattice would have {vertices:,} vertices, "
@@ -163,7 +171,27 @@ class CalibratedLattice(StrictModel):
         return self
 
 
-CALIBRATED_TYPES = ("calibrated_linear", "calibrated_lattice")
+def _check_lattice_input(feature: TableFeature, j: int, listed: int | None) -> None:
+    """A lattice input: numeric without convexity, or categorical whose listed categories
+    are 2 or more, all in its order (if any), and as many as its ``sizes`` entry."""
+    where = f"features[{j}]: column {feature.column!r}"
+    if feature.convexity != "none":
+        raise ValueError(f"{where}: a lattice input has no convexity; drop it (or use "
+                         "calibrated_linear)")
+    if not isinstance(feature.categories, list):
+        return
+    count = len(feature.categories)
+    if count < 2:
+        raise ValueError(f"{where}: a lattice input needs 2 or more categories, got {count}")
+    if listed is not None and listed != count:
+        raise ValueError(f"lattice.sizes[{j}]: column {feature.column!r} has {count} "
+                         f"categories, so its lattice size is {count}, not {listed}; "
+                         f"give {count}")
+    order = feature.monotonic_order
+    if order is not None and len(order) != count:
+        missing = [c for c in feature.categories if c not in order]
+        raise ValueError(f"{where}: monotonic_order leaves out {missing[0]!r}; a lattice "
+                         "input's order lists every category")
 
 
 class LabelColumn(StrictModel):
@@ -226,8 +254,8 @@ class TableData(StrictModel):
 
 
 def is_calibrated(model: Any) -> bool:
-    """Whether a spec's model reads raw tables."""
-    return getattr(model, "type", None) in CALIBRATED_TYPES
+    """Whether a spec's model reads raw tables (its ``reads_tables``)."""
+    return bool(getattr(model, "reads_tables", False))
 
 
 #: The formats a table may have (read by column name).

@@ -82,6 +82,14 @@ class CategoricalCalibrator:
         """The outputs of ``order`` (lowest first); empty when unordered."""
         return [self.categories.index(category) for category in self.order]
 
+    def ranks(self) -> np.ndarray:
+        """Each category's place, int64 (C,): its position in ``order`` (which lists
+        every category), or without an order its position among ``categories``."""
+        ranks = np.arange(self.size, dtype=np.int64)
+        if self.order:
+            ranks[self.chain()] = np.arange(len(self.order))
+        return ranks
+
 
 Calibrator = NumericCalibrator | CategoricalCalibrator
 

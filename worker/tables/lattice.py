@@ -1,8 +1,11 @@
-"""The fixed input map of a calibrated lattice and simplex interpolation onto its vertices.
+"""``calibrated_lattice``: the fixed input map of a calibrated lattice
+(:class:`LatticeTable`) and simplex interpolation onto its vertices.
 
-Input j's calibrator takes its K_j keypoints, in order, to the evenly spaced lattice
-coordinates ``0, (s_j - 1)/(K_j - 1), ..., s_j - 1`` (constant outside the keypoints); the
-point ``u`` so obtained is interpolated onto the vertices of its simplex in the Freudenthal
+Numeric input j's calibrator takes its K_j keypoints, in order, to the evenly spaced lattice
+coordinates ``0, (s_j - 1)/(K_j - 1), ..., s_j - 1`` (constant outside the keypoints); a
+categorical input's C_j categories sit at the coordinates ``0 .. C_j - 1`` (``s_j = C_j``),
+in the order from lowest to highest when it has one, else in the order of its categories;
+the point ``u`` so obtained is interpolated onto the vertices of its simplex in the Freudenthal
 triangulation of the lattice (:func:`worker.kernels.calibration.simplex_cells`). Vertices are
 flattened in C order over ``sizes`` (``numpy.ravel_multi_index``), as the
 ``monotone_lattice`` constraint lays them out. With 12 inputs of size 2 and keypoints
@@ -13,13 +16,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 
+from worker.errors import DataError
 from worker.kernels.calibration import simplex_cells
-from worker.tables.calibrators import NumericCalibrator
+from worker.spec.models import MonotoneLatticeConstraint
+from worker.spec.tables import MAX_LATTICE_VERTICES
+from worker.tables.calibrators import Calibrator, CategoricalCalibrator
 from worker.tables.columns import Table
+from worker.tables.model import TableModel, fit_calibrators
 
 
 def lattice_strides(sizes: Sequence[int]) -> np.ndarray:
@@ -30,11 +39,14 @@ def lattice_strides(sizes: Sequence[int]) -> np.ndarray:
     return strides
 
 
-def lattice_points(calibrators: Sequence[NumericCalibrator], sizes: Sequence[int],
+def lattice_points(calibrators: Sequence[Calibrator], sizes: Sequence[int],
                    table: Table) -> np.ndarray:
     """Each row's lattice coordinates ``u``, float64 (n, D), ``0 <= u_j <= s_j - 1``."""
     points = np.empty((table.rows, len(sizes)), dtype=np.float64)
     for j, (calibrator, size) in enumerate(zip(calibrators, sizes, strict=True)):
+        if isinstance(calibrator, CategoricalCalibrator):
+            points[:, j] = calibrator.ranks()[calibrator.codes(table)]
+            continue
         segment, position = calibrator.segments(table)
         step = (size - 1) / (calibrator.size - 1)
         np.multiply(segment + position, step, out=points[:, j])
@@ -69,3 +81,88 @@ def simplex_matrix(points: np.ndarray, sizes: Sequence[int]) -> sp.csr_matrix:
                            shape=(n, math.prod(sizes)), copy=False)
     matrix.has_sorted_indices = True
     return matrix
+
+
+@dataclass(frozen=True)
+class LatticeTable(TableModel):
+    """``calibrated_lattice``: the parameters are the values of the lattice's vertices (C
+    order over ``sizes``); a row's features are its simplex weights."""
+
+    kind: ClassVar[str] = "calibrated_lattice"
+    layout: ClassVar[str] = "parameters are the lattice vertices' values, C order over sizes"
+
+    @classmethod
+    def fit(cls, model: Any, tables: list[Table]) -> LatticeTable:
+        """The calibrators of ``model`` (a numeric input defaults to s_j keypoints) and the
+        lattice's sizes, a categorical input's its number of categories.
+
+        Raises
+        ------
+        DataError
+            A categorical input whose categories (``"auto"``: those the tables hold) do not
+            fit the lattice: fewer than 2, another size listed in ``lattice.sizes``, an
+            order that leaves one out, or a lattice over 2^22 vertices.
+        """
+        declared = model.sizes
+        calibrators = fit_calibrators(model, tables, declared)
+        sizes = tuple(_axis_size(model, j, calibrator, declared[j])
+                      for j, calibrator in enumerate(calibrators))
+        vertices = math.prod(sizes)
+        if vertices > MAX_LATTICE_VERTICES:
+            raise DataError("model.lattice.sizes", f"with the categories the tables hold, "
+                            f"the lattice would have {vertices:,} vertices, over "
+                            f"{MAX_LATTICE_VERTICES:,} (2^22); use fewer features or "
+                            "categories")
+        return cls(calibrators, sizes)
+
+    @property
+    def d(self) -> int:
+        """The number of vertices."""
+        return math.prod(self.sizes)
+
+    def outputs(self, j: int, solution: np.ndarray | None) -> np.ndarray:
+        """Input j's lattice coordinates: of its keypoints, or of its categories."""
+        calibrator = self.calibrators[j]
+        if isinstance(calibrator, CategoricalCalibrator):
+            return calibrator.ranks().astype(np.float64)
+        return np.linspace(0.0, self.sizes[j] - 1, calibrator.size)
+
+    def features(self, table: Table) -> sp.csr_matrix:
+        """Each row's simplex weights, CSR (n, d)."""
+        return simplex_matrix(lattice_points(self.calibrators, self.sizes, table), self.sizes)
+
+    def constraints(self) -> list:
+        """``monotone_lattice`` along the monotonic numeric inputs and the ordered
+        categorical ones (increasing from the lowest category)."""
+        axes: dict[str, list[int]] = {"increasing": [], "decreasing": []}
+        for j, calibrator in enumerate(self.calibrators):
+            if isinstance(calibrator, CategoricalCalibrator):
+                if calibrator.order:
+                    axes["increasing"].append(j)
+            elif calibrator.monotonic != "none":
+                axes[calibrator.monotonic].append(j)
+        if not axes["increasing"] and not axes["decreasing"]:
+            return []
+        return [MonotoneLatticeConstraint(type="monotone_lattice", shape=list(self.sizes),
+                                          **axes)]
+
+
+def _axis_size(model: Any, j: int, calibrator: Calibrator, declared: int) -> int:
+    """Input j's lattice size: ``declared``, or a categorical input's number of categories
+    (which a ``sizes`` list must state; an order must list them all)."""
+    if not isinstance(calibrator, CategoricalCalibrator):
+        return declared
+    count, column = calibrator.size, calibrator.column
+    if count < 2:
+        raise DataError(f"model.features[{j}]", f"column {column!r} holds only "
+                        f"{list(calibrator.categories)}; a lattice input needs 2 or more "
+                        "categories")
+    if isinstance(model.lattice.sizes, list) and declared != count:
+        raise DataError(f"model.lattice.sizes[{j}]", f"column {column!r} has {count} "
+                        f"categories, so its lattice size is {count}, not {declared}; "
+                        f"give {count}")
+    if calibrator.order and len(calibrator.order) != count:
+        missing = [c for c in calibrator.categories if c not in calibrator.order]
+        raise DataError(f"model.features[{j}]", f"column {column!r}: monotonic_order leaves "
+                        f"out {missing[0]!r}; a lattice input's order lists every category")
+    return count

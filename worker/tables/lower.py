@@ -20,13 +20,18 @@ from worker.data.refs import DataRef
 from worker.errors import DataError
 from worker.losses import PAIRWISE_HINGE
 from worker.problem.compile import DataSource
+from worker.result import CalibratedModel
 from worker.spec.models import EmpiricalRisk, ExampleData, LinearModel, PairData, Spec
-from worker.spec.tables import DEFAULT_KEYPOINTS, CalibratedLattice, LabelColumn, is_calibrated
-from worker.tables.calibrators import fit_calibrator
+from worker.spec.tables import LabelColumn, is_calibrated
 from worker.tables.columns import Table
 from worker.tables.groups import group_mask
-from worker.tables.model import TableModel
+from worker.tables.lattice import LatticeTable
+from worker.tables.model import LinearTable, TableModel
 from worker.tables.read import read_table
+
+# Both transforms are imported here so that fit_model's default finds every TableModel.
+__all__ = ["LatticeTable", "LinearTable", "Lowered", "LoweredSource", "fit_model",
+           "lower_tables", "placeholder", "table_columns"]
 
 #: The URI prefix of an array the lowering holds (never read from anywhere).
 PLACEHOLDER = "data:application/x-npy;lowered="
@@ -72,13 +77,18 @@ class Lowered:
     source: LoweredSource
     model: TableModel
 
+    def describe(self, solution: np.ndarray) -> CalibratedModel:
+        """The Result's model under the deployed ``solution`` (d,)."""
+        return self.model.describe(solution)
 
-def lower_tables(spec: Spec, source: DataSource) -> Lowered | None:
+
+def lower_tables(spec: Spec, source: DataSource,
+                 transform: type[TableModel] | None = None) -> Lowered | None:
     """The hand-built equivalent of a spec with a calibrated model; None for other specs.
 
-    Reads the tables (only the columns used), fits the calibrators on the training rows,
-    computes the feature rows, labels and groups, and appends the model's constraint blocks
-    after the spec's own.
+    Reads the tables (only the columns used), fits the ``transform`` (the model type's, by
+    default the one serving ``spec.model``) on the training rows, computes the feature rows,
+    labels and groups, and appends the model's constraint blocks after the spec's own.
 
     Raises
     ------
@@ -95,7 +105,7 @@ def lower_tables(spec: Spec, source: DataSource) -> Lowered | None:
     paths = ["positive", "negative"] if pairwise else ["table"]
     tables = [_read(spec, getattr(data, name), f"objective.data.{name}", source)
               for name in paths]
-    model = fit_model(spec, tables)
+    model = fit_model(spec, tables, transform)
     lowered = {name: placeholder(f"objective.data.{name}") for name in paths}
     for name, table in zip(paths, tables, strict=True):
         arrays[lowered[name].uri] = model.features(table)
@@ -118,16 +128,14 @@ def lower_tables(spec: Spec, source: DataSource) -> Lowered | None:
     return Lowered(hand_built, LoweredSource(source, arrays), model)
 
 
-def fit_model(spec: Spec, tables: list[Table]) -> TableModel:
-    """The calibrated model's fixed transform, fitted on the training tables."""
-    calibrated = spec.model
-    lattice = isinstance(calibrated, CalibratedLattice)
-    sizes = calibrated.sizes if lattice else []
-    calibrators = tuple(
-        fit_calibrator(feature, tables, sizes[j] if lattice else DEFAULT_KEYPOINTS,
-                       f"model.features[{j}]")
-        for j, feature in enumerate(calibrated.features))
-    return TableModel(calibrated.type, calibrators, tuple(sizes) if lattice else ())
+def fit_model(spec: Spec, tables: list[Table],
+              transform: type[TableModel] | None = None) -> TableModel:
+    """The calibrated model's fixed transform, fitted on the training tables; ``transform``
+    defaults to the :class:`~worker.tables.model.TableModel` whose ``kind`` is the model's
+    type (the model type's record passes its own)."""
+    if transform is None:
+        transform = next(t for t in TableModel.__subclasses__() if t.kind == spec.model.type)
+    return transform.fit(spec.model, tables)
 
 
 def table_columns(spec: Spec) -> list[str]:
@@ -148,6 +156,11 @@ def table_columns(spec: Spec) -> list[str]:
 
 
 def _read(spec: Spec, ref: DataRef, path: str, source: DataSource) -> Table:
+    """The columns the spec uses of the table ``ref``, under the source's roots and data
+    settings (which the caller resolved: :func:`worker.settings.data_settings`)."""
+    if source.settings is None:
+        raise ValueError("a calibrated model's tables are read under the job's data "
+                         "settings; give the DataSource its settings (data_settings())")
     return read_table(ref, table_columns(spec), path, roots=source.roots,
                       settings=source.settings, stats=source.stats)
 

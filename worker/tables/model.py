@@ -1,45 +1,59 @@
 """A calibrated model's fixed transform from raw rows to the engine's features, its
 constraints, and its description in the Result (:class:`worker.result.CalibratedModel`).
 
-``calibrated_linear``: parameters ``[bias, outputs of feature 0, outputs of feature 1, ...]``;
-a row's features are 1 for the bias, ``(1 - t, t)`` on its segment's two outputs for a
-numeric feature and 1 on its category's output for a categorical one, so the score is
-``bias + sum_j c_j(x_j)``. ``calibrated_lattice``: parameters are the lattice's vertex
-values (C order over ``sizes``); a row's features are its simplex weights
-(:mod:`worker.tables.lattice`).
+:class:`TableModel` holds what both calibrated models share (the calibrators, their
+columns, the Result's features and their restoration); :class:`LinearTable` is
+``calibrated_linear``: parameters ``[bias, outputs of feature 0, outputs of feature 1,
+...]``; a row's features are 1 for the bias, ``(1 - t, t)`` on its segment's two outputs
+for a numeric feature and 1 on its category's output for a categorical one, so the score is
+``bias + sum_j c_j(x_j)``. ``calibrated_lattice`` is
+:class:`worker.tables.lattice.LatticeTable`.
 """
 
 from __future__ import annotations
 
-import math
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 
 from worker.data.refs import CooMatrix
 from worker.result import CalibratedFeature, CalibratedModel
-from worker.spec.models import LinearConstraint, MonotoneLatticeConstraint, OrderingConstraint
-from worker.tables.calibrators import Calibrator, CategoricalCalibrator, NumericCalibrator
+from worker.spec.models import LinearConstraint, OrderingConstraint
+from worker.spec.tables import DEFAULT_KEYPOINTS
+from worker.tables.calibrators import (
+    Calibrator,
+    CategoricalCalibrator,
+    NumericCalibrator,
+    fit_calibrator,
+)
 from worker.tables.columns import Table
-from worker.tables.lattice import lattice_points, simplex_matrix
-
-LINEAR, LATTICE = "calibrated_linear", "calibrated_lattice"
-
-_LAYOUTS = {
-    LINEAR: "parameter 0 is the bias; feature j's calibrator outputs are parameters "
-            "offset_j .. offset_j + len(outputs_j) - 1",
-    LATTICE: "parameters are the lattice vertices' values, C order over sizes",
-}
 
 
 @dataclass(frozen=True)
-class TableModel:
-    """The fixed part of a calibrated model: its kind, calibrators and lattice sizes."""
+class TableModel(ABC):
+    """The fixed part of a calibrated model: its calibrators (and a lattice's sizes).
 
-    kind: str
+    A subclass serves one model type (``kind``) and says how many parameters it has
+    (:attr:`d`), how a table's rows become feature rows (:meth:`features`), which constraint
+    blocks its features' shapes ask for (:meth:`constraints`) and what the Result states of
+    feature j (:meth:`outputs`, :meth:`offset`)."""
+
     calibrators: tuple[Calibrator, ...]
     sizes: tuple[int, ...] = ()
+
+    #: The ``model.type`` it serves and the parameter layout the Result states.
+    kind: ClassVar[str]
+    layout: ClassVar[str]
+
+    @classmethod
+    @abstractmethod
+    def fit(cls, model: Any, tables: list[Table]) -> TableModel:
+        """The transform of the spec's calibrated ``model``, fitted on the training
+        ``tables`` (their rows pooled)."""
 
     @property
     def columns(self) -> list[str]:
@@ -47,22 +61,89 @@ class TableModel:
         return [calibrator.column for calibrator in self.calibrators]
 
     @property
+    @abstractmethod
+    def d(self) -> int:
+        """The number of parameters."""
+
+    @abstractmethod
+    def features(self, table: Table) -> sp.csr_matrix:
+        """The engine's feature rows of a table's rows, CSR (n, d)."""
+
+    @abstractmethod
+    def constraints(self) -> list:
+        """The spec's constraint blocks the features' shapes ask for."""
+
+    def offset(self, j: int) -> int | None:
+        """The first parameter of feature j's outputs, if they are parameters."""
+        return None
+
+    @abstractmethod
+    def outputs(self, j: int, solution: np.ndarray | None) -> np.ndarray:
+        """Feature j's outputs in the Result (one per keypoint or category), under
+        ``solution`` (d,) where they are parameters."""
+
+    def describe(self, solution: np.ndarray | None) -> CalibratedModel:
+        """The Result's model; ``solution`` (d,) is the deployed one."""
+        features = [_feature(calibrator, self.offset(j), self.outputs(j, solution))
+                    for j, calibrator in enumerate(self.calibrators)]
+        return CalibratedModel(type=self.kind, columns=self.columns, features=features,
+                               sizes=list(self.sizes) or None, layout=self.layout)
+
+    @classmethod
+    def from_result(cls, model: CalibratedModel) -> TableModel:
+        """The transform a Result's model describes."""
+        calibrators = tuple(
+            CategoricalCalibrator(f.column, tuple(f.categories or ()), tuple(f.order or ()))
+            if f.kind == "categorical" else
+            NumericCalibrator(f.column, np.array(f.keypoints, dtype=np.float64), f.monotonic,
+                              f.convexity)
+            for f in model.features)
+        return cls(calibrators, tuple(model.sizes or ()))
+
+
+def fit_calibrators(model: Any, tables: list[Table],
+                    keypoints: Sequence[int]) -> tuple[Calibrator, ...]:
+    """Every feature's calibrator; ``keypoints[j]`` is K when feature j gives none."""
+    return tuple(fit_calibrator(feature, tables, keypoints[j], f"model.features[{j}]")
+                 for j, feature in enumerate(model.features))
+
+
+@dataclass(frozen=True)
+class LinearTable(TableModel):
+    """``calibrated_linear``: f(x) = bias + sum_j c_j(x_j), the outputs the parameters."""
+
+    kind: ClassVar[str] = "calibrated_linear"
+    layout: ClassVar[str] = ("parameter 0 is the bias; feature j's calibrator outputs are "
+                             "parameters offset_j .. offset_j + len(outputs_j) - 1")
+
+    @classmethod
+    def fit(cls, model: Any, tables: list[Table]) -> LinearTable:
+        """The calibrators of ``model`` (numeric ones default to 10 keypoints)."""
+        return cls(fit_calibrators(model, tables, [DEFAULT_KEYPOINTS] * len(model.features)))
+
+    @property
     def offsets(self) -> list[int]:
-        """The first parameter of each feature's outputs (calibrated_linear)."""
+        """The first parameter of each feature's outputs."""
         return [int(k) for k in np.cumsum([1] + [c.size for c in self.calibrators[:-1]])]
 
     @property
     def d(self) -> int:
-        """The number of parameters."""
-        if self.kind == LATTICE:
-            return math.prod(self.sizes)
+        """The bias and every calibrator's outputs."""
         return 1 + sum(calibrator.size for calibrator in self.calibrators)
 
+    def offset(self, j: int) -> int | None:
+        """The first parameter of feature j's outputs."""
+        return self.offsets[j]
+
+    def outputs(self, j: int, solution: np.ndarray | None) -> np.ndarray:
+        """Feature j's outputs: its parameters in ``solution`` (zeros without one)."""
+        size, offset = self.calibrators[j].size, self.offsets[j]
+        return np.zeros(size) if solution is None else \
+            np.asarray(solution)[offset:offset + size]
+
     def features(self, table: Table) -> sp.csr_matrix:
-        """The engine's feature rows of a table's rows, CSR (n, d)."""
-        if self.kind == LATTICE:
-            return simplex_matrix(lattice_points(self.calibrators, self.sizes, table),
-                                  self.sizes)
+        """1 for the bias, then each feature's two segment weights or category indicator,
+        CSR (n, d)."""
         blocks, values = [np.zeros((table.rows, 1), dtype=np.int64)], [np.ones((table.rows, 1))]
         for offset, calibrator in zip(self.offsets, self.calibrators, strict=True):
             if isinstance(calibrator, CategoricalCalibrator):
@@ -80,17 +161,9 @@ class TableModel:
         matrix.has_sorted_indices = True
         return matrix
 
-    def constraints(self, path: str = "model") -> list:
-        """The spec's constraint blocks the features' shapes ask for: ``monotone_lattice``
-        along monotonic lattice inputs; ordering chains of monotonic calibrators and ordered
-        categories, and the linear rows of convex or concave calibrators."""
-        if self.kind == LATTICE:
-            axes = {kind: [j for j, c in enumerate(self.calibrators) if c.monotonic == kind]
-                    for kind in ("increasing", "decreasing")}
-            if not axes["increasing"] and not axes["decreasing"]:
-                return []
-            return [MonotoneLatticeConstraint(type="monotone_lattice", shape=list(self.sizes),
-                                              **axes)]
+    def constraints(self) -> list:
+        """Ordering chains of monotonic calibrators and ordered categories, and the linear
+        rows of convex or concave calibrators."""
         blocks: list = []
         for offset, calibrator in zip(self.offsets, self.calibrators, strict=True):
             monotone = isinstance(calibrator, CategoricalCalibrator) or \
@@ -109,32 +182,6 @@ class TableModel:
                                                data=values.tolist()),
                     b=[0.0] * (calibrator.size - 2)))
         return blocks
-
-    def describe(self, solution: np.ndarray | None) -> CalibratedModel:
-        """The Result's model; a linear model's outputs are ``solution``'s (shape (d,))."""
-        features = []
-        for j, calibrator in enumerate(self.calibrators):
-            offset = self.offsets[j] if self.kind == LINEAR else None
-            if self.kind == LATTICE:
-                outputs = np.linspace(0.0, self.sizes[j] - 1, calibrator.size)
-            else:
-                outputs = np.zeros(calibrator.size) if solution is None else \
-                    np.asarray(solution)[offset:offset + calibrator.size]
-            features.append(_feature(calibrator, offset, outputs))
-        return CalibratedModel(type=self.kind, columns=self.columns, features=features,
-                               sizes=list(self.sizes) if self.kind == LATTICE else None,
-                               layout=_LAYOUTS[self.kind])
-
-    @classmethod
-    def from_result(cls, model: CalibratedModel) -> TableModel:
-        """The transform a Result's model describes."""
-        calibrators = tuple(
-            CategoricalCalibrator(f.column, tuple(f.categories or ()), tuple(f.order or ()))
-            if f.kind == "categorical" else
-            NumericCalibrator(f.column, np.array(f.keypoints, dtype=np.float64), f.monotonic,
-                              f.convexity)
-            for f in model.features)
-        return cls(model.type, calibrators, tuple(model.sizes or ()))
 
 
 def _feature(calibrator: Calibrator, offset: int | None,

@@ -36,8 +36,9 @@ CELL_BYTES = 16
 
 
 def read_table(ref: DataRef, columns: Sequence[str], path: str, *, roots: Sequence[Path],
-               settings: DataSettings | None = None, stats: LoadStats | None = None) -> Table:
-    """The named ``columns`` of the table ``ref`` points to.
+               settings: DataSettings, stats: LoadStats | None = None) -> Table:
+    """The named ``columns`` of the table ``ref`` points to, read under ``roots`` and the
+    job's data ``settings`` (resolved by the caller: the CLI, the API or the worker).
 
     Raises
     ------
@@ -46,7 +47,6 @@ def read_table(ref: DataRef, columns: Sequence[str], path: str, *, roots: Sequen
         would exceed the per-job memory budget.
     """
     started = time.perf_counter()
-    settings = settings if settings is not None else DataSettings()
     source = open_source(ref.uri, path, roots, settings)
     with source.open() as stream:
         size = stream.seek(0, io.SEEK_END)

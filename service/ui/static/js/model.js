@@ -38,10 +38,19 @@ function calibratorChart(feature, j, lattice) {
     series: [{ label: feature.column, points }] });
 }
 
+/** A categorical lattice input's categories from coordinate 0 up. */
+function byCoordinate(feature) {
+  const placed = feature.categories.map((name, i) => [feature.outputs[i], name]);
+  return placed.sort((a, b) => a[0] - b[0]).map(([, name]) => name);
+}
+
 function partialChart(feature, j, values, sizes) {
-  const points = partialDependence(values, sizes, j).map((v, c) => [rawAt(feature, c), v]);
+  const numeric = feature.kind === "numeric";
+  const points = partialDependence(values, sizes, j)
+    .map((v, c) => [numeric ? rawAt(feature, c) : c, v]);
   return lineChart({ name: `partial-${j}`, log: "never",
-    title: `${feature.column}: the model's partial dependence`, xLabel: feature.column,
+    title: `${feature.column}: the model's partial dependence`,
+    xLabel: numeric ? feature.column : `${feature.column}: ${byCoordinate(feature).join(", ")}`,
     yLabel: "mean score", series: [{ label: feature.column, points }] });
 }
 
