@@ -22,6 +22,7 @@ from sklearn.linear_model import LogisticRegression
 
 from worker.algorithms.smooth_part import objective_value
 from worker.problem.compile import DataSource, compile_problem
+from worker.settings import data_settings
 from worker.spec.models import parse_spec
 
 
@@ -77,7 +78,7 @@ def risk_spec(directory: Path, loss: str, x, y, *, constraints: list | None = No
 
 def compiled(spec: dict, directory: Path):
     """The spec compiled as the pipeline would (for the peers' objective values)."""
-    return compile_problem(parse_spec(spec), DataSource([directory]))
+    return compile_problem(parse_spec(spec), DataSource([directory], data_settings()))
 
 
 def objective_of(spec: dict, directory: Path, w: np.ndarray) -> float:

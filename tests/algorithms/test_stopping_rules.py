@@ -15,7 +15,8 @@ from worker.algorithms.network_games import new_state
 from worker.kernels.layout import GRADIENT_SUM, RADIUS
 from worker.kernels.network_game import _dog_step
 from worker.kernels.objective import loss_spread
-from worker.problem.compile import compile_problem
+from worker.problem.compile import DataSource, compile_problem
+from worker.settings import data_settings
 from worker.spec.models import parse_spec
 
 #: Stopped by the rule, not the budget (``optimal``: ``auto``'s exact method on a small
@@ -95,7 +96,7 @@ def test_a_robust_problem_stops_within_one_percent_of_the_min_max():
 @pytest.mark.parametrize("seed", range(3))
 def test_the_dual_bound_is_below_the_optimum_anywhere(loss, seed):
     spec = random_spec(loss, "linear", seed, d=6, l1=0.02 * seed, l2=0.1 * (seed == 2))
-    problem = compile_problem(parse_spec(spec), [])
+    problem = compile_problem(parse_spec(spec), DataSource([], data_settings()))
     arrays = problem_arrays(problem, problem.m)
     optimum, solution = exact_optimum(spec)
     rng = np.random.default_rng(seed)
@@ -124,7 +125,7 @@ def test_box_minimum_matches_a_fine_grid(sigma, l1):
 
 def test_no_certificate_is_tried_for_a_hinge_loss():
     spec = random_spec("hinge", "linear", 0, d=6)
-    problem = compile_problem(parse_spec(spec), [])
+    problem = compile_problem(parse_spec(spec), DataSource([], data_settings()))
     arrays = problem_arrays(problem, problem.m)
     assert certify(arrays, problem, np.zeros(problem.d), 0.0, 0.0) is None
 
@@ -137,7 +138,7 @@ def test_box_minimum_is_unbounded_towards_an_infinite_end_without_curvature():
 
 def test_loss_spread_is_the_standard_deviation_of_the_losses():
     spec = random_spec("logistic", "linear", 2)
-    problem = compile_problem(parse_spec(spec), [])
+    problem = compile_problem(parse_spec(spec), DataSource([], data_settings()))
     arrays = problem_arrays(problem, problem.m)
     w = np.random.default_rng(2).normal(size=problem.d)
     scores = problem.objective.features @ w

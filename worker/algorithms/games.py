@@ -45,13 +45,14 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
 from worker.algorithms.arrays import DOG_START, problem_arrays
-from worker.algorithms.driver import Candidates, snapshot_iterations
+from worker.algorithms.driver import Candidates, Counters, snapshot_iterations
 from worker.algorithms.loop import ChunkedLoop, ProgressCallback
 from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
 from worker.algorithms.step_rule import WARMUP_PART, copied, warmup_end, warmup_measurements
@@ -71,7 +72,6 @@ from worker.kernels.games import (
 )
 from worker.kernels.layout import (
     CHECKS,
-    GRADIENT_SAMPLES,
     ITERATION,
     N_COUNTERS,
     N_SCALARS,
@@ -85,6 +85,7 @@ from worker.kernels.objective import loss_spread, objective_value
 from worker.kernels.random import seed_state
 from worker.problem.compiled import CompiledProblem
 from worker.problem.rates import RateForm, RateSet
+from worker.stats import Stats, Value
 
 #: Examples per step for f and for the rate estimates (Cotter et al. §6.2).
 DEFAULT_BATCH = 100
@@ -95,6 +96,31 @@ AUTO_ETA_LAMBDA = {LAGRANGIAN: 0.1, PROXY_SWAP: 1.0, PROXY_EXTERNAL: 1.0}
 THETA_DIAMETER_FRACTION = 0.5
 #: ``solver.game.proxy`` -> the kernel's surrogate code.
 SURROGATES = {"hinge": SURROGATE_HINGE, "ramp": SURROGATE_RAMP}
+
+
+@dataclass(frozen=True)
+class GameStats(Stats):
+    """A game's record (:mod:`worker.stats`), from :func:`play`: how it ended
+    (``stopped_by``; with stages, their count, tolerance and estimate), its counters,
+    whether the time limit stopped it, its multipliers' step, lambda_0 at the end and (the
+    Lagrangian) the multipliers' mass."""
+
+    ended: Mapping[str, Value]
+    counters: Counters
+    stopped_by_time_limit: bool
+    eta_lambda: float
+    final_objective_weight: float
+    multiplier_mass: float | None
+
+
+@dataclass(frozen=True)
+class LinearGameStats(Stats):
+    """The linear games' record: the game's, the step rule's warm-up, and (the Lagrangian)
+    the relaxed violation of its own mixture."""
+
+    game: GameStats
+    steps: Mapping[str, Value]
+    baseline_relaxed_max_violation: float | None
 
 
 def rate_arrays(rates: RateSet | None, d: int, relaxed: bool) -> RateArrays:
@@ -200,16 +226,15 @@ def _run_game(problem, options, progress, deadline, formulation) -> Trajectory:
             warmup_end(0, options.iterations)
         cfg, step_stats = measured_theta_step(arrays, rates, cfg, state, probe, deadline)
     loop = ChunkedLoop(deadline, options.iterations, describe, progress)
-    candidates, baseline, stats = play(
+    candidates, baseline, game = play(
         loop, lambda count: game_steps(arrays, rates, cfg, state, count), state.w, state.lam,
         state.counters, options, cfg, lambda solutions, weights: mixture_value(
             problem, arrays, solutions, weights))
-    stats.update(step_stats)
-    if formulation == LAGRANGIAN:
-        stats["baseline_relaxed_max_violation"] = relaxed_violation(
-            problem, np.array(candidates.solutions), baseline, options.game.proxy)
+    relaxed = relaxed_violation(problem, np.array(candidates.solutions), baseline,
+                                options.game.proxy) if formulation == LAGRANGIAN else None
     name = "lagrangian" if formulation == LAGRANGIAN else "proxy_lagrangian"
-    return Trajectory(name, candidates, arrays, stats, baseline)
+    return Trajectory(name, candidates, arrays, LinearGameStats(game, step_stats, relaxed),
+                      baseline)
 
 
 def measured_theta_step(arrays: ProblemArrays, rates: RateArrays, cfg: GameConfig,
@@ -253,7 +278,7 @@ MixtureValue = Callable[[np.ndarray, np.ndarray], tuple[float, float, float]]
 def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
          lam: np.ndarray, counters: np.ndarray, options: SolverOptions,
          cfg: GameConfig, value: MixtureValue | None = None
-         ) -> tuple[Candidates, np.ndarray, dict]:
+         ) -> tuple[Candidates, np.ndarray, GameStats]:
     """Run a game to ``options.iterations`` (or the deadline), keeping theta (d,) at
     ``options.candidates`` evenly spaced iterations; with ``iterations: "auto"`` and a
     ``value``, doubling stages until the stage's mixture stops improving
@@ -266,7 +291,7 @@ def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
     baseline : ndarray, shape (C,)
         theta-bar's weights: proportional to lambda[0] at each snapshot (constant 1 for the
         Lagrangian, so uniform, Theorem 2; lambda_1 of Theorem 3 for the proxy-Lagrangian).
-    stats : dict
+    stats : GameStats
     """
     candidates, objective_weights = Candidates(), []
 
@@ -281,18 +306,15 @@ def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
         return True
 
     if options.until_converged and value is not None:
-        stats = _stages(loop, snapshots, candidates, objective_weights, options, value)
+        ended = _stages(loop, snapshots, candidates, objective_weights, options, value)
     else:
-        stats = {"stopped_by": "iterations" if snapshots(0, options.iterations)
+        ended = {"stopped_by": "iterations" if snapshots(0, options.iterations)
                  else "time_limit"}
     candidates = candidates.last(options.candidates)
     loop.report(force=True)
-    stats |= {"iterations": loop.iteration, "constraint_checks": int(counters[CHECKS]),
-              "gradient_samples": int(counters[GRADIENT_SAMPLES]),
-              "stopped_by_time_limit": loop.timed_out, "eta_lambda": cfg.eta_lambda,
-              "final_objective_weight": float(lam[0])}
-    if cfg.formulation == LAGRANGIAN:
-        stats["multiplier_mass"] = float(lam[1:].sum())
+    stats = GameStats(ended, Counters.of(loop.iteration, counters), loop.timed_out,
+                      cfg.eta_lambda, float(lam[0]),
+                      float(lam[1:].sum()) if cfg.formulation == LAGRANGIAN else None)
     weights = np.array(objective_weights[-len(candidates.solutions):])
     return candidates, weights / weights.sum(), stats
 

@@ -5,6 +5,8 @@ certificate as ``stats``."""
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -16,6 +18,19 @@ from worker.algorithms.options import Trajectory
 from worker.algorithms.smooth_part import objective_value
 from worker.errors import SpecError
 from worker.problem.compiled import CompiledProblem
+from worker.stats import Stats, Value
+
+
+@dataclass(frozen=True)
+class OneAnswerStats(Stats):
+    """The record (:mod:`worker.stats`) of a method with one answer: no iterations or
+    constraint checks of the LightTouch kind, whether the time limit stopped it, and the
+    method's own figures with its certificate (:func:`certificate_stats`)."""
+
+    iterations: int
+    constraint_checks: int
+    stopped_by_time_limit: bool
+    method: Mapping[str, Value]
 
 
 def certificate_stats(problem: CompiledProblem, w: np.ndarray, multipliers: np.ndarray,
@@ -49,9 +64,8 @@ def one_answer(name: str, problem: CompiledProblem, w: np.ndarray, stats: dict,
         progress(Progress(iteration=1, iterations=1, objective=objective_value(
             problem.objective, w), max_violation=violation, constraint_checks=0,
             elapsed_s=seconds))
-    stats = {"iterations": 0, "constraint_checks": 0,
-             "stopped_by_time_limit": stats.get("stopped_by") == "time_limit"} | stats
-    return Trajectory(name, candidates, problem_arrays(problem, 1), stats)
+    return Trajectory(name, candidates, problem_arrays(problem, 1),
+                      OneAnswerStats(0, 0, stats.get("stopped_by") == "time_limit", stats))
 
 
 def refuse(name: str, why: str) -> SpecError:

@@ -10,13 +10,23 @@ from dataclasses import dataclass
 import numpy as np
 
 from worker.algorithms.arrays import ProblemArrays
-from worker.candidates.lower_bound import lower_bound_stats
+from worker.candidates.lower_bound import LowerBoundStats, lower_bound_stats
 from worker.candidates.scores import ObjectiveValues, evaluate_point, score_candidates
 from worker.candidates.shrink import best_mixture
 from worker.pipeline.summary import CandidateScores
 from worker.problem.compiled import CompiledProblem
 from worker.projection import Projection, project
 from worker.result import NetworkModel, Sizes
+from worker.stats import Stats
+
+
+@dataclass(frozen=True)
+class ProjectionStats(Stats):
+    """The projection's record (:mod:`worker.stats`): its seconds and, with
+    ``output.lower_bound`` on a hinge-loss LP, the lower bound's record."""
+
+    projection_s: float
+    lower_bound: LowerBoundStats | None = None
 
 
 @dataclass
@@ -49,7 +59,7 @@ class LinearScoring:
     def score(self, solutions: np.ndarray) -> CandidateScores:
         scores = score_candidates(self.arrays, self.problem, solutions, self.values)
         return CandidateScores(scores.objectives, scores.violations, scores.max_violations,
-                               {"violated_columns": int(scores.columns.size)})
+                               int(scores.columns.size))
 
     def shrink(self, scores: CandidateScores) -> np.ndarray:
         return best_mixture(scores.objectives, scores.violations)
@@ -68,10 +78,10 @@ class LinearScoring:
         return project(mean, problem.constraints, problem.lower, problem.upper)
 
     def projection_stats(self, projection: Projection, objective: float,
-                         solve_s: float) -> dict:
-        stats: dict = {"projection_s": projection.seconds}
+                         solve_s: float) -> ProjectionStats:
+        bound = None
         if self.lower_bound:
             spare = 0.0 if self.deadline is None else self.deadline - time.perf_counter()
-            stats.update(lower_bound_stats(self.problem, projection.solution, objective,
-                                           solve_s, spare))
-        return stats
+            bound = lower_bound_stats(self.problem, projection.solution, objective, solve_s,
+                                      spare)
+        return ProjectionStats(projection.seconds, bound)

@@ -33,11 +33,11 @@ class DataSource:
     """Reads a spec's data references under one set of roots and data settings (resolved by
     the caller, :func:`worker.pipeline.solve.solve`), summing what loading cost."""
 
-    def __init__(self, roots: Sequence[Path], stats: LoadStats | None = None,
-                 settings: DataSettings | None = None):
+    def __init__(self, roots: Sequence[Path], settings: DataSettings,
+                 stats: LoadStats | None = None):
         self.roots = roots
-        self.stats = stats if stats is not None else LoadStats()
         self.settings = settings
+        self.stats = stats if stats is not None else LoadStats()
 
     def matrix(self, value, path: str):
         """A matrix (dense or CSR) from an inline value or a data reference."""
@@ -55,16 +55,15 @@ class DataSource:
                              stats=self.stats)
 
 
-def compile_problem(spec: Spec, source: Sequence[Path] | DataSource,
+def compile_problem(spec: Spec, source: DataSource,
                     width_elsewhere: int | None = None) -> CompiledProblem:
     """Read the spec's data (file:// only under the data roots) and build the problem.
 
-    ``source`` is a :class:`DataSource`, or just the data source. ``width_elsewhere`` is
-    the examples' width when they stay in partitions this process does not hold
-    (:mod:`worker.distributed.partitions`): the objective's data are then not read and it
-    has no rows.
+    ``source`` reads the data (its roots and settings resolved by the caller).
+    ``width_elsewhere`` is the examples' width when they stay in partitions this process
+    does not hold (:mod:`worker.distributed.partitions`): the objective's data are then not
+    read and it has no rows.
     """
-    source = source if isinstance(source, DataSource) else DataSource(source)
     objective, objective_d = _objective(spec, source) if width_elsewhere is None \
         else _rowless(spec, width_elsewhere)
     d = _dimension(spec, objective_d)
@@ -79,13 +78,10 @@ def compile_problem(spec: Spec, source: Sequence[Path] | DataSource,
 
 def _constraint_rows(spec: Spec, d: int, source, notes: list[str]) -> ConstraintSet:
     """Every block of a :data:`ROWS` type compiled by its record, stacked in spec order."""
-    blocks = [record.compile(constraint, f"constraints[{k}]", d, source, notes)
-              for k, constraint in enumerate(spec.constraints)
-              if (record := CONSTRAINT_TYPES[constraint.type]).form == ROWS]
-    matrix = sp.vstack([b[0] for b in blocks], format="csr") if blocks else sp.csr_matrix((0, d))
-    rhs = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0)
-    matrix.sort_indices()
-    return ConstraintSet(matrix=sp.csr_matrix(matrix), rhs=rhs)
+    return ConstraintSet.stacked([
+        record.rows(constraint, f"constraints[{k}]", d, source, notes)
+        for k, constraint in enumerate(spec.constraints)
+        if (record := CONSTRAINT_TYPES[constraint.type]).form == ROWS], d)
 
 
 def _rates(spec: Spec, objective: Objective, source, d: int) -> RateSet | None:
