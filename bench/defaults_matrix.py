@@ -153,11 +153,13 @@ def run_convex(row: Row, directory: Path, time_limit: float | None) -> dict:
 
 
 SPECIAL = {
-    "max_of": ("max of 3 logistic terms, d = 8, 1,800 rows (600 quick)", "CVXPY+Clarabel", run_max_of),
+    "max_of": ("max of 3 logistic terms, d = 8, 1,800 rows (600 quick)", "CVXPY+Clarabel",
+               run_max_of),
     "adult-rates": ("Adult, TPR(G) >= 0.95 TPR(all) for 4 groups", "fairlearn EG",
                     run_adult_rates),
     "mlp": ("MLP 64-32-1 on digits (>= 5), 1,257 training images", "scikit-learn MLP", run_mlp),
-    "file-defaults": ("logistic over an svmlight file, 200,000 x 100 sparse (20,000 quick)", "scikit-learn",
+    "file-defaults": ("logistic over an svmlight file, 200,000 x 100 sparse (20,000 quick)",
+                      "scikit-learn",
                       lambda directory, quick: run_file(directory, quick, svrg=False)),
     "file-svrg_ol": ("the same file partitioned, solver.algorithm svrg_ol", "scikit-learn",
                      lambda directory, quick: run_file(directory, quick, svrg=True)),
