@@ -73,9 +73,9 @@ class ParsedCache:
     def get(self, key: str) -> Parsed | None:
         """The parsed data stored under ``key``, or None (missing, evicted or unreadable)."""
         entry = self.directory / key
-        try:
-            arrays = {file.stem: np.asarray(np.load(file, mmap_mode="c"))
-                      for file in entry.glob("*.npy")}
+        try:   # a miss is one failed listdir (a glob stats the entry first)
+            arrays = {name[:-4]: np.asarray(np.load(entry / name, mmap_mode="c"))
+                      for name in os.listdir(entry) if name.endswith(".npy")}
             os.utime(entry)
         except (OSError, ValueError):
             return None

@@ -63,6 +63,10 @@ WARM_UP_JOBS: dict[str, dict] = {
         _LINEAR, constraints=[{"type": "monotone_lattice", "shape": [2, 2],
                                "increasing": [0, 1]}],
         solver={"algorithm": "lighttouch", "iterations": 2000}),
+    "exact_qp: quadratic objective (Q's PSD check on one BLAS thread)": _with(
+        _SMOOTH, objective={"type": "quadratic", "Q": [[2.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0],
+                                                      [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]]},
+        constraints=_LINEAR["constraints"], solver={"algorithm": "exact_qp"}),
     "lagrangian: network (forward and backward passes)": _with(
         _NETWORK, solver={"algorithm": "lagrangian", "iterations": 200}),
 }
