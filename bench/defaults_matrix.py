@@ -12,6 +12,10 @@ constraint on training data). Targets (docs/method-choice.md): within 1% of the 
 ``stopped_by`` never ``time_limit``, and at most 1.5x the peer's time (2x against
 scikit-learn on unconstrained logistic regression, 1x against fairlearn).
 
+Both sides are warm, as a queue worker is when it takes a job: the run first loads every
+numba kernel (:func:`worker.queue.warm_up.warm_up`, which the worker runs at start and the
+image's build runs to fill numba's cache) and solves a tiny problem with each peer.
+
 Writes bench/results/defaults_matrix.json (``--quick``: defaults_matrix_quick.json, smaller
 sizes) and a PNG of the time ratios; prints the table.
 
@@ -41,6 +45,7 @@ from defaults_rows import (  # noqa: E402
     risk_spec,
     sklearn_logistic,
     tight_logistic_optimum,
+    warm_peers,
 )
 from defaults_special import (  # noqa: E402
     TIME_LIMIT,
@@ -52,6 +57,7 @@ from defaults_special import (  # noqa: E402
 
 from worker import solve  # noqa: E402
 from worker.datasets.adult import load_adult  # noqa: E402
+from worker.queue.warm_up import warm_up  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 CLARABEL, HIGHS = cvxpy_alternative(cp.CLARABEL), cvxpy_alternative(cp.HIGHS)
@@ -147,11 +153,13 @@ def run_convex(row: Row, directory: Path, time_limit: float | None) -> dict:
 
 
 SPECIAL = {
-    "max_of": ("max of 3 logistic terms, d = 8, 1,800 rows", "CVXPY+Clarabel", run_max_of),
+    "max_of": ("max of 3 logistic terms, d = 8, 1,800 rows (600 quick)", "CVXPY+Clarabel",
+               run_max_of),
     "adult-rates": ("Adult, TPR(G) >= 0.95 TPR(all) for 4 groups", "fairlearn EG",
                     run_adult_rates),
     "mlp": ("MLP 64-32-1 on digits (>= 5), 1,257 training images", "scikit-learn MLP", run_mlp),
-    "file-defaults": ("logistic over an svmlight file, 200,000 x 100 sparse", "scikit-learn",
+    "file-defaults": ("logistic over an svmlight file, 200,000 x 100 sparse (20,000 quick)",
+                      "scikit-learn",
                       lambda directory, quick: run_file(directory, quick, svrg=False)),
     "file-svrg_ol": ("the same file partitioned, solver.algorithm svrg_ol", "scikit-learn",
                      lambda directory, quick: run_file(directory, quick, svrg=True)),
@@ -217,6 +225,8 @@ def main() -> None:
     TIME_LIMIT[0] = args.time_limit
     stem = "defaults_matrix_quick" if args.quick else "defaults_matrix"
     rows: list[dict] = []
+    warm_up()      # what a queue worker does before its first job: no row pays numba's
+    warm_peers()   # loading or compiling, nor a peer its first call
 
     def keep(row: dict) -> None:
         """Add a row, print it and save every row so far (a long run keeps what it did)."""

@@ -131,6 +131,21 @@ def sklearn_logistic(spec: dict, directory: Path) -> tuple[float, float]:
     return seconds, objective_value(objective, model.coef_.ravel())
 
 
+def warm_peers() -> None:
+    """Solve a tiny problem with each peer once, so that no row pays a peer's first-call
+    costs (CVXPY's canonicalization caches, the solvers' libraries, scikit-learn's
+    validation), as :func:`worker.queue.warm_up.warm_up` spares LightTouch its own."""
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(20, 3)), np.where(rng.normal(size=20) > 0, 1.0, -1.0)
+    w = cp.Variable(3)
+    margins = cp.multiply(y, x @ w)
+    for solver, loss in ((cp.HIGHS, cp.sum(cp.pos(1 - margins))),
+                         (cp.CLARABEL, cp.sum(cp.logistic(-margins))),
+                         (cp.CLARABEL, cp.quad_form(w, cp.psd_wrap(np.eye(3))))):
+        cp.Problem(cp.Minimize(loss + cp.norm1(w)), [w <= 1]).solve(solver=solver)
+    LogisticRegression(fit_intercept=False).fit(x, y)
+
+
 def tight_logistic_optimum(spec: dict, directory: Path) -> float:
     """The optimum of an unconstrained l2-logistic objective, to 1e-10 (for the quality of
     rows whose peer is scikit-learn at its default tolerance)."""

@@ -12,12 +12,15 @@ import pytest
 from tests.problems import random_problem
 from tests.specs import CONSTRAINT_KINDS, exact_optimum, random_spec
 from worker import solve
+from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.exact import run_exact_conic, run_exact_qp
 from worker.algorithms.lbfgsb import run_lbfgsb
 from worker.algorithms.options import SolverOptions
 from worker.algorithms.smooth_part import objective_value
 from worker.errors import SolverError, SpecError
+from worker.pipeline.scoring import LinearScoring
 from worker.problem.compile import DataSource, compile_problem
+from worker.projection import project
 from worker.settings import data_settings
 from worker.spec.models import parse_spec
 
@@ -136,3 +139,19 @@ def test_through_the_pipeline_the_answer_is_a_one_member_mixture(loss, constrain
     assert result.stats["method_reason"] == "solver.algorithm"
     assert result.stats["stopped_by"] == "optimal" and result.stats["gap"] >= -1e-7
     assert "polish_status" not in result.stats and "lower_bound_status" not in result.stats
+
+
+def test_an_exact_answer_is_its_own_projection_and_a_point_outside_is_projected():
+    spec = random_spec("quadratic", "mixed", 8, l2=0.1)
+    spec["solver"] = {"algorithm": "exact_qp"}
+    exact = solve(spec)
+    assert (exact.projected.method, exact.projected.status) == ("feasible", "optimal")
+    assert exact.projected.solution == exact.mean.solution
+    assert exact.projected.max_violation <= 1e-7
+    problem = compile_problem(parse_spec(spec), DataSource([], data_settings()))
+    scoring = LinearScoring(problem, problem_arrays(problem, 1))
+    outside = np.array(exact.mean.solution) + 0.5
+    projection = scoring.project(outside)
+    assert projection.method in ("isotonic", "qp") and projection.status == "optimal"
+    assert projection.solution == pytest.approx(
+        project(outside, problem.constraints, problem.lower, problem.upper).solution)

@@ -42,10 +42,16 @@ def certificate_stats(problem: CompiledProblem, w: np.ndarray, multipliers: np.n
     :func:`~worker.candidates.lower_bound.lower_bound_stats`); otherwise
     ``certificate: "none"``."""
     bound = lagrangian_bound(problem, w, multipliers, hinge_weights)
+    return gap_stats(objective_value(problem.objective, w) if np.isfinite(bound) else np.inf,
+                     bound)
+
+
+def gap_stats(value: float, bound: float) -> dict[str, float | str]:
+    """The certificate's ``stats`` of an answer of objective ``value`` and a lower ``bound``
+    on the optimum (:func:`certificate_stats`)."""
     if not np.isfinite(bound):
         return {"certificate": "none"}
-    stats = {"lower_bound": bound, "gap": objective_value(problem.objective, w) - bound,
-             "certificate": "lagrangian_bound"}
+    stats = {"lower_bound": bound, "gap": value - bound, "certificate": "lagrangian_bound"}
     if bound != 0:
         stats["relative_gap"] = stats["gap"] / abs(bound)
     return stats

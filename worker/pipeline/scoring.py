@@ -15,7 +15,7 @@ from worker.candidates.scores import ObjectiveValues, evaluate_point, score_cand
 from worker.candidates.shrink import best_mixture
 from worker.pipeline.summary import CandidateScores
 from worker.problem.compiled import CompiledProblem
-from worker.projection import Projection, project
+from worker.projection import FEASIBILITY_TOL, Projection, project
 from worker.result import NetworkModel, Sizes
 from worker.stats import Stats
 
@@ -71,10 +71,24 @@ class LinearScoring:
         return evaluate_point(self.arrays, self.problem, solution, self.values)
 
     def project(self, mean: np.ndarray) -> Projection | None:
-        """Π_g(mean); none with rate constraints (their feasible set is not convex)."""
+        """Π_g(mean); none with rate constraints (their feasible set is not convex).
+
+        A mean that already satisfies the box and every constraint within
+        :data:`~worker.projection.FEASIBILITY_TOL` (relative, the residual the projection
+        itself calls ``"optimal"``) is its own projection, ``method: "feasible"``: an exact
+        or quasi-Newton answer, whose projection QP would cost as much as the solve."""
         problem = self.problem
         if problem.rates is not None:
             return None
+        began = time.perf_counter()
+        violation = max(float(np.max(problem.constraints.values(mean), initial=0.0)),
+                        float(np.max(problem.lower - mean, initial=0.0)),
+                        float(np.max(mean - problem.upper, initial=0.0)), 0.0)
+        scale = max(1.0, float(np.max(np.abs(mean), initial=0.0)),
+                    float(np.max(np.abs(problem.constraints.rhs), initial=0.0)))
+        if violation <= FEASIBILITY_TOL * scale:
+            return Projection(mean.copy(), violation, "feasible", "optimal",
+                              time.perf_counter() - began)
         return project(mean, problem.constraints, problem.lower, problem.upper)
 
     def projection_stats(self, projection: Projection, objective: float,
