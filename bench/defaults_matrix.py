@@ -28,6 +28,8 @@ import argparse
 import json
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import matplotlib
@@ -63,47 +65,62 @@ RESULTS = Path(__file__).resolve().parent / "results"
 CLARABEL, HIGHS = cvxpy_alternative(cp.CLARABEL), cvxpy_alternative(cp.HIGHS)
 
 
-def convex_rows(quick: bool) -> list[Row]:
-    """The rows with one convex objective over arrays (module docstring)."""
-    n, d, many = (2_000, 20, 1_000) if quick else (20_000, 50, 10_000)
+def _risk(n: int, d: int, loss: str, m: int, **weights) -> Callable[[Path], dict]:
+    """A row's builder: ``loss`` over n random examples of d features with m feasible linear
+    rows (none when m is 0)."""
+    def build(directory: Path) -> dict:
+        x, y = classification(n, d, seed=m + len(loss))
+        a, b = feasible_rows(m, d, seed=m)
+        blocks = [{"type": "linear", "A": ref(directory, "a.npy", a),
+                   "b": ref(directory, "b.npy", b)}] if m else []
+        return risk_spec(directory, loss, x, y, constraints=blocks, **weights)
+    return build
 
-    def risk(loss: str, m: int, **weights):
-        def build(directory: Path) -> dict:
-            x, y = classification(n, d, seed=m + len(loss))
-            a, b = feasible_rows(m, d, seed=m)
-            blocks = [{"type": "linear", "A": ref(directory, "a.npy", a),
-                       "b": ref(directory, "b.npy", b)}] if m else []
-            return risk_spec(directory, loss, x, y, constraints=blocks, **weights)
-        return build
 
-    def adult(directory: Path) -> dict:
-        train, _ = load_adult()
-        return risk_spec(directory, "logistic", train.features, train.labels,
-                         l2=1.0 / train.labels.size)
+def _adult(directory: Path) -> dict:
+    """Adult's training split, logistic with l2 = 1/n."""
+    train, _ = load_adult()
+    return risk_spec(directory, "logistic", train.features, train.labels,
+                     l2=1.0 / train.labels.size)
 
-    def quadratic(size: int, m: int, l1: float = 0.0, ordering: bool = False):
-        def build(directory: Path) -> dict:
-            rng = np.random.default_rng(size)
-            root = rng.normal(size=(size, size)) / np.sqrt(size)
-            a, b = feasible_rows(m, size, seed=size)
-            blocks = [{"type": "ordering", "chain": rng.permutation(size).tolist()}] \
-                if ordering else [{"type": "linear", "A": ref(directory, "a.npy", a),
-                                   "b": ref(directory, "b.npy", b)}]
-            return {"spec_version": 1, "dimension": size,
-                    "bounds": {"lower": -1.0, "upper": 1.0},
-                    "objective": {"type": "quadratic", "Q": ref(directory, "q.npy",
-                                                                root @ root.T),
-                                  "c": ref(directory, "c.npy", rng.normal(size=size)),
-                                  "l1": l1},
-                    "constraints": blocks}
-        return build
 
-    def chain(directory: Path) -> dict:
-        size = 100 if quick else 500
+def _quadratic(size: int, m: int, l1: float = 0.0,
+               ordering: bool = False) -> Callable[[Path], dict]:
+    """A row's builder: (1/2)w'Qw + c'w (+ l1 |w|_1) in the box [-1, 1]^size, under m feasible
+    linear rows or (``ordering``) a chain over every coordinate."""
+    def build(directory: Path) -> dict:
+        rng = np.random.default_rng(size)
+        root = rng.normal(size=(size, size)) / np.sqrt(size)
+        a, b = feasible_rows(m, size, seed=size)
+        blocks = [{"type": "ordering", "chain": rng.permutation(size).tolist()}] \
+            if ordering else [{"type": "linear", "A": ref(directory, "a.npy", a),
+                               "b": ref(directory, "b.npy", b)}]
+        return {"spec_version": 1, "dimension": size,
+                "bounds": {"lower": -1.0, "upper": 1.0},
+                "objective": {"type": "quadratic", "Q": ref(directory, "q.npy",
+                                                            root @ root.T),
+                              "c": ref(directory, "c.npy", rng.normal(size=size)),
+                              "l1": l1},
+                "constraints": blocks}
+    return build
+
+
+def _chain(n: int, size: int) -> Callable[[Path], dict]:
+    """A row's builder: hinge over n examples of ``size`` features, an ordering chain over
+    every coordinate."""
+    def build(directory: Path) -> dict:
         x, y = classification(n, size, seed=3)
         order = np.random.default_rng(4).permutation(size).tolist()
         return risk_spec(directory, "hinge", x, y,
                          constraints=[{"type": "ordering", "chain": order}])
+    return build
+
+
+def convex_rows(quick: bool) -> list[Row]:
+    """The rows with one convex objective over arrays (module docstring)."""
+    n, d, many = (2_000, 20, 1_000) if quick else (20_000, 50, 10_000)
+    risk, adult, quadratic = partial(_risk, n, d), _adult, _quadratic
+    chain = _chain(n, 100 if quick else 500)
 
     return [
         Row("adult-logistic", "Adult 32,561 x 125, logistic, l2 = 1/n, no constraints", adult,
