@@ -34,6 +34,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -101,15 +102,39 @@ def stage_lower(spec: dict, directory: Path) -> dict:
     return {"lowering_s": time.perf_counter() - started}
 
 
+class MemorySampler(threading.Thread):
+    """Samples this process's resident memory every ``interval`` seconds until stopped:
+    where in the job the peak falls."""
+
+    def __init__(self, interval: float = 1.0) -> None:
+        super().__init__(daemon=True)
+        self.interval, self.samples = interval, []
+        self.started, self.done = time.perf_counter(), threading.Event()
+
+    def run(self) -> None:
+        """Sample until :attr:`done` is set."""
+        page = os.sysconf("SC_PAGE_SIZE")
+        while not self.done.wait(self.interval):
+            resident = int(Path("/proc/self/statm").read_text().split()[1]) * page
+            self.samples.append((round(time.perf_counter() - self.started, 1), resident))
+
+
 def stage_solve(spec: dict, directory: Path) -> dict:
-    """The job under the default budget: its stats and the answer's figures."""
+    """The job under the default budget: its stats, the answer's figures and the resident
+    memory over time (seconds from the start of the job, bytes)."""
+    sampler = MemorySampler()
+    sampler.start()
     try:
         result = solve(spec, roots=[directory], max_job_bytes=default_max_job_bytes())
     except SpecError as error:
         return {"refused": str(error)}
+    finally:
+        sampler.done.set()
     point = result.projected if result.projected is not None else result.mean
+    peak = max(sampler.samples, key=lambda sample: sample[1], default=(None, 0))
     return {"objective": point.objective, "max_violation": point.max_violation,
-            **{key: result.stats[key] for key in KEPT_STATS if key in result.stats}}
+            **{key: result.stats[key] for key in KEPT_STATS if key in result.stats},
+            "sampled_peak_s": peak[0], "rss_samples": sampler.samples}
 
 
 STAGES = {"validate": stage_validate, "lower": stage_lower, "solve": stage_solve}
