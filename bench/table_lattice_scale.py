@@ -16,11 +16,15 @@ one's peak resident memory is its own:
     alone, timed.
 ``solve``
     :func:`worker.solve` under the same budget: the job as a work horse runs it.
+``bounds`` (with ``--bands``)
+    :func:`worker.candidates.lower_bound.hinge_lower_bound` from the solve's answer keeping
+    the hinges within each band of the kink, without a time limit.
 
 Usage::
 
     python -m bench.table_lattice_scale                  # 1x and 10x (about 30 minutes)
     python -m bench.table_lattice_scale --scales 1       # paper size only
+    python -m bench.table_lattice_scale --scales 10 --bands 0.01 0.03   # and wider bounds
 
 Writes ``bench/results/table_lattice_scale.json``.
 """
@@ -38,15 +42,17 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 
 from bench.table_lattice import NAMES, write_pairs
 from worker import solve
+from worker.candidates.lower_bound import hinge_lower_bound
 from worker.datasets.lattice import BOX_BOUND, PAPER_PAIRS
 from worker.errors import SpecError
 from worker.pipeline.memory import declared_parts
 from worker.pipeline.validate import summarize_spec
-from worker.problem.compile import DataSource
+from worker.problem.compile import DataSource, compile_problem
 from worker.settings import default_max_job_bytes
 from worker.spec.models import parse_spec
 from worker.tables.columns import Table
@@ -131,13 +137,30 @@ def stage_solve(spec: dict, directory: Path) -> dict:
     finally:
         sampler.done.set()
     point = result.projected if result.projected is not None else result.mean
+    np.save(directory / "answer.npy", np.asarray(point.solution))
     peak = max(sampler.samples, key=lambda sample: sample[1], default=(None, 0))
     return {"objective": point.objective, "max_violation": point.max_violation,
             **{key: result.stats[key] for key in KEPT_STATS if key in result.stats},
             "sampled_peak_s": peak[0], "rss_samples": sampler.samples}
 
 
-STAGES = {"validate": stage_validate, "lower": stage_lower, "solve": stage_solve}
+def stage_bounds(spec: dict, directory: Path) -> dict:
+    """The certified bound from the solve's answer with wider bands of kept hinges
+    (``bands.json``; the default band is :data:`worker.candidates.lower_bound.BAND`), no
+    time limit: how tight the same construction gets when it keeps more examples."""
+    lowered = lower_tables(parse_spec(spec), DataSource([directory]))
+    problem = compile_problem(lowered.spec, lowered.source)
+    answer = np.load(directory / "answer.npy")
+    bounds = {}
+    for band in json.loads((directory / "bands.json").read_text()):
+        bound = hinge_lower_bound(problem, answer, band=band)
+        bounds[str(band)] = {"status": bound.status, "lower_bound": bound.value,
+                             "examples": bound.band_examples, "seconds": bound.seconds}
+    return {"bounds": bounds}
+
+
+STAGES = {"validate": stage_validate, "lower": stage_lower, "solve": stage_solve,
+          "bounds": stage_bounds}
 
 
 def run_stage(stage: str, directory: Path) -> dict:
@@ -153,22 +176,28 @@ def run_stage(stage: str, directory: Path) -> dict:
     return {**json.loads(output.read_text()), "process_s": time.perf_counter() - started}
 
 
-def run_scale(scale: int) -> dict:
-    """Write scale x the paper's pairs and run the three stages on them."""
+def run_scale(scale: int, bands: list[float]) -> dict:
+    """Write scale x the paper's pairs and run the three stages on them (and, given
+    ``bands``, the bounds from the answer with those bands)."""
     report: dict = {"pairs": scale * PAPER_PAIRS}
     with tempfile.TemporaryDirectory() as name:
         directory = Path(name)
         tables = write_pairs(directory, scale * PAPER_PAIRS, scale, hand_built=False)[0]
         (directory / "spec.json").write_text(json.dumps(defaults_spec(tables)))
-        for stage in STAGES:
+        (directory / "bands.json").write_text(json.dumps(bands))
+        for stage in STAGES if bands else [stage for stage in STAGES if stage != "bounds"]:
             report[stage] = run_stage(stage, directory)
-            print(stage, json.dumps(report[stage]), flush=True)
+            print(stage, json.dumps(report[stage])[:2000], flush=True)
     solved = report["solve"]
     if "solve_s" in solved and "lowering_s" in report["lower"]:
         report["lowering_over_solve"] = report["lower"]["lowering_s"] / solved["solve_s"]
         report["lowering_over_wall"] = report["lower"]["lowering_s"] / solved["wall_s"]
     if "peak_rss_bytes" in solved:
         report["peak_rss_over_budget"] = solved["peak_rss_bytes"] / default_max_job_bytes()
+    for figures in report.get("bounds", {}).get("bounds", {}).values():
+        if figures["lower_bound"] and "objective" in solved:
+            figures["relative_gap"] = (solved["objective"] - figures["lower_bound"]) / \
+                abs(figures["lower_bound"])
     report["load_average_1min"] = os.getloadavg()[0]
     return report
 
@@ -177,6 +206,8 @@ def main(argv: list[str] | None = None) -> None:
     """Command line: the scales (parent), or one stage in a child process."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scales", type=int, nargs="+", default=[1, 10])
+    parser.add_argument("--bands", type=float, nargs="*", default=[],
+                        help="also bound the answer keeping the hinges within these bands")
     parser.add_argument("--output", type=Path, default=RESULTS)
     parser.add_argument("--stage", choices=sorted(STAGES), help=argparse.SUPPRESS)
     parser.add_argument("--directory", type=Path, help=argparse.SUPPRESS)
@@ -189,7 +220,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     report = {"cpus": os.cpu_count(), "budget_bytes": default_max_job_bytes(), "scales": {}}
     for scale in args.scales:
-        report["scales"][str(scale)] = run_scale(scale)
+        report["scales"][str(scale)] = run_scale(scale, args.bands)
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report, indent=2))
