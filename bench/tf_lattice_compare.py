@@ -22,7 +22,7 @@ and a grid over the inputs' 1-99% ranges where monotonicity is checked along eac
 
 Usage::
 
-    python -m bench.tf_lattice_compare            # about 10 minutes
+    python -m bench.tf_lattice_compare            # about 7 minutes
     python -m bench.tf_lattice_compare --quick    # fewer epochs
 
 Writes ``bench/results/tf_lattice_compare.json`` and ``.png``. Without the TensorFlow venv
