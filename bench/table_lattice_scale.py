@@ -53,7 +53,7 @@ from worker.errors import SpecError
 from worker.pipeline.memory import declared_parts
 from worker.pipeline.validate import summarize_spec
 from worker.problem.compile import DataSource, compile_problem
-from worker.settings import default_max_job_bytes
+from worker.settings import data_settings, default_max_job_bytes
 from worker.spec.models import parse_spec
 from worker.tables.columns import Table
 from worker.tables.lower import fit_model, lower_tables
@@ -104,7 +104,7 @@ def stage_lower(spec: dict, directory: Path) -> dict:
     warm = [Table.of(pa.table(dict.fromkeys(NAMES, [0.5])), "t")]
     fit_model(model, warm).features(warm[0])
     started = time.perf_counter()
-    lower_tables(model, DataSource([directory]))
+    lower_tables(model, DataSource([directory], settings=data_settings()))
     return {"lowering_s": time.perf_counter() - started}
 
 
@@ -148,7 +148,7 @@ def stage_bounds(spec: dict, directory: Path) -> dict:
     """The certified bound from the solve's answer with wider bands of kept hinges
     (``bands.json``; the default band is :data:`worker.candidates.lower_bound.BAND`), no
     time limit: how tight the same construction gets when it keeps more examples."""
-    lowered = lower_tables(parse_spec(spec), DataSource([directory]))
+    lowered = lower_tables(parse_spec(spec), DataSource([directory], settings=data_settings()))
     problem = compile_problem(lowered.spec, lowered.source)
     answer = np.load(directory / "answer.npy")
     bounds = {}

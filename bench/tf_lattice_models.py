@@ -18,6 +18,7 @@ import scipy.sparse as sp  # noqa: E402
 
 from worker.problem.compile import DataSource, compile_problem  # noqa: E402
 from worker.problem.compiled import CompiledProblem  # noqa: E402
+from worker.settings import data_settings  # noqa: E402
 from worker.spec.models import parse_spec  # noqa: E402
 from worker.tables.columns import Table  # noqa: E402
 from worker.tables.lower import lower_tables  # noqa: E402
@@ -50,7 +51,7 @@ def lowered_problem(spec: dict, directory: Path
                     ) -> tuple[CompiledProblem, Callable[[np.ndarray], sp.csr_matrix]]:
     """The compiled problem the engine solves for ``spec``, and the fitted model's feature
     rows of raw inputs (n, 3)."""
-    lowered = lower_tables(parse_spec(spec), DataSource([directory]))
+    lowered = lower_tables(parse_spec(spec), DataSource([directory], settings=data_settings()))
     problem = compile_problem(lowered.spec, lowered.source)
 
     def features(x: np.ndarray) -> sp.csr_matrix:
