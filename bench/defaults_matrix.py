@@ -148,8 +148,8 @@ def run_convex(row: Row, directory: Path, time_limit: float | None) -> dict:
 
 SPECIAL = {
     "max_of": ("max of 3 logistic terms, d = 8, 1,800 rows", "CVXPY+Clarabel", run_max_of),
-    "adult-rates": ("Adult, TPR(G) >= 0.95 TPR(all) for 4 groups", "fairlearn EG",
-                    run_adult_rates),
+    "adult-rates": ("Adult, 0.95 TPR(all) <= TPR(G) <= TPR(all)/0.95, 6 sex x race cells",
+                    "fairlearn EG", run_adult_rates),
     "mlp": ("MLP 64-32-1 on digits (>= 5), 1,257 training images", "scikit-learn MLP", run_mlp),
     "file-defaults": ("logistic over an svmlight file, 200,000 x 100 sparse", "scikit-learn",
                       lambda directory, quick: run_file(directory, quick, svrg=False)),
@@ -216,6 +216,8 @@ def main() -> None:
     args = parser.parse_args()
     TIME_LIMIT[0] = args.time_limit
     stem = "defaults_matrix_quick" if args.quick else "defaults_matrix"
+    if args.only:   # a partial run keeps its own files beside the full table's
+        stem += "_" + "_".join(args.only)
     rows: list[dict] = []
 
     def keep(row: dict) -> None:

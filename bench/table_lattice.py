@@ -57,16 +57,18 @@ RESULTS = Path(__file__).resolve().parent / "results" / "table_lattice.json"
 NAMES = [f"f{j}" for j in range(PAPER_DIMS)]
 
 
-def write_pairs(directory: Path, pairs: int,
-                seed: int) -> tuple[dict, np.ndarray, np.ndarray]:
-    """Write the raw tables and the hand-built npz files of ``pairs`` pairs; return the
-    tables' references and the raw pairs x+ and x- (each (pairs, 12))."""
+def write_pairs(directory: Path, pairs: int, seed: int,
+                hand_built: bool = True) -> tuple[dict, np.ndarray, np.ndarray]:
+    """Write the raw tables and (``hand_built``) the hand-built npz files of ``pairs`` pairs;
+    return the tables' references and the raw pairs x+ and x- (each (pairs, 12))."""
     positive, negative = sample_pairs(pairs, make_truth(PAPER_DIMS, 0), 0.05,
                                       np.random.default_rng(seed))
     tables = {}
     for side, x in (("positive", positive), ("negative", negative)):
         pq.write_table(pa.table(dict(zip(NAMES, x.T, strict=True))), directory / f"{side}.parquet")
         tables[side] = {"uri": (directory / f"{side}.parquet").as_uri()}
+    if not hand_built:
+        return tables, positive, negative
     sp.save_npz(directory / "positive.npz", simplex_interpolation(positive), compressed=False)
     sp.save_npz(directory / "negative.npz", simplex_interpolation(negative), compressed=False)
     return tables, positive, negative
