@@ -47,7 +47,7 @@ from worker.errors import SpecError
 from worker.pipeline.memory import declared_parts
 from worker.pipeline.validate import summarize_spec
 from worker.problem.compile import DataSource
-from worker.settings import default_max_job_bytes
+from worker.settings import data_settings, default_max_job_bytes
 from worker.spec.models import parse_spec
 from worker.tables.columns import Table
 from worker.tables.lower import fit_model, lower_tables
@@ -98,7 +98,7 @@ def stage_lower(spec: dict, directory: Path) -> dict:
     warm = [Table.of(pa.table(dict.fromkeys(NAMES, [0.5])), "t")]
     fit_model(model, warm).features(warm[0])
     started = time.perf_counter()
-    lower_tables(model, DataSource([directory]))
+    lower_tables(model, DataSource([directory], settings=data_settings()))
     return {"lowering_s": time.perf_counter() - started}
 
 
