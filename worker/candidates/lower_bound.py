@@ -85,7 +85,7 @@ def hinge_lower_bound(problem: CompiledProblem, reference: np.ndarray, band: flo
         return None
     began = time.perf_counter()
     signed = signed_rows(problem)
-    margins = signed @ reference
+    margins = signed.margins(reference)
     distance = np.abs(margins - 1.0)
     count = max(int(np.count_nonzero(distance <= band)), min(distance.size, keep))
     kept = np.sort(np.argsort(distance, kind="stable")[:count])

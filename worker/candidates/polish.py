@@ -38,9 +38,8 @@ from dataclasses import dataclass
 
 import highspy
 import numpy as np
-import scipy.sparse as sp
 
-from worker.candidates.hinge_lp import has_hinge_lp, piecewise_lp, signed_rows
+from worker.candidates.hinge_lp import SignedRows, has_hinge_lp, piecewise_lp, signed_rows
 from worker.problem.compiled import CompiledProblem
 
 #: Hinges off the kink each LP keeps (this sets the trust region's radius).
@@ -66,9 +65,9 @@ class Polished:
     seconds: float
 
 
-def hinge_objective(signed: sp.csr_matrix, w: np.ndarray) -> float:
+def hinge_objective(signed: SignedRows, w: np.ndarray) -> float:
     """(1/n) sum_i max(0, 1 - y_i x_i . w) for ``signed`` (n, d) and w (d,)."""
-    return float(np.maximum(0.0, 1.0 - signed @ w).mean())
+    return float(np.maximum(0.0, 1.0 - signed.margins(w)).mean())
 
 
 def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, tolerance: float,
@@ -96,12 +95,12 @@ def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, toleran
         return None
     began = time.perf_counter()
     signed = signed_rows(problem)
-    reach = np.asarray(abs(signed).sum(axis=1)).ravel()             # |x_i|_1, (n,)
+    reach = signed.reach()                                          # |x_i|_1, (n,)
     w = np.clip(start, problem.lower, problem.upper)
     value = start_value = hinge_objective(signed, w)
     status, rounds, kept_count, decreases = "time_limit", 0, 0, []
     while time.perf_counter() < deadline:
-        margins = signed @ w
+        margins = signed.margins(w)
         radius = trust_radius(margins, reach, examples)
         kept = np.flatnonzero(may_cross(margins, reach, radius))
         lower = np.maximum(problem.lower, w - radius)
