@@ -30,7 +30,7 @@ DOG_START = 1e-6
 #: Rows are padded to a fixed width when that stores at most this many times the entries.
 PAD_SLACK = 1.25
 #: Rows :func:`_padded_rows` pads at once.
-PAD_ROWS = 65536
+PAD_ROWS = 8192
 
 
 def _padded_rows(matrix: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import highspy
 import numpy as np
 import scipy.sparse as sp
 
 from worker.problem.compiled import LOSS_HINGE, CompiledProblem
 
 #: Rows of |x| :meth:`SignedRows.reach` holds at once.
-CHUNK_ROWS = 65536
+CHUNK_ROWS = 8192
 
 
 def has_hinge_lp(problem: CompiledProblem) -> bool:
@@ -123,3 +124,35 @@ def piecewise_lp(problem: CompiledProblem, signed: SignedRows, margins: np.ndarr
                        lower=np.concatenate([lower, np.zeros(kept.size)]),
                        upper=np.concatenate([upper, np.full(kept.size, np.inf)]),
                        constant=float(np.count_nonzero(below)) / n)
+
+
+def solve_lp(lp, seconds: float) -> tuple[np.ndarray | None, str]:
+    """Minimize the :class:`PiecewiseLP` with HiGHS's interior point (no crossover: a
+    crossover once ran for minutes at the paper's size, and neither the polish nor the lower
+    bound needs a vertex) within ``seconds``: (x, "optimal") or (None, HiGHS's status)."""
+    if seconds <= 0:
+        return None, "time_limit"
+    model = highspy.HighsLp()
+    model.num_col_, model.num_row_ = lp.cost.size, lp.rows.shape[0]
+    model.col_cost_, model.col_lower_, model.col_upper_ = lp.cost, lp.lower, lp.upper
+    model.row_lower_ = np.full(lp.right.size, -highspy.kHighsInf)
+    model.row_upper_ = lp.right
+    columns = lp.rows.tocsc()
+    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    model.a_matrix_.start_, model.a_matrix_.index_, model.a_matrix_.value_ = (
+        columns.indptr, columns.indices, columns.data)
+    # The bare solver: highspy.Highs sets up callbacks, which prints HiGHS's banner to stdout
+    # (where the CLI writes the Result) before output can be turned off.
+    highs = highspy._Highs()
+    highs.setOptionValue("output_flag", False)
+    highs.setOptionValue("solver", "ipm")
+    highs.setOptionValue("run_crossover", "off")
+    highs.setOptionValue("time_limit", float(seconds))
+    highs.passModel(model)
+    highs.run()
+    status = highs.getModelStatus()
+    if status == highspy.HighsModelStatus.kOptimal:
+        return np.array(highs.getSolution().col_value), "optimal"
+    if status == highspy.HighsModelStatus.kTimeLimit:
+        return None, "time_limit"
+    return None, highs.modelStatusToString(status).lower()

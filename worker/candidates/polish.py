@@ -36,14 +36,22 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import highspy
 import numpy as np
 
-from worker.candidates.hinge_lp import SignedRows, has_hinge_lp, piecewise_lp, signed_rows
+from worker.candidates.hinge_lp import (
+    SignedRows,
+    has_hinge_lp,
+    piecewise_lp,
+    signed_rows,
+    solve_lp,
+)
 from worker.problem.compiled import CompiledProblem
 
-#: Hinges off the kink each LP keeps (this sets the trust region's radius).
+#: Hinges off the kink the first LP keeps (this sets the trust region's radius) ...
 EXAMPLES = 4096
+#: ... doubled after each round whose step reached a side of its trust region, up to this
+#: many times as many.
+GROWTH = 4
 #: A coordinate within this share of r from a trust-region side lies on it.
 ON_SIDE = 1e-4
 #: The largest contraction rate the tolerance rule assumes.
@@ -87,7 +95,8 @@ def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, toleran
     tolerance : float
         Stop once the estimated remaining decrease is at most ``tolerance`` times f.
     examples : int
-        Hinges off the kink each LP keeps (:func:`trust_radius`).
+        Hinges off the kink the first LP keeps (:func:`trust_radius`); steps that reach the
+        trust region's side double them, up to :data:`GROWTH` times as many.
     after_round : callable, optional
         Called with each accepted point (d,) and its objective (progress reports).
     """
@@ -99,6 +108,7 @@ def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, toleran
     w = np.clip(start, problem.lower, problem.upper)
     value = start_value = hinge_objective(signed, w)
     status, rounds, kept_count, decreases = "time_limit", 0, 0, []
+    max_examples = GROWTH * examples
     while time.perf_counter() < deadline:
         margins = signed.margins(w)
         radius = trust_radius(margins, reach, examples)
@@ -123,7 +133,9 @@ def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, toleran
         if not on_side:
             status = "optimal"
             break
-        if remaining_estimate(decreases) <= tolerance * abs(value):
+        if examples < max_examples:     # the radius held the step back: widen it, and
+            examples, decreases = min(max_examples, 2 * examples), []   # measure anew
+        elif remaining_estimate(decreases) <= tolerance * abs(value):
             status = "tolerance"
             break
         status = "time_limit"
@@ -173,34 +185,3 @@ def remaining_estimate(decreases: list[float]) -> float:
     ratios = [later / earlier if earlier > 0 else 0.0 for earlier, later in pairs]
     rate = min(MAX_RATE, max(ratios))
     return decreases[-1] * rate / (1.0 - rate)
-
-
-def solve_lp(lp, seconds: float) -> tuple[np.ndarray | None, str]:
-    """Minimize the :class:`~worker.candidates.hinge_lp.PiecewiseLP` with HiGHS's interior
-    point (no crossover) within ``seconds``: (x, "optimal") or (None, HiGHS's status)."""
-    if seconds <= 0:
-        return None, "time_limit"
-    model = highspy.HighsLp()
-    model.num_col_, model.num_row_ = lp.cost.size, lp.rows.shape[0]
-    model.col_cost_, model.col_lower_, model.col_upper_ = lp.cost, lp.lower, lp.upper
-    model.row_lower_ = np.full(lp.right.size, -highspy.kHighsInf)
-    model.row_upper_ = lp.right
-    columns = lp.rows.tocsc()
-    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    model.a_matrix_.start_, model.a_matrix_.index_, model.a_matrix_.value_ = (
-        columns.indptr, columns.indices, columns.data)
-    # The bare solver: highspy.Highs sets up callbacks, which prints HiGHS's banner to stdout
-    # (where the CLI writes the Result) before output can be turned off.
-    highs = highspy._Highs()
-    highs.setOptionValue("output_flag", False)
-    highs.setOptionValue("solver", "ipm")
-    highs.setOptionValue("run_crossover", "off")
-    highs.setOptionValue("time_limit", float(seconds))
-    highs.passModel(model)
-    highs.run()
-    status = highs.getModelStatus()
-    if status == highspy.HighsModelStatus.kOptimal:
-        return np.array(highs.getSolution().col_value), "optimal"
-    if status == highspy.HighsModelStatus.kTimeLimit:
-        return None, "time_limit"
-    return None, highs.modelStatusToString(status).lower()
