@@ -42,7 +42,7 @@ KEEP = 4096
 #: the band doubles, at most WIDENINGS times: the examples that change piece between the
 #: answer and the optimum lie within a margin distance that does not shrink with n, and at
 #: 3x the paper's pairs an answer 0.1% above the optimum needed more than 0.01 (the 8,185
-#: examples within it bound the optimum 0.84% below; the 15,701 within 0.02, 0.39% below).
+#: examples within it bound the optimum 0.83% below; the 15,701 within 0.02, 0.38% below).
 #: TARGET is the 1% a default job's answer is certified within (docs/guarantees.md): wider
 #: LPs cost minutes near the optimum.
 TARGET = 1e-2
