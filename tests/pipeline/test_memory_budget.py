@@ -114,6 +114,6 @@ def test_the_estimate_covers_what_a_pairs_job_allocates(tmp_path):
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert "polish_status" in result.stats and "lower_bound" in result.stats
+    assert "polish_status" in result.stats and "lower_bound_status" in result.stats
     estimate = summarize_spec(spec, [tmp_path])["memory_estimate_bytes"]
     assert peak <= estimate
