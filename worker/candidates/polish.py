@@ -115,14 +115,9 @@ def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, toleran
     status, rounds, kept_count, decreases = "time_limit", 0, 0, []
     max_examples = GROWTH * examples
     while time.perf_counter() < deadline:
-        margins = signed.margins(w)
-        radius = trust_radius(margins, reach, examples)
-        kept = np.flatnonzero(may_cross(margins, reach, radius))
-        lower = np.maximum(problem.lower, w - radius)
-        upper = np.minimum(problem.upper, w + radius)
-        lp = piecewise_lp(problem, signed, margins, kept, lower, upper)
-        solved, status = solve_lp(lp, deadline - time.perf_counter())
-        rounds, kept_count = rounds + 1, int(kept.size)
+        solved, status, radius, kept_count = trust_region_lp(problem, signed, reach, w,
+                                                             examples, deadline)
+        rounds += 1
         if solved is None:
             break
         candidate = np.clip(solved[:w.size], problem.lower, problem.upper)
@@ -146,6 +141,22 @@ def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, toleran
         status = "time_limit"
     return Polished(solution=w, objective=value, start_objective=start_value, status=status,
                     rounds=rounds, examples=kept_count, seconds=time.perf_counter() - began)
+
+
+def trust_region_lp(problem: CompiledProblem, signed: SignedRows, reach: np.ndarray,
+                    w: np.ndarray, examples: int, deadline: float
+                    ) -> tuple[np.ndarray | None, str, float, int]:
+    """One round's LP around ``w`` (d,) keeping ``examples`` hinges off the kink (reaches
+    (n,) of ``signed``): its solution (d + kept,) or None, its status, the radius and the
+    hinges it kept."""
+    margins = signed.margins(w)
+    radius = trust_radius(margins, reach, examples)
+    kept = np.flatnonzero(may_cross(margins, reach, radius))
+    lower = np.maximum(problem.lower, w - radius)
+    upper = np.minimum(problem.upper, w + radius)
+    lp = piecewise_lp(problem, signed, margins, kept, lower, upper)
+    solved, status = solve_lp(lp, deadline - time.perf_counter())
+    return solved, status, radius, int(kept.size)
 
 
 def trust_radius(margins: np.ndarray, reach: np.ndarray, examples: int) -> float:
