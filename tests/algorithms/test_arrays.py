@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.problems import random_problem
+from worker.algorithms import arrays
 from worker.algorithms.arrays import PAD_SLACK, _difference_rows, _padded_rows, problem_arrays
 from worker.kernels.constraints import constraint_values, group_maximum, group_value
 
@@ -44,6 +45,19 @@ def test_padded_rows_hold_the_same_matrix_and_columns(matrix):
         assert counts.size == 0 or counts.max() == 0 or (
             counts.max() > 2 and counts.max() * counts.size > PAD_SLACK * matrix.nnz)
         np.testing.assert_array_equal(indptr, matrix.indptr)
+
+
+@settings(max_examples=50, deadline=None)
+@given(sparse_matrices(), st.integers(1, 7))
+def test_rows_padded_in_blocks_are_the_rows_padded_at_once(matrix, block):
+    whole = _padded_rows(matrix)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(arrays, "PAD_ROWS", block)
+        blocked = _padded_rows(matrix)
+    assert blocked[3] == whole[3]
+    for part, expected in zip(blocked[:3], whole[:3], strict=True):
+        np.testing.assert_array_equal(part, expected)
+        assert part.dtype == expected.dtype
 
 
 def test_ordering_rows_are_pairs():

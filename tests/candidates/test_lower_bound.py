@@ -11,7 +11,13 @@ from hypothesis import strategies as st
 
 from tests.candidates.hinge_problems import exact, hinge_spec
 from tests.problems import random_problem
-from worker.candidates.lower_bound import bound_seconds, hinge_lower_bound, lower_bound_stats
+from worker.candidates import lower_bound
+from worker.candidates.lower_bound import (
+    bound_seconds,
+    hinge_lower_bound,
+    lower_bound_stats,
+    widened_lower_bound,
+)
 from worker.pipeline.solve import solve
 
 
@@ -82,3 +88,22 @@ def test_a_solve_reports_the_bound_and_its_gap(tmp_path):
     assert stats["relative_gap"] < 0.05
     off = solve(dict(spec, output={"lower_bound": False}), roots=[tmp_path])
     assert "lower_bound" not in off.stats
+
+
+@pytest.mark.parametrize("constraint", ["linear", "ordering", "lattice"])
+def test_a_wider_band_is_tried_while_the_answer_is_far_from_the_bound(monkeypatch, constraint):
+    problem = random_problem("hinge", constraint, d=8, n=400, seed=5)
+    optimum, _ = exact(problem)
+    monkeypatch.setattr(lower_bound, "KEEP", 10)
+    reference = np.random.default_rng(5).normal(scale=0.5, size=problem.d)
+    first = hinge_lower_bound(problem, reference, lower_bound.BAND, 10)
+    objective = optimum * 1.5 + 1.0                 # an answer the first band cannot certify
+    widened = widened_lower_bound(problem, reference, objective, 60.0)
+    assert first.value <= widened.value <= optimum + 1e-6
+    assert widened.band_examples >= first.band_examples
+    every = [hinge_lower_bound(problem, reference, lower_bound.BAND * 2**k, 10).value
+             for k in range(1 + lower_bound.WIDENINGS)]
+    assert widened.value == pytest.approx(max(every), abs=1e-9)
+    assert max(every) > first.value                 # the wider bands did tighten it
+    close = widened_lower_bound(problem, reference, first.value, 60.0)   # certified at once
+    assert (close.value, close.band_examples) == (first.value, first.band_examples)

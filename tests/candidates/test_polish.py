@@ -155,3 +155,12 @@ def test_a_solve_polishes_to_the_optimum_and_can_be_told_not_to(tmp_path):
     assert not any(key.startswith("polish") for key in plain.stats)
     assert "polished" not in {member.kind for member in plain.mixture}
     assert plain.projected.objective > result.projected.objective + 1e-6
+
+
+def test_steps_held_back_by_the_trust_region_widen_it():
+    problem = random_problem("hinge", "ordering", d=8, n=400, seed=4)
+    optimum, _ = exact(problem)
+    polished = polish(problem, feasible_start(problem, 4, 3.0), later(), 1e-12, examples=10)
+    assert polished.status == "optimal"
+    assert polished.objective == pytest.approx(optimum, abs=1e-6)
+    assert polished.examples > 2 * 10              # the first LP's 10 were doubled, twice

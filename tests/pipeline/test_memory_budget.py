@@ -4,12 +4,15 @@ data are compiled."""
 
 from __future__ import annotations
 
+import tracemalloc
+
 import numpy as np
 import pytest
 
 from service.local_stack import small_spec
 from tests.tables.raw import write_table
 from worker import solve
+from worker.datasets.lattice import BOX_BOUND, PAPER_DIMS, make_truth, sample_pairs
 from worker.errors import SpecError
 from worker.pipeline.memory import declared_parts, memory_parts
 from worker.pipeline.validate import summarize_spec
@@ -83,3 +86,34 @@ def test_a_calibrated_models_declared_estimate_is_a_lower_bound_of_the_compiled_
     compiled = memory_parts(compile_problem(lowered.spec, lowered.source), 100)
     declared = declared_parts(spec)
     assert 0 < declared["solver.candidates"] <= compiled["solver.candidates"]
+
+
+def pairs_spec(directory, pairs: int) -> dict:
+    """The paper's lattice (12 inputs of size 2) from raw pairs in two parquet tables, as
+    ``bench/table_lattice_scale.py`` runs it at 612,587 pairs and more."""
+    names = [f"x{j}" for j in range(PAPER_DIMS)]
+    positive, negative = sample_pairs(pairs, make_truth(PAPER_DIMS, 0), 0.05,
+                                      np.random.default_rng(0))
+    tables = {side: write_table(directory / side, dict(zip(names, x.T, strict=True)),
+                                "parquet")
+              for side, x in (("positive", positive), ("negative", negative))}
+    return {"bounds": {"lower": -BOX_BOUND, "upper": BOX_BOUND},
+            "model": {"type": "calibrated_lattice", "features": [
+                {"column": name, "keypoints": [0, 1], "monotonic": "increasing"}
+                for name in names]},
+            "objective": {"type": "empirical_risk", "loss": "pairwise_hinge", "data": tables},
+            "solver": {"time_limit_s": 5}}
+
+
+def test_the_estimate_covers_what_a_pairs_job_allocates(tmp_path):
+    spec = pairs_spec(tmp_path, 12_000)       # more pairs than a polish LP keeps
+    solve(spec, roots=[tmp_path])             # the kernels compiled, outside the count
+    tracemalloc.start()
+    try:
+        result = solve(spec, roots=[tmp_path])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert "polish_status" in result.stats and "lower_bound_status" in result.stats
+    estimate = summarize_spec(spec, [tmp_path])["memory_estimate_bytes"]
+    assert peak <= estimate

@@ -20,7 +20,7 @@ from worker.kernels.layout import (
 from worker.kernels.random import seed_state
 from worker.kernels.sumtree import new_tree
 from worker.problem.compiled import QUADRATIC, CompiledProblem
-from worker.problem.csr import kernel_parts
+from worker.problem.csr import as_csr, kernel_parts
 
 #: DoG's initial radius r_eps = DOG_START (1 + |w(1)|) (Ivgi, Hinder & Carmon 2023, §3).
 DOG_START = 1e-6
@@ -29,6 +29,8 @@ DOG_START = 1e-6
 
 #: Rows are padded to a fixed width when that stores at most this many times the entries.
 PAD_SLACK = 1.25
+#: Rows :func:`_padded_rows` pads at once.
+PAD_ROWS = 8192
 
 
 def _padded_rows(matrix: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -40,7 +42,8 @@ def _padded_rows(matrix: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndar
     row pointers, one random memory access less per sampled example; ordering and lattice
     constraints (W = 2) get a dedicated path (:func:`worker.kernels.constraints.constraint_value`).
     A padding entry repeats the row's last column (or column 0 in an empty row) with value 0,
-    so sums and the coordinates a row touches are unchanged.
+    so sums and the coordinates a row touches are unchanged. Padded rows are filled a block
+    of :data:`PAD_ROWS` at a time, so the only arrays of the matrix's size are the result.
 
     Returns
     -------
@@ -48,21 +51,34 @@ def _padded_rows(matrix: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndar
     indices, data : ndarray, shape (nnz,), or (rows W,) when padded
     width : int
     """
-    indptr, indices, data = kernel_parts(matrix)
-    counts = np.diff(indptr)
+    matrix = as_csr(matrix)
+    counts = np.diff(matrix.indptr)
     width = int(counts.max()) if counts.size else 0
-    if width == 0 or (width > 2 and width * counts.size > PAD_SLACK * indices.size):
-        return indptr, indices, data, 0
-    if counts.min() < width:
-        rows = np.repeat(np.arange(counts.size), counts)
-        slots = np.arange(indices.size) - indptr[rows] + width * rows
-        last = np.zeros(counts.size, dtype=np.int64)
-        last[counts > 0] = indices[indptr[1:][counts > 0] - 1]
-        padded_indices = np.repeat(last, width)
-        padded_data = np.zeros(width * counts.size)
-        padded_indices[slots], padded_data[slots] = indices, data
-        indices, data = padded_indices, padded_data
+    if width == 0 or (width > 2 and width * counts.size > PAD_SLACK * matrix.nnz):
+        return kernel_parts(matrix) + (0,)
+    if counts.min() == width:
+        return (np.arange(0, width * counts.size + 1, width, dtype=np.int64),
+                matrix.indices.astype(np.int64),
+                np.ascontiguousarray(matrix.data, dtype=np.float64), width)
+    indices = np.empty(width * counts.size, dtype=np.int64)
+    data = np.zeros(width * counts.size)
+    for start in range(0, counts.size, PAD_ROWS):
+        _pad_block(matrix[start:start + PAD_ROWS], width, indices[width * start:],
+                   data[width * start:])
     return np.arange(0, width * counts.size + 1, width, dtype=np.int64), indices, data, width
+
+
+def _pad_block(block: sp.csr_matrix, width: int, indices: np.ndarray,
+               data: np.ndarray) -> None:
+    """Write the rows of ``block`` (r, d), each padded to ``width``, into the first r width
+    entries of ``indices`` and ``data`` (:func:`_padded_rows`)."""
+    counts = np.diff(block.indptr)
+    rows = np.repeat(np.arange(counts.size), counts)
+    slots = np.arange(block.nnz) - block.indptr[rows] + width * rows
+    last = np.zeros(counts.size, dtype=np.int64)
+    last[counts > 0] = block.indices[block.indptr[1:][counts > 0] - 1]
+    indices[:width * counts.size] = np.repeat(last, width)
+    indices[slots], data[slots] = block.indices, block.data
 
 
 def _difference_rows(indices: np.ndarray, data: np.ndarray,

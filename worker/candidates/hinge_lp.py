@@ -17,10 +17,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import highspy
 import numpy as np
 import scipy.sparse as sp
 
 from worker.problem.compiled import LOSS_HINGE, CompiledProblem
+
+#: Rows of |x| :meth:`SignedRows.reach` holds at once.
+CHUNK_ROWS = 8192
 
 
 def has_hinge_lp(problem: CompiledProblem) -> bool:
@@ -31,10 +35,49 @@ def has_hinge_lp(problem: CompiledProblem) -> bool:
             and problem.rates is None and problem.n > 0)
 
 
-def signed_rows(problem: CompiledProblem) -> sp.csr_matrix:
-    """The rows y_i x_i (n, d): the margins at w are ``signed_rows(problem) @ w``."""
+class SignedRows:
+    """The rows y_i x_i (n, d) of a hinge objective, without a copy of its features: the
+    margins at w are ``rows.margins(w)``. (A signed copy of the features held the pair data
+    twice, and the polish and the lower bound each made one, plus one of its absolute
+    values: at 6.1M pairs the copies made the job's peak.)
+
+    Parameters
+    ----------
+    features : sparse matrix, shape (n, d)
+        The examples x_i, CSR.
+    labels : ndarray, shape (n,)
+        The labels y_i.
+    """
+
+    def __init__(self, features: sp.csr_matrix, labels: np.ndarray) -> None:
+        self.features, self.labels = features, labels
+        self.shape = features.shape
+
+    def margins(self, w: np.ndarray) -> np.ndarray:
+        """z_i = y_i x_i . w, shape (n,)."""
+        return self.labels * (self.features @ w)
+
+    def reach(self) -> np.ndarray:
+        """|x_i|_1 (n,): how far a margin moves per unit of |w - w'|_inf."""
+        features, totals = self.features, np.empty(self.shape[0])
+        for start in range(0, self.shape[0], CHUNK_ROWS):      # |x| a block at a time
+            block = abs(features[start:start + CHUNK_ROWS])
+            totals[start:start + block.shape[0]] = np.asarray(block.sum(axis=1)).ravel()
+        return totals
+
+    def transpose_dot(self, weights: np.ndarray) -> np.ndarray:
+        """sum_i weights_i y_i x_i, shape (d,), for ``weights`` (n,)."""
+        return self.features.T @ (self.labels * weights)
+
+    def take(self, kept: np.ndarray) -> sp.csr_matrix:
+        """The rows y_i x_i of the examples ``kept`` (k,), shape (k, d)."""
+        return sp.csr_matrix(self.features[kept].multiply(self.labels[kept][:, None]))
+
+
+def signed_rows(problem: CompiledProblem) -> SignedRows:
+    """The rows y_i x_i (n, d) of the problem's hinge objective (:class:`SignedRows`)."""
     objective = problem.objective
-    return sp.csr_matrix(objective.features.multiply(objective.labels[:, None]))
+    return SignedRows(objective.features, objective.labels)
 
 
 @dataclass(frozen=True)
@@ -50,7 +93,7 @@ class PiecewiseLP:
     constant: float
 
 
-def piecewise_lp(problem: CompiledProblem, signed: sp.csr_matrix, margins: np.ndarray,
+def piecewise_lp(problem: CompiledProblem, signed: SignedRows, margins: np.ndarray,
                  kept: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> PiecewiseLP:
     """The LP of f_K (module docstring) over ``lower <= w <= upper`` and A w <= b.
 
@@ -58,7 +101,7 @@ def piecewise_lp(problem: CompiledProblem, signed: sp.csr_matrix, margins: np.nd
     ----------
     problem : CompiledProblem
         A problem for which :func:`has_hinge_lp` holds: constraints A (m, d), b (m,).
-    signed : sparse matrix, shape (n, d)
+    signed : SignedRows, shape (n, d)
         :func:`signed_rows` of the problem.
     margins : ndarray, shape (n,)
         The margins at the reference point; they choose each dropped example's piece.
@@ -71,8 +114,9 @@ def piecewise_lp(problem: CompiledProblem, signed: sp.csr_matrix, margins: np.nd
     constraints = problem.constraints
     below = margins < 1.0
     below[kept] = False
-    cost = np.concatenate([-(signed.T @ below.astype(np.float64)), np.ones(kept.size)]) / n
-    hinges = sp.hstack([-signed[kept], -sp.identity(kept.size)])       # -z_i - xi_i <= -1
+    cost = np.concatenate([-signed.transpose_dot(below.astype(np.float64)),
+                           np.ones(kept.size)]) / n
+    hinges = sp.hstack([-signed.take(kept), -sp.identity(kept.size)])       # -z_i - xi_i <= -1
     rows = sp.vstack([sp.hstack([constraints.matrix, sp.csr_matrix((constraints.m, kept.size))]),
                       hinges], format="csr")
     return PiecewiseLP(cost=cost, rows=rows,
@@ -80,3 +124,35 @@ def piecewise_lp(problem: CompiledProblem, signed: sp.csr_matrix, margins: np.nd
                        lower=np.concatenate([lower, np.zeros(kept.size)]),
                        upper=np.concatenate([upper, np.full(kept.size, np.inf)]),
                        constant=float(np.count_nonzero(below)) / n)
+
+
+def solve_lp(lp, seconds: float) -> tuple[np.ndarray | None, str]:
+    """Minimize the :class:`PiecewiseLP` with HiGHS's interior point (no crossover: a
+    crossover once ran for minutes at the paper's size, and neither the polish nor the lower
+    bound needs a vertex) within ``seconds``: (x, "optimal") or (None, HiGHS's status)."""
+    if seconds <= 0:
+        return None, "time_limit"
+    model = highspy.HighsLp()
+    model.num_col_, model.num_row_ = lp.cost.size, lp.rows.shape[0]
+    model.col_cost_, model.col_lower_, model.col_upper_ = lp.cost, lp.lower, lp.upper
+    model.row_lower_ = np.full(lp.right.size, -highspy.kHighsInf)
+    model.row_upper_ = lp.right
+    columns = lp.rows.tocsc()
+    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    model.a_matrix_.start_, model.a_matrix_.index_, model.a_matrix_.value_ = (
+        columns.indptr, columns.indices, columns.data)
+    # The bare solver: highspy.Highs sets up callbacks, which prints HiGHS's banner to stdout
+    # (where the CLI writes the Result) before output can be turned off.
+    highs = highspy._Highs()
+    highs.setOptionValue("output_flag", False)
+    highs.setOptionValue("solver", "ipm")
+    highs.setOptionValue("run_crossover", "off")
+    highs.setOptionValue("time_limit", float(seconds))
+    highs.passModel(model)
+    highs.run()
+    status = highs.getModelStatus()
+    if status == highspy.HighsModelStatus.kOptimal:
+        return np.array(highs.getSolution().col_value), "optimal"
+    if status == highspy.HighsModelStatus.kTimeLimit:
+        return None, "time_limit"
+    return None, highs.modelStatusToString(status).lower()

@@ -17,17 +17,22 @@ Each round sets r from its center so that the LP keeps :data:`EXAMPLES` hinges b
 on the kink (the EXAMPLES-th smallest |z_i - 1| / |x_i|_1 that is not 0); when no more
 examples are off the kink, r is infinite and one LP gives the exact optimum. A fixed r let
 the kept examples grow as margins gathered near the kink (4,096 to 15,000 on a 2^8 lattice
-with 20,000 pairs, 3 s per LP); a fixed count keeps every LP small. Each LP is HiGHS's
+with 20,000 pairs, 3 s per LP); a count keeps every LP small. But the same count lies
+nearer the kink as the pairs grow, and a step that reaches a side of the trust region was
+held back by it: the count then doubles, up to :data:`GROWTH` times the first (at 3x the
+paper's pairs, 4,096 moved the answer by a steady 4.5e-5 a round, which the estimate below
+read as convergence at +0.24%; growing to 16,384 the polish stops at +0.1%). Each LP is HiGHS's
 interior point without crossover (a crossover once ran for minutes at the paper's size; the
 pipeline projects the answer anyway).
 
-Rounds shrink the excess over the optimum geometrically, so the remaining excess is about
-Delta_k rho / (1 - rho), with Delta_k the last round's decrease and rho the larger of the
-last two ratios of decreases; the polish stops with ``"tolerance"`` when that is at most
-``tolerance * f``, with ``"time_limit"`` at the deadline, and with ``"stalled"`` when a round
-does not lower f (the LP's own tolerances). With the LightTouch paper's lattice problem (d = 4,096,
-m = 24,576, n = 612,587) from a 30-second LightTouch run, 7 LPs of ~0.5 s took the answer to
-+0.093% of the exact optimum (README "Polishing hinge-loss LPs").
+Once the count stays, rounds shrink the excess over the optimum geometrically, so the
+remaining excess is about Delta_k rho / (1 - rho), with Delta_k the last round's decrease and
+rho the larger of the last two ratios of decreases at that count; the polish stops with
+``"tolerance"`` when that is at most ``tolerance * f``, with ``"time_limit"`` at the deadline,
+and with ``"stalled"`` when a round does not lower f (the LP's own tolerances). With the
+LightTouch paper's lattice problem (d = 4,096, m = 24,576, n = 612,587) from a 30-second
+LightTouch run, 7 LPs of ~0.5 s took the answer to +0.093% of the exact optimum (README
+"Polishing hinge-loss LPs").
 """
 
 from __future__ import annotations
@@ -36,15 +41,22 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import highspy
 import numpy as np
-import scipy.sparse as sp
 
-from worker.candidates.hinge_lp import has_hinge_lp, piecewise_lp, signed_rows
+from worker.candidates.hinge_lp import (
+    SignedRows,
+    has_hinge_lp,
+    piecewise_lp,
+    signed_rows,
+    solve_lp,
+)
 from worker.problem.compiled import CompiledProblem
 
-#: Hinges off the kink each LP keeps (this sets the trust region's radius).
+#: Hinges off the kink the first LP keeps (this sets the trust region's radius) ...
 EXAMPLES = 4096
+#: ... doubled after each round whose step reached a side of its trust region, up to this
+#: many times as many.
+GROWTH = 4
 #: A coordinate within this share of r from a trust-region side lies on it.
 ON_SIDE = 1e-4
 #: The largest contraction rate the tolerance rule assumes.
@@ -66,9 +78,9 @@ class Polished:
     seconds: float
 
 
-def hinge_objective(signed: sp.csr_matrix, w: np.ndarray) -> float:
+def hinge_objective(signed: SignedRows, w: np.ndarray) -> float:
     """(1/n) sum_i max(0, 1 - y_i x_i . w) for ``signed`` (n, d) and w (d,)."""
-    return float(np.maximum(0.0, 1.0 - signed @ w).mean())
+    return float(np.maximum(0.0, 1.0 - signed.margins(w)).mean())
 
 
 def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, tolerance: float,
@@ -88,7 +100,8 @@ def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, toleran
     tolerance : float
         Stop once the estimated remaining decrease is at most ``tolerance`` times f.
     examples : int
-        Hinges off the kink each LP keeps (:func:`trust_radius`).
+        Hinges off the kink the first LP keeps (:func:`trust_radius`); steps that reach the
+        trust region's side double them, up to :data:`GROWTH` times as many.
     after_round : callable, optional
         Called with each accepted point (d,) and its objective (progress reports).
     """
@@ -96,19 +109,15 @@ def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, toleran
         return None
     began = time.perf_counter()
     signed = signed_rows(problem)
-    reach = np.asarray(abs(signed).sum(axis=1)).ravel()             # |x_i|_1, (n,)
+    reach = signed.reach()                                          # |x_i|_1, (n,)
     w = np.clip(start, problem.lower, problem.upper)
     value = start_value = hinge_objective(signed, w)
     status, rounds, kept_count, decreases = "time_limit", 0, 0, []
+    max_examples = GROWTH * examples
     while time.perf_counter() < deadline:
-        margins = signed @ w
-        radius = trust_radius(margins, reach, examples)
-        kept = np.flatnonzero(may_cross(margins, reach, radius))
-        lower = np.maximum(problem.lower, w - radius)
-        upper = np.minimum(problem.upper, w + radius)
-        lp = piecewise_lp(problem, signed, margins, kept, lower, upper)
-        solved, status = solve_lp(lp, deadline - time.perf_counter())
-        rounds, kept_count = rounds + 1, int(kept.size)
+        solved, status, radius, kept_count = trust_region_lp(problem, signed, reach, w,
+                                                             examples, deadline)
+        rounds += 1
         if solved is None:
             break
         candidate = np.clip(solved[:w.size], problem.lower, problem.upper)
@@ -124,12 +133,30 @@ def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, toleran
         if not on_side:
             status = "optimal"
             break
-        if remaining_estimate(decreases) <= tolerance * abs(value):
+        if examples < max_examples:     # the radius held the step back: widen it, and
+            examples, decreases = min(max_examples, 2 * examples), []   # measure anew
+        elif remaining_estimate(decreases) <= tolerance * abs(value):
             status = "tolerance"
             break
         status = "time_limit"
     return Polished(solution=w, objective=value, start_objective=start_value, status=status,
                     rounds=rounds, examples=kept_count, seconds=time.perf_counter() - began)
+
+
+def trust_region_lp(problem: CompiledProblem, signed: SignedRows, reach: np.ndarray,
+                    w: np.ndarray, examples: int, deadline: float
+                    ) -> tuple[np.ndarray | None, str, float, int]:
+    """One round's LP around ``w`` (d,) keeping ``examples`` hinges off the kink (reaches
+    (n,) of ``signed``): its solution (d + kept,) or None, its status, the radius and the
+    hinges it kept."""
+    margins = signed.margins(w)
+    radius = trust_radius(margins, reach, examples)
+    kept = np.flatnonzero(may_cross(margins, reach, radius))
+    lower = np.maximum(problem.lower, w - radius)
+    upper = np.minimum(problem.upper, w + radius)
+    lp = piecewise_lp(problem, signed, margins, kept, lower, upper)
+    solved, status = solve_lp(lp, deadline - time.perf_counter())
+    return solved, status, radius, int(kept.size)
 
 
 def trust_radius(margins: np.ndarray, reach: np.ndarray, examples: int) -> float:
@@ -174,34 +201,3 @@ def remaining_estimate(decreases: list[float]) -> float:
     ratios = [later / earlier if earlier > 0 else 0.0 for earlier, later in pairs]
     rate = min(MAX_RATE, max(ratios))
     return decreases[-1] * rate / (1.0 - rate)
-
-
-def solve_lp(lp, seconds: float) -> tuple[np.ndarray | None, str]:
-    """Minimize the :class:`~worker.candidates.hinge_lp.PiecewiseLP` with HiGHS's interior
-    point (no crossover) within ``seconds``: (x, "optimal") or (None, HiGHS's status)."""
-    if seconds <= 0:
-        return None, "time_limit"
-    model = highspy.HighsLp()
-    model.num_col_, model.num_row_ = lp.cost.size, lp.rows.shape[0]
-    model.col_cost_, model.col_lower_, model.col_upper_ = lp.cost, lp.lower, lp.upper
-    model.row_lower_ = np.full(lp.right.size, -highspy.kHighsInf)
-    model.row_upper_ = lp.right
-    columns = lp.rows.tocsc()
-    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    model.a_matrix_.start_, model.a_matrix_.index_, model.a_matrix_.value_ = (
-        columns.indptr, columns.indices, columns.data)
-    # The bare solver: highspy.Highs sets up callbacks, which prints HiGHS's banner to stdout
-    # (where the CLI writes the Result) before output can be turned off.
-    highs = highspy._Highs()
-    highs.setOptionValue("output_flag", False)
-    highs.setOptionValue("solver", "ipm")
-    highs.setOptionValue("run_crossover", "off")
-    highs.setOptionValue("time_limit", float(seconds))
-    highs.passModel(model)
-    highs.run()
-    status = highs.getModelStatus()
-    if status == highspy.HighsModelStatus.kOptimal:
-        return np.array(highs.getSolution().col_value), "optimal"
-    if status == highspy.HighsModelStatus.kTimeLimit:
-        return None, "time_limit"
-    return None, highs.modelStatusToString(status).lower()

@@ -8,6 +8,7 @@ validation and the work horse check once the data are read).
 
 from __future__ import annotations
 
+from worker.candidates.hinge_lp import has_hinge_lp
 from worker.data.sizes import gib
 from worker.errors import SpecError
 from worker.model_types import MODEL_TYPES
@@ -22,6 +23,25 @@ _NETWORK_ARRAYS = 4                  # theta, direction, AdaGrad sums, the mean
 _KERNEL_ARRAYS_PER_GROUP = 13
 #: The compiled CSR (a float64 value and an int32 index) and the kernels' copy (int64 index).
 _BYTES_PER_NONZERO = 12 + 16
+#: An example's entry: the compiled CSR (12), the rows it was compiled from, which the job
+#: keeps until its Result is described (12: a table's lowered features, both sides of its
+#: pairs), and the kernels' copy (16) of rows padded to up to 1.25 times the entries
+#: (:data:`worker.algorithms.arrays.PAD_SLACK`).
+#: Beyond the live arrays the process keeps 9 more resident (what the allocator holds of the
+#: lowering's and the compile's freed temporaries): at 6.1M pairs the job's resident memory
+#: rose 7.6 GB over its start, where the arrays above are 6.3 GB (and an earlier estimate of
+#: 28 bytes an entry, 4.1 GB, was under a peak of 11.8 GB).
+_BYTES_PER_EXAMPLE_ENTRY = 12 + 12 + 16 * 1.25 + 9
+#: An example's vectors: labels and row starts (compiled and the kernels'), and the polish's
+#: and the lower bound's margins, reaches, distances, their order and masks.
+_BYTES_PER_EXAMPLE = 3 * 8 + 9 * 8
+
+#: The polish's and the lower bound's LPs hold their kept examples' rows and the constraint
+#: rows about this many times at once (taken, negated, stacked as COO, as CSR and as CSC;
+#: 16 bytes an entry) ...
+_LP_COPIES = 5
+#: ... for at most this many kept examples (the bound's widest band at 6.1M pairs).
+_LP_EXAMPLES = 2**17
 
 #: The field each part of an estimate is charged to.
 DATA, CONSTRAINTS, STATE = "objective.data", "constraints", "solver.candidates"
@@ -42,8 +62,11 @@ def memory_parts(problem: CompiledProblem, candidates: int) -> dict[str, int]:
     (``objective.data``), the constraint rows and their sampling state (``constraints``), the
     kernel state and candidate snapshots (``solver.candidates``)."""
     objective = problem.objective
-    data = _BYTES_PER_NONZERO * (objective.features.nnz + objective.quadratic.nnz) \
-        + 8 * objective.n
+    data = _BYTES_PER_EXAMPLE_ENTRY * objective.features.nnz \
+        + _BYTES_PER_NONZERO * objective.quadratic.nnz + _BYTES_PER_EXAMPLE * objective.n
+    if has_hinge_lp(problem):
+        kept = min(objective.n, _LP_EXAMPLES) * objective.features.nnz / objective.n
+        data += 16 * _LP_COPIES * (kept + problem.constraints.matrix.nnz)
     rows = _rows_bytes(problem.m, problem.constraints.matrix.nnz)
     return {DATA: int(data), CONSTRAINTS: int(rows),
             STATE: _state_bytes(problem.d, candidates)}

@@ -27,6 +27,9 @@ from worker.stats import Stats, stat
 
 #: The share of ``time_limit_s`` the algorithm may take before the polish.
 ALGORITHM_SHARE = 0.5
+#: The share of the time left after the algorithm the polish may take: the rest is the lower
+#: bound's (:mod:`worker.candidates.lower_bound`), whose LP at 6.1M pairs needs minutes.
+POLISH_SHARE = 0.75
 #: ``iterations: "auto"`` stops the algorithm at this multiple of ``solver.tolerance``: the
 #: polish takes the answer the rest of the way.
 ALGORITHM_TOLERANCE = 10.0
@@ -60,7 +63,8 @@ def polished_candidates(problem: CompiledProblem, candidates: Candidates, solve_
                         progress: ProgressCallback | None = None
                         ) -> tuple[Candidates, PolishStats | None]:
     """Polish the projection of the last running average (the last candidate if none is
-    an average) until ``deadline`` (a ``time.perf_counter()`` value) or ``tolerance``.
+    an average) for :data:`POLISH_SHARE` of the time left until ``deadline`` (a
+    ``time.perf_counter()`` value), or until ``tolerance``.
 
     Returns the candidates with the point added as a ``"polished"`` one when it is better
     (a new set; ``candidates`` is left as it is) and the stage's stats (None without
@@ -82,7 +86,7 @@ def polished_candidates(problem: CompiledProblem, candidates: Candidates, solve_
                           max_violation=violation, constraint_checks=candidates.checks[-1],
                           elapsed_s=solve_s + time.perf_counter() - began))
 
-    polished = polish(problem, start, deadline, tolerance,
+    polished = polish(problem, start, began + POLISH_SHARE * (deadline - began), tolerance,
                       after_round=None if progress is None else report)
     stats = PolishStats(polished.status, polished.rounds, polished.examples,
                         time.perf_counter() - began)
