@@ -300,7 +300,8 @@ def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
 def _stages(loop: ChunkedLoop, snapshots: Callable[[int, int], bool], candidates: Candidates,
             weights: list[float], options: SolverOptions, value: MixtureValue) -> dict:
     """Doubling stages of :func:`play` until the rule or the deadline stops them."""
-    estimate, stages, stop = StageEstimate(options.tolerance, LOSS_SCALE), 0, FIRST_STAGE
+    estimate = StageEstimate(options.tolerance, LOSS_SCALE, two_sided=True)
+    stages, stop = 0, FIRST_STAGE
     stopped_by = "time_limit"
     while True:
         first = len(candidates.solutions)
