@@ -29,7 +29,17 @@ Defaults (heuristics where the paper leaves them to a grid search, §6):
   Adult problem of §6.2). Both chosen on that problem (bench/adult_fairness.py,
   docs/benchmarks.md);
   the Lemmas' eta_lambda ~ sqrt((m+1) ln(m+1) / T) / B is far too cautious for T of a few
-  thousand.
+  thousand. Either is lowered to NOISE_BUDGET / sigma^2 where sigma^2, a bound on the
+  variance of one step's estimate of a rate constraint (:func:`rate_noise`, the largest over
+  the constraints), is larger: the lambda-player sees those estimates, and a met
+  constraint with slack s, whose log-weight (or weight, for the Lagrangian) takes steps of
+  mean -eta s and variance eta^2 sigma^2, floats above its floor by about eta sigma^2 / (2 s)
+  on noise alone (the stationary mean of a reflected random walk), taking weight from the
+  objective. Rates over small subsets are that noisy (sigma^2 ~ 1 / (k_r p) for a share p):
+  Adult's TPR parity over the six sex x race cells in both directions (12 constraints,
+  sigma^2 = 5.4 against 0.8 for §6.2's four groups) left at 1.0 only 0.01-0.13 of lambda on
+  the objective and a test error 3.2 points above ExponentiatedGradient's; at 0.046 it is
+  within 0.3 points (docs/algorithms.md).
 * proxy floors as TFCO: entries of M (or lambda) at least 1e-3 / (m+1); M starts with
   weight 1 - 1e-3 m/(m+1) on the objective row (TFCO's ``initial_multiplier_radius``).
 * Lagrangian radius R: ``solver.game.radius`` (default unbounded, the paper's §6 choice);
@@ -91,6 +101,8 @@ DEFAULT_BATCH = 100
 #: TFCO's ``minimum_multiplier_radius``: entries of M / lambda stay >= this / (m+1).
 MINIMUM_RADIUS = 1e-3
 AUTO_ETA_LAMBDA = {LAGRANGIAN: 0.1, PROXY_SWAP: 1.0, PROXY_EXTERNAL: 1.0}
+#: ``eta_lambda: "auto"`` keeps eta_lambda sigma^2 at most this (module docstring).
+NOISE_BUDGET = 0.25
 #: The theta-player's diameter after its DoG warm-up, as a share of the distance r it went.
 THETA_DIAMETER_FRACTION = 0.5
 #: ``solver.game.proxy`` -> the kernel's surrogate code.
@@ -136,13 +148,39 @@ def initial_multipliers(m: int, formulation: int) -> tuple[np.ndarray, np.ndarra
     return lam, log_m, np.ascontiguousarray(log_m[:, 0])
 
 
-def game_config(options: SolverOptions, formulation: int, m: int) -> GameConfig:
-    """The kernels' settings of a game with m constraints (module docstring's defaults)."""
+def rate_noise(rates: RateArrays | None, k_r: int) -> float:
+    """sigma^2: the largest variance of one step's estimate of a rate constraint, bounded.
+
+    A step estimates g_k = c_k + sum_i a_ki z_i (z_i an indicator, an entry per example and
+    side) by (n_r / k_r) times the sum over k_r examples drawn uniformly, so its variance is
+    at most (n_r / k_r) sum_i a_ki^2 (the second moment of one draw). It grows as a rate's
+    subset shrinks: 1 / (k_r p) for a rate over a share p of the examples.
+    """
+    if rates is None or rates.constant.shape[0] == 0 or rates.wt_weight.shape[0] == 0:
+        return 0.0
+    n_r = rates.wt_indptr.shape[0] - 1
+    squares = np.bincount(rates.wt_constraint, weights=rates.wt_weight ** 2,
+                          minlength=rates.constant.shape[0])
+    return float(n_r / k_r * squares.max())
+
+
+def auto_eta_lambda(formulation: int, noise: float) -> float:
+    """``eta_lambda: "auto"``: AUTO_ETA_LAMBDA, lowered to NOISE_BUDGET / sigma^2 for rate
+    estimates of variance up to ``noise`` = sigma^2 (:func:`rate_noise`; module docstring)."""
+    base = AUTO_ETA_LAMBDA[formulation]
+    return base if noise <= NOISE_BUDGET / base else NOISE_BUDGET / noise
+
+
+def game_config(options: SolverOptions, formulation: int, m: int,
+                rates: RateArrays | None = None) -> GameConfig:
+    """The kernels' settings of a game with m constraints (module docstring's defaults);
+    ``rates`` (the kernel view of the rate constraints) sets ``eta_lambda: "auto"``."""
     k_f, k_r = (DEFAULT_BATCH, DEFAULT_BATCH) if options.minibatch is None else \
         options.minibatch[:2]
     game = options.game
+    eta_lambda = game.eta_lambda or auto_eta_lambda(formulation, rate_noise(rates, int(k_r)))
     return GameConfig(formulation=formulation, eta_w=step_scale(options),
-                      eta_lambda=float(game.eta_lambda or AUTO_ETA_LAMBDA[formulation]),
+                      eta_lambda=float(eta_lambda),
                       radius=float(game.radius), log_floor=math.log(MINIMUM_RADIUS / (m + 1)),
                       k_f=int(k_f), k_r=int(k_r), surrogate=SURROGATES[game.proxy],
                       step_rule=STEP_DOG if options.eta_w is None else STEP_SCHEDULE)
@@ -184,7 +222,7 @@ def run_proxy_lagrangian(problem: CompiledProblem, options: SolverOptions,
 def _run_game(problem, options, progress, deadline, formulation) -> Trajectory:
     arrays = problem_arrays(problem, problem.m)
     rates = rate_arrays(problem.rates, problem.d, relaxed=formulation == LAGRANGIAN)
-    cfg = game_config(options, formulation, problem.m_total)
+    cfg = game_config(options, formulation, problem.m_total, rates)
     state = initial_state(start_point(problem, options), problem.m_total, formulation,
                           options.seed)
 
