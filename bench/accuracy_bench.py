@@ -37,10 +37,12 @@ from worker.algorithms.registry import run_algorithm
 from worker.datasets import lattice
 from worker.kernels.objective import objective_value
 from worker.pipeline.polishing import algorithm_options, polished_candidates
-from worker.problem.compile import compile_problem
+from worker.problem.compile import DataSource, compile_problem
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project
+from worker.settings import data_settings
 from worker.spec.models import parse_spec
+from worker.stats import merged
 
 BENCH = Path(__file__).resolve().parent
 TARGETS = (0.01, 0.001)
@@ -52,7 +54,8 @@ def load(dims: int, pairs: int, cache: Path) -> CompiledProblem:
     spec_path = directory / lattice.SPEC_NAME
     if not spec_path.exists():
         lattice.write_problem(directory, pairs, dims, seed=0)
-    return compile_problem(parse_spec(json.loads(spec_path.read_text())), [directory])
+    return compile_problem(parse_spec(json.loads(spec_path.read_text())),
+                           DataSource([directory], data_settings()))
 
 
 def lattice_arguments(parser: argparse.ArgumentParser, dims: int, pairs: int) -> None:
@@ -88,12 +91,12 @@ def polished_curve(problem: CompiledProblem, options: SolverOptions) -> tuple[li
     last = points[-1]
     rounds = []
     _, polished = polished_candidates(
-        problem, trajectory.candidates, trajectory.stats.get("solve_s", 0.0),
+        problem, trajectory.candidates, trajectory.run.solve_s,
         began + options.time_limit_s, options.tolerance,
         lambda report: rounds.append({"seconds": report.elapsed_s,
                                       "iteration": last["iteration"],
                                       "checks": last["checks"], "objective": report.objective}))
-    return points + rounds, trajectory.stats | (polished.as_stats() if polished else {})
+    return points + rounds, merged(trajectory.run, polished)
 
 
 def snapshot_points(problem: CompiledProblem, trajectory) -> tuple[list[dict], dict]:
@@ -108,7 +111,7 @@ def snapshot_points(problem: CompiledProblem, trajectory) -> tuple[list[dict], d
         points.append({"seconds": candidates.seconds[k], "iteration": candidates.iterations[k],
                        "checks": candidates.checks[k],
                        "objective": float(objective_value(arrays, projected.solution))})
-    return points, trajectory.stats
+    return points, trajectory.as_stats()
 
 
 def first_within(points: list[dict], optimum: float, tolerance: float) -> dict | None:

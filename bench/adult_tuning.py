@@ -32,6 +32,7 @@ from worker.datasets.adult import (
 )
 from worker.pipeline.solve import solver_options, summarize
 from worker.problem.compile import DataSource, compile_problem
+from worker.settings import DaskSettings, data_settings, read_settings
 from worker.spec.models import parse_spec
 
 ITERATIONS = 5000
@@ -76,9 +77,10 @@ def solve(train: Split, directory: Path, setting: Setting, steps: Steps, seed: i
                                  iterations=ITERATIONS, constrained=setting.constrained,
                                  seed=seed, game=game, **solver))
     spec.output.single = True
-    problem = compile_problem(spec, DataSource([directory]))
-    trajectory = run_algorithm(problem, solver_options(spec.solver))
-    return trajectory, summarize(problem, trajectory, True, False, with_single=True)
+    problem = compile_problem(spec, DataSource([directory], data_settings()))
+    trajectory = run_algorithm(problem, solver_options(spec.solver, read_settings(DaskSettings)))
+    result, _ = summarize(problem, trajectory, True, False, with_single=True)
+    return trajectory, result
 
 
 def shrunk(result) -> tuple[np.ndarray, np.ndarray]:

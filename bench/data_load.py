@@ -41,6 +41,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import scipy.sparse as sp
 
+from worker.settings import data_settings
+
 RESULTS = Path(__file__).resolve().parent / "results"
 MEASUREMENTS = ("svmlight/sklearn", "svmlight/lighttouch", "svmlight/cached",
                 "parquet/pyarrow", "parquet/lighttouch", "npz/scipy", "npz/lighttouch")
@@ -107,13 +109,16 @@ def _loader(kind: str, path: Path):
     roots = [path.parent]
     loaders = {
         "svmlight/sklearn": lambda: load_svmlight_file(str(path))[0],
-        "svmlight/lighttouch": lambda: read_examples(ref, None, "data", roots=roots)[0],
-        "svmlight/cached": lambda: read_examples(ref, None, "data", roots=roots)[0],
+        "svmlight/lighttouch": lambda: read_examples(ref, None, "data", roots=roots,
+                                                     settings=data_settings())[0],
+        "svmlight/cached": lambda: read_examples(ref, None, "data", roots=roots,
+                                                 settings=data_settings())[0],
         "parquet/pyarrow": lambda: np.column_stack(
             [column.to_numpy() for column in pq.read_table(path).columns]),
-        "parquet/lighttouch": lambda: read_matrix(ref, "data", roots=roots),
+        "parquet/lighttouch": lambda: read_matrix(ref, "data", roots=roots,
+                                                  settings=data_settings()),
         "npz/scipy": lambda: sp.load_npz(path),
-        "npz/lighttouch": lambda: read_matrix(ref, "data", roots=roots),
+        "npz/lighttouch": lambda: read_matrix(ref, "data", roots=roots, settings=data_settings()),
     }
     return loaders[kind]
 

@@ -12,6 +12,10 @@ constraint on training data). Targets (docs/method-choice.md): within 1% of the 
 ``stopped_by`` never ``time_limit``, and at most 1.5x the peer's time (2x against
 scikit-learn on unconstrained logistic regression, 1x against fairlearn).
 
+Both sides are warm, as a queue worker is when it takes a job: the run first loads every
+numba kernel (:func:`worker.queue.warm_up.warm_up`, which the worker runs at start and the
+image's build runs to fill numba's cache) and solves a tiny problem with each peer.
+
 Writes bench/results/defaults_matrix.json (``--quick``: defaults_matrix_quick.json, smaller
 sizes) and a PNG of the time ratios; prints the table.
 
@@ -24,6 +28,8 @@ import argparse
 import json
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import matplotlib
@@ -41,6 +47,7 @@ from defaults_rows import (  # noqa: E402
     risk_spec,
     sklearn_logistic,
     tight_logistic_optimum,
+    warm_peers,
 )
 from defaults_special import (  # noqa: E402
     TIME_LIMIT,
@@ -52,52 +59,68 @@ from defaults_special import (  # noqa: E402
 
 from worker import solve  # noqa: E402
 from worker.datasets.adult import load_adult  # noqa: E402
+from worker.queue.warm_up import warm_up  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 CLARABEL, HIGHS = cvxpy_alternative(cp.CLARABEL), cvxpy_alternative(cp.HIGHS)
 
 
-def convex_rows(quick: bool) -> list[Row]:
-    """The rows with one convex objective over arrays (module docstring)."""
-    n, d, many = (2_000, 20, 1_000) if quick else (20_000, 50, 10_000)
+def _risk(n: int, d: int, loss: str, m: int, **weights) -> Callable[[Path], dict]:
+    """A row's builder: ``loss`` over n random examples of d features with m feasible linear
+    rows (none when m is 0)."""
+    def build(directory: Path) -> dict:
+        x, y = classification(n, d, seed=m + len(loss))
+        a, b = feasible_rows(m, d, seed=m)
+        blocks = [{"type": "linear", "A": ref(directory, "a.npy", a),
+                   "b": ref(directory, "b.npy", b)}] if m else []
+        return risk_spec(directory, loss, x, y, constraints=blocks, **weights)
+    return build
 
-    def risk(loss: str, m: int, **weights):
-        def build(directory: Path) -> dict:
-            x, y = classification(n, d, seed=m + len(loss))
-            a, b = feasible_rows(m, d, seed=m)
-            blocks = [{"type": "linear", "A": ref(directory, "a.npy", a),
-                       "b": ref(directory, "b.npy", b)}] if m else []
-            return risk_spec(directory, loss, x, y, constraints=blocks, **weights)
-        return build
 
-    def adult(directory: Path) -> dict:
-        train, _ = load_adult()
-        return risk_spec(directory, "logistic", train.features, train.labels,
-                         l2=1.0 / train.labels.size)
+def _adult(directory: Path) -> dict:
+    """Adult's training split, logistic with l2 = 1/n."""
+    train, _ = load_adult()
+    return risk_spec(directory, "logistic", train.features, train.labels,
+                     l2=1.0 / train.labels.size)
 
-    def quadratic(size: int, m: int, l1: float = 0.0, ordering: bool = False):
-        def build(directory: Path) -> dict:
-            rng = np.random.default_rng(size)
-            root = rng.normal(size=(size, size)) / np.sqrt(size)
-            a, b = feasible_rows(m, size, seed=size)
-            blocks = [{"type": "ordering", "chain": rng.permutation(size).tolist()}] \
-                if ordering else [{"type": "linear", "A": ref(directory, "a.npy", a),
-                                   "b": ref(directory, "b.npy", b)}]
-            return {"spec_version": 1, "dimension": size,
-                    "bounds": {"lower": -1.0, "upper": 1.0},
-                    "objective": {"type": "quadratic", "Q": ref(directory, "q.npy",
-                                                                root @ root.T),
-                                  "c": ref(directory, "c.npy", rng.normal(size=size)),
-                                  "l1": l1},
-                    "constraints": blocks}
-        return build
 
-    def chain(directory: Path) -> dict:
-        size = 100 if quick else 500
+def _quadratic(size: int, m: int, l1: float = 0.0,
+               ordering: bool = False) -> Callable[[Path], dict]:
+    """A row's builder: (1/2)w'Qw + c'w (+ l1 |w|_1) in the box [-1, 1]^size, under m feasible
+    linear rows or (``ordering``) a chain over every coordinate."""
+    def build(directory: Path) -> dict:
+        rng = np.random.default_rng(size)
+        root = rng.normal(size=(size, size)) / np.sqrt(size)
+        a, b = feasible_rows(m, size, seed=size)
+        blocks = [{"type": "ordering", "chain": rng.permutation(size).tolist()}] \
+            if ordering else [{"type": "linear", "A": ref(directory, "a.npy", a),
+                               "b": ref(directory, "b.npy", b)}]
+        return {"spec_version": 1, "dimension": size,
+                "bounds": {"lower": -1.0, "upper": 1.0},
+                "objective": {"type": "quadratic", "Q": ref(directory, "q.npy",
+                                                            root @ root.T),
+                              "c": ref(directory, "c.npy", rng.normal(size=size)),
+                              "l1": l1},
+                "constraints": blocks}
+    return build
+
+
+def _chain(n: int, size: int) -> Callable[[Path], dict]:
+    """A row's builder: hinge over n examples of ``size`` features, an ordering chain over
+    every coordinate."""
+    def build(directory: Path) -> dict:
         x, y = classification(n, size, seed=3)
         order = np.random.default_rng(4).permutation(size).tolist()
         return risk_spec(directory, "hinge", x, y,
                          constraints=[{"type": "ordering", "chain": order}])
+    return build
+
+
+def convex_rows(quick: bool) -> list[Row]:
+    """The rows with one convex objective over arrays (module docstring)."""
+    n, d, many = (2_000, 20, 1_000) if quick else (20_000, 50, 10_000)
+    risk, adult, quadratic = partial(_risk, n, d), _adult, _quadratic
+    chain = _chain(n, 100 if quick else 500)
 
     return [
         Row("adult-logistic", "Adult 32,561 x 125, logistic, l2 = 1/n, no constraints", adult,
@@ -147,11 +170,13 @@ def run_convex(row: Row, directory: Path, time_limit: float | None) -> dict:
 
 
 SPECIAL = {
-    "max_of": ("max of 3 logistic terms, d = 8, 1,800 rows", "CVXPY+Clarabel", run_max_of),
+    "max_of": ("max of 3 logistic terms, d = 8, 1,800 rows (600 quick)", "CVXPY+Clarabel",
+               run_max_of),
     "adult-rates": ("Adult, TPR(G) >= 0.95 TPR(all) for 4 groups", "fairlearn EG",
                     run_adult_rates),
     "mlp": ("MLP 64-32-1 on digits (>= 5), 1,257 training images", "scikit-learn MLP", run_mlp),
-    "file-defaults": ("logistic over an svmlight file, 200,000 x 100 sparse", "scikit-learn",
+    "file-defaults": ("logistic over an svmlight file, 200,000 x 100 sparse (20,000 quick)",
+                      "scikit-learn",
                       lambda directory, quick: run_file(directory, quick, svrg=False)),
     "file-svrg_ol": ("the same file partitioned, solver.algorithm svrg_ol", "scikit-learn",
                      lambda directory, quick: run_file(directory, quick, svrg=True)),
@@ -217,6 +242,8 @@ def main() -> None:
     TIME_LIMIT[0] = args.time_limit
     stem = "defaults_matrix_quick" if args.quick else "defaults_matrix"
     rows: list[dict] = []
+    warm_up()      # what a queue worker does before its first job: no row pays numba's
+    warm_peers()   # loading or compiling, nor a peer its first call
 
     def keep(row: dict) -> None:
         """Add a row, print it and save every row so far (a long run keeps what it did)."""

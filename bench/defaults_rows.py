@@ -22,6 +22,7 @@ from sklearn.linear_model import LogisticRegression
 
 from worker.algorithms.smooth_part import objective_value
 from worker.problem.compile import DataSource, compile_problem
+from worker.settings import data_settings
 from worker.spec.models import parse_spec
 
 
@@ -77,7 +78,7 @@ def risk_spec(directory: Path, loss: str, x, y, *, constraints: list | None = No
 
 def compiled(spec: dict, directory: Path):
     """The spec compiled as the pipeline would (for the peers' objective values)."""
-    return compile_problem(parse_spec(spec), DataSource([directory]))
+    return compile_problem(parse_spec(spec), DataSource([directory], data_settings()))
 
 
 def objective_of(spec: dict, directory: Path, w: np.ndarray) -> float:
@@ -128,6 +129,21 @@ def sklearn_logistic(spec: dict, directory: Path) -> tuple[float, float]:
     model.fit(objective.features, objective.labels)
     seconds = time.perf_counter() - began
     return seconds, objective_value(objective, model.coef_.ravel())
+
+
+def warm_peers() -> None:
+    """Solve a tiny problem with each peer once, so that no row pays a peer's first-call
+    costs (CVXPY's canonicalization caches, the solvers' libraries, scikit-learn's
+    validation), as :func:`worker.queue.warm_up.warm_up` spares LightTouch its own."""
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(20, 3)), np.where(rng.normal(size=20) > 0, 1.0, -1.0)
+    w = cp.Variable(3)
+    margins = cp.multiply(y, x @ w)
+    for solver, loss in ((cp.HIGHS, cp.sum(cp.pos(1 - margins))),
+                         (cp.CLARABEL, cp.sum(cp.logistic(-margins))),
+                         (cp.CLARABEL, cp.quad_form(w, cp.psd_wrap(np.eye(3))))):
+        cp.Problem(cp.Minimize(loss + cp.norm1(w)), [w <= 1]).solve(solver=solver)
+    LogisticRegression(fit_intercept=False).fit(x, y)
 
 
 def tight_logistic_optimum(spec: dict, directory: Path) -> float:

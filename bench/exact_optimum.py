@@ -32,7 +32,9 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
+from worker.problem.compile import DataSource
 from worker.problem.compiled import LOSS_HINGE, CompiledProblem
+from worker.settings import data_settings
 
 SOLVERS = ("highs-ipm", "highs-pdlp", "clarabel")
 PDLP_GAP = 1e-7
@@ -156,7 +158,8 @@ def main(argv: list[str] | None = None) -> None:
                         default=Path(__file__).resolve().parent / "cache" / "exact")
     args = parser.parse_args(argv)
     spec = parse_spec(json.loads(args.spec.read_text()))
-    problem = compile_problem(spec, [args.spec.resolve().parent, Path.cwd()])
+    problem = compile_problem(spec, DataSource([args.spec.resolve().parent, Path.cwd()],
+                                               data_settings()))
     records = exact_records(problem, args.cache_dir, tuple(args.solvers.split(",")))
     print(json.dumps(records, indent=2))
 

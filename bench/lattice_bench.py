@@ -75,8 +75,9 @@ from worker.algorithms.options import SolverOptions
 from worker.algorithms.registry import run_algorithm
 from worker.datasets import lattice
 from worker.pipeline.solve import solve
-from worker.problem.compile import compile_problem
+from worker.problem.compile import DataSource, compile_problem
 from worker.problem.compiled import CompiledProblem
+from worker.settings import data_settings
 from worker.spec.models import parse_spec
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -116,7 +117,7 @@ def load_problem(spec_path: Path) -> tuple[dict, CompiledProblem, float]:
     """Parse and compile the spec; returns (spec dict, problem, seconds)."""
     began = time.perf_counter()
     spec = json.loads(spec_path.read_text())
-    problem = compile_problem(parse_spec(spec), [spec_path.parent])
+    problem = compile_problem(parse_spec(spec), DataSource([spec_path.parent], data_settings()))
     return spec, problem, time.perf_counter() - began
 
 
@@ -185,7 +186,7 @@ def run_one(plan: RunPlan, problem: CompiledProblem, problem_view, count: int) -
     trajectory = run_algorithm(problem, plan.options)
     cpu, after = time.process_time() - cpu, load_average()
     series = snapshot_series(trajectory, problem_view)
-    stats = dict(trajectory.stats, cpu_s=cpu)
+    stats = dict(trajectory.as_stats(), cpu_s=cpu)
     outcome = RunOutcome(plan, stats, series, load={"before": before, "after": after})
     outcome.projected = projected_points(trajectory, problem, problem_view, series, count)
     del trajectory
@@ -245,7 +246,7 @@ def diagnostics(problem: CompiledProblem, settings: Settings) -> dict:
         options = solver_options(settings, algorithm="lighttouch", p_update=p_update,
                                  aggregate=aggregate, minibatch=(2, 2, 1), candidates=4,
                                  time_limit_s=settings.diagnostics_s)
-        stats = run_algorithm(problem, options).stats
+        stats = run_algorithm(problem, options).as_stats()
         out[name] = {"minibatch": [2, 2, 1], "p_update": p_update, "aggregate": aggregate,
                      "iterations": stats["iterations"], "solve_s": stats["solve_s"],
                      "iterations_per_s": stats["iterations"] / stats["solve_s"],

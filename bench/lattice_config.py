@@ -95,27 +95,30 @@ class RunOutcome:
     load: dict = field(default_factory=dict)
 
 
+#: The numeric options: ``--FLAG`` -> (its Settings field, what it is, the paper-size run's
+#: default, the ``--quick`` run's default).
+SIZED = {"pairs": ("pairs", "n pairs", lattice.PAPER_PAIRS, 20_000),
+         "dims": ("dims", "D features", lattice.PAPER_DIMS, 8),
+         "iterations": ("iterations", "iteration budget per run", 2_000_000, 100_000),
+         "time-limit": ("time_limit_s", "safety limit (s) of runs meant to finish their "
+                        "iterations", 600.0, 600.0),
+         "fulltouch-time": ("fulltouch_time_s", "FullTouch time budget, s", 240.0, 30.0),
+         "dense-time": ("dense_time_s", "dense non-aggregated LightTouch time budget, s",
+                        150.0, 30.0),
+         "psgd-time": ("psgd_time_s", "projected SGD time budget, s", 120.0, 10.0),
+         "projections": ("projections", "snapshot averages projected per run", 12, 12),
+         "diagnostics-time": ("diagnostics_s", "budget (s) of each fixed-minibatch "
+                              "diagnostic; 0 skips", 30.0, 5.0)}
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pairs", type=int, default=None, help="n pairs (default 612,587)")
-    parser.add_argument("--dims", type=int, default=None, help="D features (default 12)")
-    parser.add_argument("--iterations", type=int, default=None,
-                        help="iteration budget per run (default 2,000,000)")
+    for flag, (_, what, full, small) in SIZED.items():
+        parser.add_argument(f"--{flag}", type=type(full), default=None,
+                            help=f"{what} (default {full:,}; with --quick {small:,})")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="small smoke run (D = 8)")
-    parser.add_argument("--time-limit", type=float, default=600.0,
-                        help="safety limit (s) of runs meant to finish their iterations")
-    parser.add_argument("--fulltouch-time", type=float, default=None,
-                        help="FullTouch time budget, s (default 240)")
-    parser.add_argument("--dense-time", type=float, default=None,
-                        help="dense non-aggregated LightTouch time budget, s (default 150)")
-    parser.add_argument("--psgd-time", type=float, default=None,
-                        help="projected SGD time budget, s (default 120)")
-    parser.add_argument("--projections", type=int, default=12,
-                        help="snapshot averages projected per run")
-    parser.add_argument("--diagnostics-time", type=float, default=None,
-                        help="budget (s) of each fixed-minibatch diagnostic; 0 skips")
     parser.add_argument("--no-pipeline", action="store_true",
                         help="skip the full worker.pipeline.solve.solve run")
     parser.add_argument("--cache-dir", type=Path, default=None,
@@ -126,24 +129,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def make_settings(args: argparse.Namespace) -> Settings:
     """Fill the defaults of the paper-size or the ``--quick`` run."""
     quick = args.quick
-
-    def pick(value, full, small):
-        return value if value is not None else (small if quick else full)
-
-    pairs = pick(args.pairs, lattice.PAPER_PAIRS, 20_000)
-    dims = pick(args.dims, lattice.PAPER_DIMS, 8)
+    sized = {name: value if (value := getattr(args, flag.replace("-", "_"))) is not None
+             else (small if quick else full)
+             for flag, (name, _, full, small) in SIZED.items()}
+    pairs, dims = sized["pairs"], sized["dims"]
     cache_root = args.cache_dir or Path(tempfile.gettempdir()) / "lighttouch-bench"
     return Settings(
-        pairs=pairs, dims=dims, seed=args.seed,
-        iterations=pick(args.iterations, 2_000_000, 100_000),
-        time_limit_s=args.time_limit,
-        fulltouch_time_s=pick(args.fulltouch_time, 240.0, 30.0),
-        dense_time_s=pick(args.dense_time, 150.0, 30.0),
-        psgd_time_s=pick(args.psgd_time, 120.0, 10.0),
-        psgd_iterations=1024,
-        projections=args.projections,
-        diagnostics_s=pick(args.diagnostics_time, 30.0, 5.0),
-        pipeline=not args.no_pipeline,
+        **sized, seed=args.seed, psgd_iterations=1024, pipeline=not args.no_pipeline,
         prefix="lattice_quick" if quick else "lattice_bench",
         cache_dir=cache_root / f"lattice-D{dims}-n{pairs}-seed{args.seed}",
     )

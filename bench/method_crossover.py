@@ -29,7 +29,6 @@ import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 from defaults_rows import classification, feasible_rows  # noqa: E402
 
-from tests.problems import ordering_rows  # noqa: E402
 from worker.algorithms.exact import run_exact_conic, run_exact_qp  # noqa: E402
 from worker.algorithms.method_choice import exact_work  # noqa: E402
 from worker.algorithms.options import SolverOptions  # noqa: E402
@@ -67,8 +66,7 @@ def lattice_problem(loss: str, shape: list[int], n: int) -> CompiledProblem:
     objective = Objective(LOSS_CODES[loss], x, np.where(rng.uniform(size=n) < 0.7, 1.0, -1.0),
                           sp.csr_matrix((d, d)), np.zeros(d),
                           1e-3 if loss == "logistic" else 0.0)
-    return CompiledProblem(objective, ConstraintSet(ordering_rows(pairs, d),
-                                                    np.zeros(len(pairs))),
+    return CompiledProblem(objective, ConstraintSet.of_orderings(pairs, d),
                            np.zeros(d), np.ones(d))
 
 
@@ -80,7 +78,7 @@ def timed(problem: CompiledProblem, loss: str) -> dict:
     return {"loss": loss, "n": problem.n, "d": problem.d, "m": problem.m,
             "nnz": int(problem.objective.features.nnz), "exact_work": exact_work(problem),
             "seconds": time.perf_counter() - began,
-            "stopped_by": trajectory.stats["stopped_by"]}
+            "stopped_by": trajectory.as_stats()["stopped_by"]}
 
 
 def problems():

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from worker.problem.compile import compile_problem
+from worker.problem.compile import DataSource, compile_problem
 from worker.projection import project
+from worker.settings import data_settings
 from worker.spec.models import parse_spec
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -37,7 +38,7 @@ def lattice_problem(dims: int):
         "constraints": [{"type": "monotone_lattice", "shape": [2] * dims,
                          "increasing": list(range(dims))}],
     })
-    problem = compile_problem(spec, [])
+    problem = compile_problem(spec, DataSource([], data_settings()))
     return problem.constraints, problem.lower, problem.upper
 
 

@@ -65,7 +65,9 @@ from worker.pipeline.network import summarize_network  # noqa: E402
 from worker.pipeline.solve import solver_options  # noqa: E402
 from worker.problem.compile import DataSource  # noqa: E402
 from worker.problem.compile_network import compile_network_problem  # noqa: E402
+from worker.settings import DaskSettings, data_settings, read_settings  # noqa: E402
 from worker.spec.models import parse_spec  # noqa: E402
+from worker.stats import merged  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 #: Table 1 of the paper (test then training error, %, sets 1-4 of Chen et al.'s MNIST).
@@ -116,17 +118,18 @@ def train(spec: dict, algorithm: str, directory: Path, eta_w: float | None,
     if eta_lambda is not None:
         solver["game"] = {"eta_lambda": eta_lambda}
     model = parse_spec(dict(spec, solver=solver))
-    problem = compile_network_problem(model, DataSource([directory]),
+    problem = compile_network_problem(model, DataSource([directory], data_settings()),
                                       MODEL_TYPES[model.model.type])
-    options = solver_options(model.solver)
+    options = solver_options(model.solver, read_settings(DaskSettings))
     began = time.perf_counter()
     trajectory = run_network_game(problem, options, algorithm, None, began + 3600.0)
     seconds = time.perf_counter() - began
     thetas = np.array(trajectory.candidates.solutions)
-    result = summarize_network(model, problem, trajectory)
+    result, summary = summarize_network(model, problem, trajectory)
     chosen = {m.iteration: m.weight for m in result.mixture}
     shrunk = np.array([chosen.get(i, 0.0) for i in trajectory.candidates.iterations])
-    return thetas, trajectory.baseline, shrunk, problem.network, seconds, result.stats
+    return (thetas, trajectory.baseline, shrunk, problem.network, seconds,
+            merged(trajectory.stats, summary))
 
 
 def errors(network, thetas: np.ndarray, split: Split) -> np.ndarray:

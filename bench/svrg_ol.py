@@ -52,7 +52,8 @@ from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions
 from worker.kernels.objective import loss_slope, row_dot
 from worker.pipeline.solve import solver_options
-from worker.problem.compile import compile_problem
+from worker.problem.compile import DataSource, compile_problem
+from worker.settings import data_settings, read_settings
 from worker.spec.models import parse_spec
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -117,12 +118,13 @@ def run_svrg(path: Path, root: Path, features: int, steps: int, learner: str,
     partitions and the batch phase (in-process or Dask workers) reads them itself; the
     curve is scored on ``train`` and ``held_out`` (features, labels)."""
     model = parse_spec(spec_for(path, features, steps, learner, workers))
-    svrg = SvrgOptions.from_spec(model.solver.svrg)
-    plan = plan_partitions(model, [root], svrg.partition_rows, DaskSettings().partition_bytes)
+    data, cluster = data_settings(), read_settings(DaskSettings)
+    svrg = SvrgOptions.from_spec(model.solver.svrg, cluster)
+    plan = plan_partitions(model, [root], svrg.partition_rows, cluster.partition_bytes, data)
     began = time.perf_counter()
-    with open_partitioned(plan, svrg, model.solver.seed) as batch:
-        problem = compile_problem(model, [root], width_elsewhere=batch.d)
-        trajectory = run_algorithm(problem, solver_options(model.solver), source=batch)
+    with open_partitioned(plan, svrg, model.solver.seed, data) as batch:
+        problem = compile_problem(model, DataSource([root], data), width_elsewhere=batch.d)
+        trajectory = run_algorithm(problem, solver_options(model.solver, cluster), source=batch)
         n = batch.n
     wall = time.perf_counter() - began
     rounds = schedule(svrg, steps)
@@ -136,7 +138,7 @@ def run_svrg(path: Path, root: Path, features: int, steps: int, learner: str,
         batches = sum(min(r.batch_size, n) for r, s in zip(rounds, started, strict=False)
                       if s < iteration)
         curve.append(point(iteration + batches, seconds, train, held_out, solution))
-    stats = trajectory.stats
+    stats = trajectory.as_stats()
     return {"curve": curve, "wall_s": wall, "communication_rounds": stats["communication_rounds"],
             "bytes_moved": stats["bytes_moved"], "batch_s": stats["batch_s"],
             "partitions": len(plan.pieces), "final_loss": curve[-1]["loss"]}
@@ -239,7 +241,7 @@ def main() -> None:
         print(f"generated {path.stat().st_size / 2**20:.0f} MB in "
               f"{time.perf_counter() - began:.1f} s", flush=True)
         problem = compile_problem(parse_spec(spec_for(path, args.features, 1, "adagrad", 0)),
-                                  [root])
+                                  DataSource([root], data_settings()))
         x, y = problem.objective.features, problem.objective.labels
         results = {}
         for name, learner, workers in (("svrg_ol/in-process", "adagrad", 0),

@@ -49,6 +49,7 @@ from worker.datasets.lattice import (
 )
 from worker.datasets.simplex import simplex_interpolation
 from worker.problem.compile import DataSource, compile_problem
+from worker.settings import data_settings
 from worker.spec.models import parse_spec
 from worker.tables.columns import Table
 from worker.tables.lower import fit_model, lower_tables
@@ -94,7 +95,7 @@ def lowering_seconds(spec: dict, directory: Path, raw: tuple) -> dict:
     warm = [Table.of(pa.table(dict.fromkeys(NAMES, [0.5])), "t")]
     fit_model(model, warm).features(warm[0])           # load the compiled kernels first
     started = time.perf_counter()
-    lower_tables(model, DataSource([directory]))
+    lower_tables(model, DataSource([directory], data_settings()))
     lowering = time.perf_counter() - started
     tables = [Table.of(pa.table(dict(zip(NAMES, x.T, strict=True))), "t") for x in raw]
     started = time.perf_counter()
@@ -106,10 +107,10 @@ def lowering_seconds(spec: dict, directory: Path, raw: tuple) -> dict:
 
 def same_problem(raw_spec: dict, hand_spec: dict, directory: Path) -> tuple[bool, float]:
     """Whether both specs compile to equal arrays; seconds to compile the hand-built one."""
-    lowered = lower_tables(parse_spec(raw_spec), DataSource([directory]))
+    lowered = lower_tables(parse_spec(raw_spec), DataSource([directory], data_settings()))
     ours = compile_problem(lowered.spec, lowered.source)
     started = time.perf_counter()
-    theirs = compile_problem(parse_spec(hand_spec), DataSource([directory]))
+    theirs = compile_problem(parse_spec(hand_spec), DataSource([directory], data_settings()))
     seconds = time.perf_counter() - started
     pairs = [(ours.objective.features, theirs.objective.features),
              (ours.constraints.matrix, theirs.constraints.matrix)]

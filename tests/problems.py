@@ -9,12 +9,6 @@ from worker.problem.compiled import LOSS_CODES, QUADRATIC, CompiledProblem, Cons
 from worker.problem.lattice_rows import lattice_edges
 
 
-def ordering_rows(pairs: np.ndarray, d: int) -> sp.csr_matrix:
-    m = len(pairs)
-    data = np.tile([2**-0.5, -(2**-0.5)], m)
-    return sp.csr_matrix((data, (np.repeat(np.arange(m), 2), np.ravel(pairs))), shape=(m, d))
-
-
 def random_constraints(kind: str, d: int, rng: np.random.Generator) -> ConstraintSet:
     """'linear' (feasible at a random interior point), 'ordering', 'lattice' or 'none'."""
     if kind == "linear":
@@ -25,11 +19,11 @@ def random_constraints(kind: str, d: int, rng: np.random.Generator) -> Constrain
     if kind == "ordering":
         pairs = np.array([(i, j) for i in range(d) for j in range(i + 1, d)
                           if rng.uniform() < 0.3] or [(0, 1)])
-        return ConstraintSet(ordering_rows(pairs, d), np.zeros(len(pairs)))
+        return ConstraintSet.of_orderings(pairs, d)
     if kind == "lattice":
         shape = [2] * int(np.log2(d))
         pairs = lattice_edges(shape, list(range(len(shape))), d, "constraints[0]")
-        return ConstraintSet(ordering_rows(pairs, d), np.zeros(len(pairs)))
+        return ConstraintSet.of_orderings(pairs, d)
     return ConstraintSet(sp.csr_matrix((0, d)), np.zeros(0))
 
 

@@ -30,20 +30,14 @@ def unit_rows(matrix: np.ndarray | sp.spmatrix, rhs: np.ndarray) -> ConstraintSe
 
 
 def orderings(pairs: np.ndarray, d: int) -> ConstraintSet:
-    """Rows (e_i - e_j)/sqrt(2), b = 0, i.e. w_i <= w_j, for (i, j) in pairs of shape (k, 2)."""
-    k = pairs.shape[0]
-    rows = np.repeat(np.arange(k), 2)
-    data = np.tile([1.0, -1.0], k) / np.sqrt(2.0)
-    a = sp.csr_matrix((data, (rows, pairs.ravel())), shape=(k, d))
-    a.sort_indices()
-    return ConstraintSet(a, np.zeros(k))
+    """Rows (e_i - e_j)/sqrt(2), b = 0, i.e. w_i <= w_j, for (i, j) in pairs of shape (k, 2),
+    declared as orderings (as the ordering constraint types compile them)."""
+    return ConstraintSet.of_orderings(pairs, d)
 
 
 def stack(*sets: ConstraintSet) -> ConstraintSet:
     """Concatenate constraint sets row-wise."""
-    a = sp.csr_matrix(sp.vstack([s.matrix for s in sets]))
-    a.sort_indices()
-    return ConstraintSet(a, np.concatenate([s.rhs for s in sets]))
+    return ConstraintSet.stacked(list(sets), sets[0].matrix.shape[1])
 
 
 def lattice(shape: list[int]) -> ConstraintSet:
@@ -301,10 +295,21 @@ def test_duplicate_orderings_still_take_isotonic_path():
 
 def test_ordering_with_nonzero_rhs_is_not_a_chain():
     cons = orderings(np.array([[0, 1]]), 2)
-    cons = ConstraintSet(cons.matrix, np.array([0.25]))
+    cons = ConstraintSet(cons.matrix, np.array([0.25]))     # rows alone declare no ordering
     result = check_against_cvxpy(np.array([1.0, 0.0]), cons, np.full(2, -np.inf),
                                  np.full(2, np.inf))
     assert result.method == "qp"
+
+
+def test_ordering_rows_not_declared_as_orderings_take_qp_path():
+    """The path comes from what the constraint types declare, not from the rows' values: the
+    same rows given as general (linear) rows are projected by the QP, to the same point."""
+    declared = orderings(np.array([[0, 1], [1, 2]]), 3)
+    general = ConstraintSet(declared.matrix, declared.rhs)
+    point, lower, upper = np.array([2.0, 0.0, -1.0]), np.full(3, -5.0), np.full(3, 5.0)
+    fast, plain = project(point, declared, lower, upper), project(point, general, lower, upper)
+    assert (fast.method, plain.method) == ("isotonic", "qp")
+    np.testing.assert_allclose(plain.solution, fast.solution, atol=1e-8)
 
 
 def test_degenerate_ties_are_polished_to_the_exact_projection():

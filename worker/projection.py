@@ -6,12 +6,15 @@ line of Algorithms 1-4 returns ``Π_g(w̄)``. With W the box ``lower <= x <= upp
 ``argmin 1/2 ||x - point||^2  s.t.  lower <= x <= upper, A x <= b``. Paths (``method``):
 
 * ``"clip"``: no constraints; the box projection is a per-coordinate clip.
-* ``"isotonic"``: every row is an ordering ``(e_i - e_j)/sqrt(2) . x <= 0`` (``x_i <= x_j``)
-  and the bounds are constant on each connected piece of the ordering graph; exact isotonic
-  regression, then a clip (see :func:`_isotonic`). Chains (vertex-disjoint directed paths)
-  take the pool-adjacent-violators algorithm; any other order (a lattice's monotonicity, a
-  tree, a DAG) takes recursive minimum cuts (:mod:`worker.kernels.isotonic`), kept only when
-  its KKT certificate holds within ``POLISH_TOL`` (otherwise the ``"qp"`` path runs).
+* ``"isotonic"``: every row is an ordering ``(e_i - e_j)/sqrt(2) . x <= 0`` (``x_i <= x_j``),
+  as the constraint types that compiled them declare (``constraints.orderings``, see
+  :attr:`worker.problem.constraint_types.ConstraintType.orderings`; the rows themselves are
+  not inspected), and the bounds are constant on each connected piece of the ordering
+  graph; exact isotonic regression, then a clip (see :func:`_isotonic`). Chains
+  (vertex-disjoint directed paths) take the pool-adjacent-violators algorithm; any other
+  order (a lattice's monotonicity, a tree, a DAG) takes recursive minimum cuts
+  (:mod:`worker.kernels.isotonic`), kept only when its KKT certificate holds within
+  ``POLISH_TOL`` (otherwise the ``"qp"`` path runs).
 * ``"qp"``: anything else; Clarabel's interior-point method with tight tolerances, an
   active-set polish certified by the KKT conditions (see :func:`_polish`), then a clip.
 
@@ -41,7 +44,6 @@ CLARABEL_TOL = 1e-10
 POLISH_TOL = 1e-9
 #: Rounds of the primal-dual active-set polish after Clarabel.
 POLISH_ROUNDS = 5
-_ORDER_COEF = 1.0 / np.sqrt(2.0)
 _INFEASIBLE = (clarabel.SolverStatus.PrimalInfeasible,
                clarabel.SolverStatus.AlmostPrimalInfeasible)
 
@@ -135,28 +137,10 @@ def _violation(x: np.ndarray, constraints: ConstraintSet, lower: np.ndarray,
     return float(max(0.0, *(np.max(p, initial=0.0) for p in parts)))
 
 
-def _ordering_edges(constraints: ConstraintSet) -> np.ndarray | None:
-    """Edges ``(i, j)`` meaning ``x_i <= x_j``, shape (k, 2) deduplicated, or None.
-
-    None unless every CSR row holds exactly two entries ``+1/sqrt(2)`` (column i) and
-    ``-1/sqrt(2)`` (column j) with right-hand side 0.
-    """
-    a, m = constraints.matrix, constraints.m
-    if not np.array_equal(a.indptr, 2 * np.arange(m + 1)) or np.any(constraints.rhs != 0):
-        return None
-    vals, cols = a.data[:2 * m].reshape(m, 2), a.indices[:2 * m].reshape(m, 2)
-    pos = np.abs(vals - _ORDER_COEF) <= 1e-12
-    neg = np.abs(vals + _ORDER_COEF) <= 1e-12
-    if not np.all(pos.sum(axis=1) == 1) or not np.all(neg.sum(axis=1) == 1):
-        return None
-    rows = np.arange(m)
-    edges = np.stack([cols[rows, pos.argmax(axis=1)], cols[rows, neg.argmax(axis=1)]], axis=1)
-    return np.unique(edges, axis=0)
-
-
 def _isotonic(point: np.ndarray, constraints: ConstraintSet, lower: np.ndarray,
               upper: np.ndarray) -> np.ndarray | None:
-    """Exact projection when every row is an ordering, or None when this path does not apply.
+    """Exact projection when every row is a declared ordering (``constraints.orderings``), or
+    None when this path does not apply.
 
     With scalar bounds [l, u] on a connected piece of the ordering graph, the projection onto
     the order and the box is ``clip(isotonic(y), l, u)``: the isotonic solution has the min-max
@@ -176,8 +160,10 @@ def _isotonic(point: np.ndarray, constraints: ConstraintSet, lower: np.ndarray,
     -------
     ndarray of shape (d,), or None
     """
-    edges = _ordering_edges(constraints)
-    if edges is None or not _constant_bounds(edges, lower, upper):
+    if constraints.orderings is None:
+        return None
+    edges = np.unique(constraints.orderings, axis=0)
+    if not _constant_bounds(edges, lower, upper):
         return None
     chains = _chains(edges, point.shape[0])
     x = point.copy()

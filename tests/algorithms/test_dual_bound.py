@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from tests.specs import exact_optimum, random_spec
 from worker.algorithms.dual_bound import coordinate_minima, lagrangian_bound
-from worker.problem.compile import compile_problem
+from worker.problem.compile import DataSource, compile_problem
+from worker.settings import data_settings
 from worker.spec.models import parse_spec
 
 CASES = [("hinge", "mixed", 0.0, 0.0), ("hinge", "linear", 0.05, 0.1),
@@ -22,7 +23,8 @@ OPTIMA = {}
 def optimum_of(case):
     if case not in OPTIMA:
         spec = random_spec(case[0], case[1], 9, l1=case[2], l2=case[3])
-        OPTIMA[case] = (compile_problem(parse_spec(spec), []), exact_optimum(spec)[0])
+        OPTIMA[case] = (compile_problem(parse_spec(spec), DataSource([], data_settings())),
+                        exact_optimum(spec)[0])
     return OPTIMA[case]
 
 

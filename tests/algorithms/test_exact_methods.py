@@ -12,12 +12,16 @@ import pytest
 from tests.problems import random_problem
 from tests.specs import CONSTRAINT_KINDS, exact_optimum, random_spec
 from worker import solve
+from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.exact import run_exact_conic, run_exact_qp
 from worker.algorithms.lbfgsb import run_lbfgsb
 from worker.algorithms.options import SolverOptions
 from worker.algorithms.smooth_part import objective_value
 from worker.errors import SolverError, SpecError
-from worker.problem.compile import compile_problem
+from worker.pipeline.scoring import LinearScoring
+from worker.problem.compile import DataSource, compile_problem
+from worker.projection import project
+from worker.settings import data_settings
 from worker.spec.models import parse_spec
 
 REGULARIZERS = [(0.0, 0.0), (0.05, 0.0), (0.0, 0.3), (0.02, 0.1)]
@@ -28,7 +32,7 @@ RUNNERS = {"exact_qp": run_exact_qp, "exact_conic": run_exact_conic, "lbfgsb": r
 
 
 def run(name: str, spec: dict, seconds: float = 60.0):
-    problem = compile_problem(parse_spec(spec), [])
+    problem = compile_problem(parse_spec(spec), DataSource([], data_settings()))
     return problem, RUNNERS[name](problem, SolverOptions(), None, time.perf_counter() + seconds)
 
 
@@ -38,8 +42,8 @@ def assert_exact(problem, trajectory, spec: dict) -> None:
     scale = 1.0 + abs(optimum)
     assert objective_value(problem.objective, w) == pytest.approx(optimum, abs=1e-6 * scale)
     assert problem.constraints.values(w).max(initial=0.0) <= 1e-6
-    assert trajectory.stats["stopped_by"] == "optimal"
-    bound = trajectory.stats["lower_bound"]
+    assert trajectory.as_stats()["stopped_by"] == "optimal"
+    bound = trajectory.as_stats()["lower_bound"]
     assert optimum - 1e-3 * scale <= bound <= optimum + 1e-7 * scale   # valid, within tolerance
 
 
@@ -51,7 +55,7 @@ def test_the_exact_method_finds_the_optimum_and_certifies_it(loss, constraints, 
     name = "exact_conic" if loss == "logistic" else "exact_qp"
     problem, trajectory = run(name, spec)
     assert_exact(problem, trajectory, spec)
-    assert trajectory.stats["solver"] == "clarabel"
+    assert trajectory.as_stats()["solver"] == "clarabel"
 
 
 @pytest.mark.parametrize("loss", ["hinge", "squared", "quadratic"])
@@ -86,14 +90,14 @@ def test_lbfgsb_with_l1_keeps_a_box_that_excludes_zero():
 def test_without_a_finite_box_or_l2_lbfgsb_reports_no_certificate_but_the_optimum():
     problem = random_problem("logistic", "none", seed=3, bound=np.inf)
     trajectory = run_lbfgsb(problem, SolverOptions(), None, time.perf_counter() + 60)
-    assert trajectory.stats["certificate"] in ("none", "lagrangian_bound")
-    assert trajectory.stats["stopped_by"] == "optimal"
+    assert trajectory.as_stats()["certificate"] in ("none", "lagrangian_bound")
+    assert trajectory.as_stats()["stopped_by"] == "optimal"
 
 
 def test_a_deadline_that_has_passed_stops_lbfgsb_with_time_limit():
     problem = random_problem("logistic", "none", seed=3)
     trajectory = run_lbfgsb(problem, SolverOptions(), None, time.perf_counter() - 1.0)
-    assert trajectory.stats["stopped_by"] == "time_limit"
+    assert trajectory.as_stats()["stopped_by"] == "time_limit"
     (w,) = trajectory.candidates.solutions
     assert not w.any()                                           # the start, w = clip(0)
 
@@ -135,3 +139,19 @@ def test_through_the_pipeline_the_answer_is_a_one_member_mixture(loss, constrain
     assert result.stats["method_reason"] == "solver.algorithm"
     assert result.stats["stopped_by"] == "optimal" and result.stats["gap"] >= -1e-7
     assert "polish_status" not in result.stats and "lower_bound_status" not in result.stats
+
+
+def test_an_exact_answer_is_its_own_projection_and_a_point_outside_is_projected():
+    spec = random_spec("quadratic", "mixed", 8, l2=0.1)
+    spec["solver"] = {"algorithm": "exact_qp"}
+    exact = solve(spec)
+    assert (exact.projected.method, exact.projected.status) == ("feasible", "optimal")
+    assert exact.projected.solution == exact.mean.solution
+    assert exact.projected.max_violation <= 1e-7
+    problem = compile_problem(parse_spec(spec), DataSource([], data_settings()))
+    scoring = LinearScoring(problem, problem_arrays(problem, 1))
+    outside = np.array(exact.mean.solution) + 0.5
+    projection = scoring.project(outside)
+    assert projection.method in ("isotonic", "qp") and projection.status == "optimal"
+    assert projection.solution == pytest.approx(
+        project(outside, problem.constraints, problem.lower, problem.upper).solution)

@@ -15,7 +15,8 @@ import pytest
 from tests.specs import CONSTRAINT_KINDS, LOSSES, exact_optimum, random_spec
 from worker import solve
 from worker.algorithms.method_choice import iterative_method
-from worker.problem.compile import compile_problem
+from worker.problem.compile import DataSource, compile_problem
+from worker.settings import data_settings
 from worker.spec.models import parse_spec
 
 CASES = list(itertools.product(LOSSES, CONSTRAINT_KINDS))
@@ -38,7 +39,8 @@ def assert_near_optimal(spec: dict) -> None:
 def test_lighttouch_reaches_the_exact_optimum(loss, constraints):
     seed = CASES.index((loss, constraints))
     spec = random_spec(loss, constraints, seed, iterations=300_000)
-    spec["solver"]["algorithm"] = iterative_method(compile_problem(parse_spec(spec), []))
+    spec["solver"]["algorithm"] = iterative_method(
+        compile_problem(parse_spec(spec), DataSource([], data_settings())))
     assert_near_optimal(spec)
 
 

@@ -7,15 +7,16 @@ import numpy as np
 import pytest
 
 from worker import solve
-from worker.algorithms.games import (
+from worker.algorithms.games import rate_arrays
+from worker.algorithms.multiplier_step import (
     AUTO_ETA_LAMBDA,
     NOISE_BUDGET,
     auto_eta_lambda,
-    rate_arrays,
     rate_noise,
 )
 from worker.kernels.games import LAGRANGIAN, PROXY_SWAP
-from worker.problem.compile import compile_problem
+from worker.problem.compile import DataSource, compile_problem
+from worker.settings import data_settings
 from worker.spec.models import parse_spec
 
 #: Shares of the rows in each cell: the last ones hold a few dozen positives, like Adult's
@@ -48,7 +49,7 @@ def parity_spec(seed: int = 0, n: int = 4000) -> tuple[dict, np.ndarray, np.ndar
 @pytest.mark.parametrize("relaxed", [False, True])
 def test_rate_noise_bounds_the_variance_of_a_steps_estimate(relaxed):
     spec, x, _ = parity_spec(n=1500)
-    problem = compile_problem(parse_spec(spec), [])
+    problem = compile_problem(parse_spec(spec), DataSource([], data_settings()))
     form = problem.rates.relaxed if relaxed else problem.rates.proxy
     rates = rate_arrays(problem.rates, problem.d, relaxed=relaxed)
     n, k_r = x.shape[0], 100

@@ -10,8 +10,9 @@ from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.options import SolverOptions
 from worker.algorithms.registry import run_algorithm
 from worker.candidates.scores import evaluate_point
-from worker.problem.compile import compile_problem
+from worker.problem.compile import DataSource, compile_problem
 from worker.projection import project
+from worker.settings import data_settings
 from worker.spec.models import parse_spec
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "lattice_ranking.json"
@@ -33,7 +34,8 @@ def projected_objectives(problem, algorithm: str, iterations: int) -> list[tuple
 
 
 def test_lighttouch_needs_ten_times_fewer_checks_than_fulltouch():
-    problem = compile_problem(parse_spec(json.loads(EXAMPLE.read_text())), [EXAMPLE.parent])
+    problem = compile_problem(parse_spec(json.loads(EXAMPLE.read_text())),
+                              DataSource([EXAMPLE.parent], data_settings()))
     assert problem.m == 192
     full = projected_objectives(problem, "fulltouch", 100_000)
     full_checks, full_objective = full[-1]

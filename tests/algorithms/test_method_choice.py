@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from tests.problems import ordering_rows, random_problem
+from tests.problems import random_problem
 from worker.algorithms.method_choice import (
     CONE_WORK,
     EXACT_MAX_WORK,
@@ -31,7 +31,7 @@ def one_entry_rows(loss: str, n: int, d: int, m: int = 0, *, l2: float = 0.0,
     objective = Objective(LOSS_CODES[loss], features, labels, sp.csr_matrix((d, d)),
                           np.zeros(d), l2)
     pairs = np.column_stack([np.arange(m), np.arange(1, m + 1)])
-    return CompiledProblem(objective, ConstraintSet(ordering_rows(pairs, d), np.zeros(m)),
+    return CompiledProblem(objective, ConstraintSet.of_orderings(pairs, d),
                            np.full(d, -box), np.full(d, box))
 
 
@@ -99,8 +99,7 @@ def test_the_paper_lattice_goes_to_lighttouch():
                              shape=(n, d))
     objective = Objective(LOSS_CODES["hinge"], features, np.ones(n), sp.csr_matrix((d, d)),
                           np.zeros(d))
-    problem = CompiledProblem(objective, ConstraintSet(ordering_rows(pairs, d),
-                                                       np.zeros(len(pairs))),
+    problem = CompiledProblem(objective, ConstraintSet.of_orderings(pairs, d),
                               np.zeros(d), np.ones(d))
     assert problem.m == 24_576
     assert choose_method(problem).name == "lighttouch"

@@ -7,7 +7,8 @@ import pytest
 from tests.specs import random_spec
 from worker import solve
 from worker.algorithms.registry import ALGORITHMS, choose_algorithm
-from worker.problem.compile import compile_problem
+from worker.problem.compile import DataSource, compile_problem
+from worker.settings import data_settings
 from worker.spec.models import ALGORITHMS as SPEC_ALGORITHMS
 from worker.spec.models import parse_spec
 
@@ -21,7 +22,8 @@ def test_the_spec_offers_exactly_the_registered_algorithms():
     ("squared", "none", "lbfgsb"), ("hinge", "mixed", "exact_qp"),
 ])
 def test_auto_picks_a_registered_algorithm(loss, constraints, expected):
-    problem = compile_problem(parse_spec(random_spec(loss, constraints, 1)), [])
+    problem = compile_problem(parse_spec(random_spec(loss, constraints, 1)),
+                              DataSource([], data_settings()))
     assert choose_algorithm(problem, "auto") == expected in ALGORITHMS
 
 

@@ -13,7 +13,8 @@ import scipy.sparse as sp
 from worker import solve
 from worker.algorithms.stopping import estimated_gap
 from worker.pipeline.polishing import ALGORITHM_TOLERANCE
-from worker.problem.compile import compile_problem
+from worker.problem.compile import DataSource, compile_problem
+from worker.settings import data_settings
 from worker.spec.models import parse_spec
 
 
@@ -56,7 +57,7 @@ def ranking_spec(shape: list[int], increasing: list[int], *, seed: int, scale: f
 
 def relative_gap(spec: dict) -> tuple[float, dict]:
     """(projected objective / exact optimum - 1, stats) with the exact optimum by Clarabel."""
-    problem = compile_problem(parse_spec(spec), [])
+    problem = compile_problem(parse_spec(spec), DataSource([], data_settings()))
     rows = sp.diags(problem.objective.labels) @ problem.objective.features
     w = cp.Variable(problem.d)
     exact = cp.Problem(cp.Minimize(cp.sum(cp.pos(1 - rows @ w)) / rows.shape[0]),

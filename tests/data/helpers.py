@@ -15,6 +15,7 @@ from pydantic import TypeAdapter, ValidationError
 from worker.data.read import read_matrix, read_vector
 from worker.data.refs import MatrixValue, VectorValue
 from worker.errors import DataError
+from worker.settings import data_settings
 
 MATRIX = TypeAdapter(MatrixValue)
 VECTOR = TypeAdapter(VectorValue)
@@ -44,6 +45,11 @@ def data_uri(payload: bytes, media: str = "application/x-npy") -> str:
     return f"data:{media};base64,{base64.b64encode(payload).decode()}"
 
 
+def npy_ref(array: np.ndarray) -> dict[str, str]:
+    """A data reference to ``array`` as an ``npy`` file in a ``data:`` URI."""
+    return {"uri": data_uri(npy_bytes(array))}
+
+
 @pytest.fixture(autouse=True)
 def isolated_data_cache(monkeypatch, tmp_path_factory):
     """Every test gets its own, empty parsed-data cache."""
@@ -55,11 +61,13 @@ def as_dense(result: np.ndarray | sp.csr_matrix) -> np.ndarray:
 
 
 def matrix(value: object, roots: list[Path] = NO_ROOTS) -> np.ndarray | sp.csr_matrix:
-    return read_matrix(MATRIX.validate_python(value), PATH, roots=roots)
+    return read_matrix(MATRIX.validate_python(value), PATH, roots=roots, settings=data_settings())
 
 
-def vector(value: object, roots: list[Path] = NO_ROOTS) -> np.ndarray:
-    return read_vector(VECTOR.validate_python(value), PATH, roots=roots)
+def vector(value: object, roots: list[Path] = NO_ROOTS, allow_infinite: bool = False
+           ) -> np.ndarray:
+    return read_vector(VECTOR.validate_python(value), PATH, roots=roots,
+                       allow_infinite=allow_infinite, settings=data_settings())
 
 
 def data_error(value: object, *, reader=matrix, roots: list[Path] = NO_ROOTS) -> str:

@@ -1,8 +1,10 @@
-"""Data values of a spec (worker.data.refs): inline values, data: URIs, and the models' errors."""
+"""Data values of a spec (worker.data.refs): inline values, data: URIs, what data must be to
+be read, and the models' errors."""
 
 from __future__ import annotations
 
 import base64
+import io
 from urllib.parse import quote_from_bytes
 
 import numpy as np
@@ -20,6 +22,7 @@ from tests.data.helpers import (
     data_uri,
     matrix,
     npy_bytes,
+    npy_ref,
     npz_bytes,
     sparse_npz_bytes,
     validation_error,
@@ -118,10 +121,10 @@ def test_errors_sit_at_the_value_json_path():
 
 def test_data_uri_npy_matrix_and_vector():
     dense = np.arange(12, dtype=np.int32).reshape(3, 4)
-    result = matrix({"uri": data_uri(npy_bytes(dense))})
+    result = matrix(npy_ref(dense))
     assert result.dtype == np.float64
     np.testing.assert_array_equal(result, dense)
-    np.testing.assert_array_equal(vector({"uri": data_uri(npy_bytes(np.arange(5.0)))}),
+    np.testing.assert_array_equal(vector(npy_ref(np.arange(5.0))),
                                   np.arange(5.0))
 
 
@@ -215,6 +218,79 @@ def test_corrupted_archives_give_data_errors_or_arrays(draw):
     except DataError:
         return
     assert result.ndim == 2 and result.dtype == np.float64
+
+
+# -- what the data must be -----------------------------------------------------------------
+
+def test_vector_with_infinite_entries_when_allowed():
+    values = [-np.inf, 0.0, np.inf]
+    np.testing.assert_array_equal(vector(values, allow_infinite=True), values)
+    stored = npy_ref(np.array([np.inf, -np.inf]))
+    np.testing.assert_array_equal(vector(stored, allow_infinite=True), [np.inf, -np.inf])
+    with pytest.raises(DataError, match=r"index 1 is nan; every value must be a number "
+                                        r"\(±inf is allowed here\)"):
+        vector([np.inf, np.nan], allow_infinite=True)
+    assert "index 0 is inf; every value must be finite" in data_error([np.inf], reader=vector)
+
+
+def test_reference_matrices_are_dense_or_csr_by_density():
+    half = np.array([[1.0, 0.0], [0.0, 2.0]])
+    assert isinstance(matrix(npy_ref(half)), np.ndarray)
+    sparse_enough = np.eye(3)
+    assert isinstance(matrix(npy_ref(sparse_enough)), sp.csr_matrix)
+    full = sp.csr_matrix(np.ones((2, 3)))
+    stored = data_uri(sparse_npz_bytes(full), "application/x-npz")
+    assert isinstance(matrix({"uri": stored}), np.ndarray)
+    assert isinstance(matrix([[0.0, 0.0], [0.0, 1.0]]), np.ndarray)  # inline keeps its form
+
+
+@pytest.mark.parametrize(("stored", "where"), [
+    (np.array([[1.0, 2.0], [3.0, np.nan]]), "row 1 column 1 is nan"),
+    (sp.csr_matrix(([1.0, -np.inf], ([0, 2], [3, 1])), shape=(3, 4)), "row 2 column 1 is -inf"),
+])
+def test_nonfinite_matrix_entry_located(stored, where):
+    payload = sparse_npz_bytes(stored) if sp.issparse(stored) else npy_bytes(stored)
+    text = data_error({"uri": data_uri(payload), "format": "npz" if sp.issparse(stored) else "npy"})
+    assert f"{where}; every value must be finite" in text
+
+
+def test_nonfinite_inline_values_located():
+    assert "row 0 column 2 is inf" in data_error([[1, 2, float("inf")]])
+    assert "row 1 column 0 is nan" in data_error({"format": "coo", "shape": [2, 2],
+                                                  "row": [1], "col": [0], "data": [float("nan")]})
+    assert "index 3 is nan" in data_error([0, 1, 2, float("nan")], reader=vector)
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).max <= np.finfo(np.float64).max,
+                    reason="platform: long double is float64 here")
+def test_values_beyond_float64_are_reported_as_infinite():
+    stored = np.array([0, np.finfo(np.longdouble).max], dtype=np.longdouble)
+    assert "index 1 is inf" in data_error(npy_ref(stored), reader=vector)
+
+
+def test_wrong_dimensionality_refused():
+    assert "found an array of shape (3,); need a 2-D array" in \
+        data_error(npy_ref(np.zeros(3)))
+    assert "found an array of shape (2, 2); need a 1-D array of shape (n,)" in \
+        data_error(npy_ref(np.eye(2)), reader=vector)
+    sparse = data_uri(sparse_npz_bytes(sp.eye(2, format="csr")), "application/x-npz")
+    assert "found a sparse matrix of shape (2, 2); need a dense 1-D array" in \
+        data_error({"uri": sparse}, reader=vector)
+    assert "found an array of shape (); need a 2-D array" in \
+        data_error(npy_ref(np.float64(1.0)))
+
+
+def test_non_numeric_arrays_refused():
+    buffer = io.BytesIO()
+    np.save(buffer, np.array([1, "a"], dtype=object), allow_pickle=True)
+    assert "Object arrays cannot be loaded when allow_pickle=False" in \
+        data_error({"uri": data_uri(buffer.getvalue())}, reader=vector)
+    assert "holds complex128 values; need real numbers" in \
+        data_error(npy_ref(np.array([1 + 2j])), reader=vector)
+    assert "holds <U1 values" in data_error(npy_ref(np.array(["a"])),
+                                            reader=vector)
+    np.testing.assert_array_equal(vector(npy_ref(np.array([True, False]))),
+                                  [1.0, 0.0])
 
 
 # -- the models never fail with anything but ValidationError -------------------------------

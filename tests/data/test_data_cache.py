@@ -10,6 +10,7 @@ import pytest
 import scipy.sparse as sp
 
 from tests.data.helpers import MATRIX, PATH, as_dense, data_uri, npy_bytes
+from worker.data import cache as cache_module
 from worker.data.cache import ParsedCache
 from worker.data.formats import Parsed
 from worker.data.read import LoadStats, read_matrix
@@ -133,3 +134,18 @@ def test_density_choice_survives_the_cache(tmp_path):
         result = load((tmp_path / "x.npy").as_uri(), tmp_path, settings)
         assert isinstance(result, sp.csr_matrix)
         np.testing.assert_array_equal(as_dense(result), np.eye(4))
+
+
+def test_a_process_scans_the_cache_again_only_past_the_cap_or_after_a_while(tmp_path,
+                                                                             monkeypatch):
+    cache = ParsedCache(tmp_path / "cache", limit=3 * (8000 + 128) + 100)
+    cache.put("a", Parsed(np.zeros(1000)))                     # the first put scans
+    for name in ("x", "y", "z"):                                # another process's entries
+        (tmp_path / "cache" / name).mkdir()
+        np.save(tmp_path / "cache" / name / "values.npy", np.zeros(1000))
+    os.utime(tmp_path / "cache" / "x", ns=(1, 1))
+    cache.put("b", Parsed(np.zeros(10)))                        # within this tally: no scan
+    assert (tmp_path / "cache" / "x").exists()
+    monkeypatch.setattr(cache_module, "RESCAN_S", 0.0)
+    cache.put("c", Parsed(np.zeros(10)))                        # the tally is old: a scan
+    assert not (tmp_path / "cache" / "x").exists() and cache.get("c") is not None

@@ -21,6 +21,7 @@ from tests.specs import random_spec
 from worker import solve
 from worker.data.read import read_examples, read_matrix, read_vector
 from worker.errors import DataError
+from worker.settings import data_settings
 
 pytestmark = pytest.mark.usefixtures(isolated_data_cache.__name__)
 
@@ -53,7 +54,7 @@ def written(directory: Path, name: str, payload: bytes) -> str:
 
 
 def load(ref: dict, roots: list[Path]):
-    return read_matrix(MATRIX.validate_python(ref), PATH, roots=roots)
+    return read_matrix(MATRIX.validate_python(ref), PATH, roots=roots, settings=data_settings())
 
 
 def failure(ref: dict, roots: list[Path]) -> str:
@@ -84,7 +85,7 @@ def test_columns_by_name_or_index_and_a_single_column_as_vector(tmp_path):
                       feather_bytes(table.select(["x", "n", "flag", "z"])))
     np.testing.assert_array_equal(load({"uri": numeric}, [tmp_path]), expected)
     vector = read_vector(VECTOR.validate_python({"uri": uri, "columns": ["n"]}), PATH,
-                         roots=[tmp_path])
+                         roots=[tmp_path], settings=data_settings())
     np.testing.assert_array_equal(vector, np.arange(40.0))
 
 
@@ -93,7 +94,7 @@ def test_labels_from_a_named_column(tmp_path):
     uri = written(tmp_path, "t.feather", feather_bytes(table))
     ref = {"uri": uri, "columns": ["x", "z"], "label_column": "y"}
     features, labels = read_examples(MATRIX.validate_python(ref), None, "objective.data",
-                                     roots=[tmp_path])
+                                     roots=[tmp_path], settings=data_settings())
     np.testing.assert_array_equal(as_dense(features), expected[:, [0, 3]])
     np.testing.assert_array_equal(labels, np.where(expected[:, 0] > 0, 1.0, -1.0))
 

@@ -19,6 +19,7 @@ from tests.data.helpers import MATRIX, PATH, VECTOR, as_dense, data_uri, isolate
 from worker.data.read import read_examples, read_matrix, read_vector
 from worker.datasets.adult import DATA
 from worker.errors import DataError
+from worker.settings import data_settings
 
 pytestmark = pytest.mark.usefixtures(isolated_data_cache.__name__)
 
@@ -37,17 +38,19 @@ def written(tmp_path: Path, name: str, payload: bytes | str) -> str:
 
 
 def load(ref: dict, tmp_path: Path):
-    return read_matrix(MATRIX.validate_python(ref), PATH, roots=[tmp_path])
+    return read_matrix(MATRIX.validate_python(ref), PATH, roots=[tmp_path],
+                       settings=data_settings())
 
 
 def load_vector(ref: dict, tmp_path: Path):
-    return read_vector(VECTOR.validate_python(ref), PATH, roots=[tmp_path])
+    return read_vector(VECTOR.validate_python(ref), PATH, roots=[tmp_path],
+                       settings=data_settings())
 
 
 def examples(ref: dict, tmp_path: Path, labels: dict | None = None):
     return read_examples(MATRIX.validate_python(ref),
                          None if labels is None else VECTOR.validate_python(labels),
-                         "objective.data", roots=[tmp_path])
+                         "objective.data", roots=[tmp_path], settings=data_settings())
 
 
 def failure(ref: dict, tmp_path: Path, reader=load) -> str:
@@ -143,7 +146,7 @@ def test_malformed_svmlight_lines_are_located(tmp_path, text, message):
 def test_arbitrary_svmlight_bytes_give_data_errors_or_matrices(payload):
     ref = {"uri": data_uri(payload, "application/x-svmlight")}
     try:
-        result = read_matrix(MATRIX.validate_python(ref), PATH, roots=[])
+        result = read_matrix(MATRIX.validate_python(ref), PATH, roots=[], settings=data_settings())
     except DataError:
         return
     assert result.ndim == 2
@@ -182,7 +185,7 @@ def test_adult_numeric_columns_by_name():
     root = ADULT.parent
     uri = ADULT.as_uri()
     ref = {"uri": uri, "format": "csv", "columns": ADULT_NUMERIC}
-    result = read_matrix(MATRIX.validate_python(ref), PATH, roots=[root])
+    result = read_matrix(MATRIX.validate_python(ref), PATH, roots=[root], settings=data_settings())
     expected = np.loadtxt(ADULT, delimiter=",", skiprows=1, usecols=[0, 2, 4, 10, 11, 12],
                           dtype=np.float64)
     assert isinstance(result, np.ndarray) and result.shape == (32561, 6)
@@ -193,12 +196,13 @@ def test_adult_text_columns_and_class_labels_are_refused_plainly():
     root = [ADULT.parent]
     everything = {"uri": ADULT.as_uri(), "format": "csv"}
     with pytest.raises(DataError) as info:
-        read_matrix(MATRIX.validate_python(everything), PATH, roots=root)
+        read_matrix(MATRIX.validate_python(everything), PATH, roots=root, settings=data_settings())
     assert "column 'workclass' (index 1) holds text such as ' State-gov' at row 0, not " \
            "numbers; select numeric columns with \"columns\"" in str(info.value)
     labelled = everything | {"columns": ADULT_NUMERIC, "label_column": "Y"}
     with pytest.raises(DataError) as info:
-        read_examples(MATRIX.validate_python(labelled), None, "objective.data", roots=root)
+        read_examples(MATRIX.validate_python(labelled), None, "objective.data", roots=root,
+                      settings=data_settings())
     assert str(info.value).startswith("objective.data.features: label column 'Y' (index 14) "
                                       "holds text such as ' <=50K' at row 0; labels must be "
                                       "numbers: +1/-1 (or 1/0, 0 meaning -1) for hinge")

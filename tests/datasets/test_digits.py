@@ -17,6 +17,7 @@ from worker.datasets import digits
 from worker.model_types import MODEL_TYPES
 from worker.problem.compile import DataSource
 from worker.problem.compile_network import compile_network_problem
+from worker.settings import data_settings
 from worker.spec.models import parse_spec
 
 SIDES = digits.SIDE * digits.SIDE
@@ -168,7 +169,8 @@ def test_npz_files_read_back_through_the_product_reader(sets, paths):
         uri = paths[key].as_uri()
         features, labels = read_examples(
             MATRIX.validate_python({"uri": uri, "key": "features"}),
-            VECTOR.validate_python({"uri": uri, "key": "labels"}), key, roots=roots)
+            VECTOR.validate_python({"uri": uri,
+                                    "key": "labels"}), key, roots=roots, settings=data_settings())
         assert features.shape == (split.labels.shape[0], SIDES), key
         assert labels.shape == split.labels.shape, key
         np.testing.assert_array_equal(features, split.features)
@@ -196,8 +198,9 @@ def test_robust_spec_is_the_max_of_the_four_training_losses(paths):
     assert all(term["data"]["labels"]["uri"] == term["data"]["features"]["uri"]
                for term in terms)
     model = parse_spec(spec)
-    problem = compile_network_problem(model, DataSource([paths["union_train"].parent]),
-                                      MODEL_TYPES[model.model.type])
+    problem = compile_network_problem(
+        model, DataSource([paths["union_train"].parent], data_settings()),
+        MODEL_TYPES[model.model.type])
     assert problem.robust and problem.network.sizes == (64, 16, 8, 10)
     assert [term.n for term in problem.terms] == [1257] * 4
 

@@ -20,13 +20,15 @@ from sklearn.datasets import dump_svmlight_file
 from tests.problems import random_problem
 from tests.specs import random_spec
 from worker import solve
+from worker.algorithms.options import SolverOptions
 from worker.algorithms.registry import run_algorithm
 from worker.distributed.batch import CompiledBatch, DaskExecutor, InProcessBatch, open_partitioned
 from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions
 from worker.errors import SolverError
 from worker.pipeline.solve import solver_options
-from worker.problem.compile import compile_problem
+from worker.problem.compile import DataSource, compile_problem
+from worker.settings import DaskSettings, data_settings, read_settings
 from worker.spec.models import parse_spec
 
 
@@ -114,13 +116,16 @@ def test_the_driver_holds_no_examples(tmp_path, scheduler):
                     "svmlight")
     spec["solver"].update(algorithm="svrg_ol", svrg={"workers": 2})
     model = parse_spec(spec)
-    plan = plan_partitions(model, [tmp_path], 1000, 20_000)
-    with open_partitioned(plan, SvrgOptions(workers=2), seed=model.solver.seed) as batch:
-        problem = compile_problem(model, [tmp_path], width_elsewhere=batch.d)
+    data, cluster = data_settings(), read_settings(DaskSettings)
+    plan = plan_partitions(model, [tmp_path], 1000, 20_000, data)
+    with open_partitioned(plan, SvrgOptions(workers=2, cluster=cluster), model.solver.seed,
+                          data) as batch:
+        problem = compile_problem(model, DataSource([tmp_path], data_settings()),
+                                  width_elsewhere=batch.d)
         assert problem.n == 0 and problem.objective.features.nnz == 0
-        trajectory = run_algorithm(problem, solver_options(model.solver), source=batch)
+        trajectory = run_algorithm(problem, solver_options(model.solver, cluster), source=batch)
         assert batch.n == 3000 and len(batch.parts) == len(plan.pieces) > 3
-    rounds = trajectory.stats["rounds_planned"]
+    rounds = trajectory.stats.rounds_planned
     # the serial phase ran on the last round's ~T_k k_f sampled examples, not on all 3000
     assert 0 < trajectory.arrays.labels.size < 2 * 3000 / rounds
 
@@ -166,3 +171,11 @@ def test_cluster_without_workers_fails_with_a_clear_error(monkeypatch):
         with pytest.raises(SolverError, match="did not finish in 2 s.*live workers"):
             solve(svrg_spec(1))
         assert time.perf_counter() - began < 30
+
+
+def test_a_batch_phase_on_dask_without_cluster_settings_is_refused():
+    problem = random_problem("logistic", "none", d=4, n=50, seed=2)
+    options = SolverOptions(algorithm="svrg_ol", iterations=100,
+                            svrg=SvrgOptions(workers=2))    # no cluster settings resolved
+    with pytest.raises(SolverError, match="needs the cluster settings"):
+        run_algorithm(problem, options)

@@ -23,7 +23,7 @@ from worker.distributed.chunks import read_chunk
 from worker.distributed.partitions import plan_partitions
 from worker.distributed.ranges import TAIL_BYTES
 from worker.errors import DataError, SpecError
-from worker.problem.compile import compile_problem
+from worker.problem.compile import DataSource, compile_problem
 from worker.settings import DataSettings
 from worker.spec.models import parse_spec
 
@@ -48,7 +48,9 @@ def spec_for(features: dict, labels: dict | None = None, loss: str = "logistic")
 
 def read_all(spec, roots, partition_rows=10**9, partition_bytes=2**20,
              data_settings: DataSettings | None = None):
-    """(features CSR, labels, plan) concatenated over every partition."""
+    """(features CSR, labels, plan) concatenated over every partition (under the
+    environment's data settings unless given)."""
+    data_settings = data_settings or DataSettings()
     plan = plan_partitions(spec, roots, partition_rows, partition_bytes, data_settings)
     chunks = [read_chunk(plan, k, data_settings) for k in range(len(plan.pieces))]
     settled = settle(plan, [census_of(chunk, plan.loss) for chunk in chunks])
@@ -67,7 +69,7 @@ def read_all(spec, roots, partition_rows=10**9, partition_bytes=2**20,
 
 
 def full_parse(spec, roots):
-    objective = compile_problem(spec, roots).objective
+    objective = compile_problem(spec, DataSource(roots, DataSettings())).objective
     features = objective.features.copy()
     features.eliminate_zeros()
     return features, objective.labels
@@ -156,9 +158,9 @@ def test_whole_file_formats_are_one_partition(files):
 
 def test_what_the_driver_reads_instead(files):
     inline = spec_for([[1.0, 2.0]], None)
-    assert plan_partitions(inline, [files], 10, 10) is None
+    assert plan_partitions(inline, [files], 10, 10, DataSettings()) is None
     hashed = spec_for({"uri": (files / "d.svm").as_uri(), "sha256": "0" * 64})
-    assert plan_partitions(hashed, [files], 10, 10) is None
+    assert plan_partitions(hashed, [files], 10, 10, DataSettings()) is None
 
 
 def test_errors_name_the_global_row(files):

@@ -16,6 +16,7 @@ from hypothesis.extra.numpy import array_shapes, arrays
 from lighttouch.arrays import encode_arrays
 from worker.data.read import read_matrix, read_vector
 from worker.data.refs import DataRef
+from worker.settings import data_settings
 
 FLOATS = st.sampled_from([np.float64, np.float32, np.int64, np.int8, np.bool_])
 
@@ -23,8 +24,8 @@ FLOATS = st.sampled_from([np.float64, np.float32, np.int64, np.int8, np.bool_])
 def _read(ref: dict, rows: int) -> np.ndarray:
     model = DataRef.model_validate(ref)
     if rows == 1:
-        return read_vector(model, "v", roots=[])
-    return read_matrix(model, "m", roots=[])
+        return read_vector(model, "v", roots=[], settings=data_settings())
+    return read_matrix(model, "m", roots=[], settings=data_settings())
 
 
 def _dense(matrix) -> np.ndarray:
@@ -49,7 +50,7 @@ def test_any_numeric_array_travels_with_the_same_bits_and_reads_as_its_values(ar
 def test_sparse_matrices_travel_as_npz(rows, columns, density, seed):
     matrix = sp.random(rows, columns, density=density, format="csr", random_state=seed)
     ref = encode_arrays([matrix])[0]
-    received = read_matrix(DataRef.model_validate(ref), "m", roots=[])
+    received = read_matrix(DataRef.model_validate(ref), "m", roots=[], settings=data_settings())
     assert ref["format"] == "npz" and received.shape == matrix.shape
     assert np.array_equal(_dense(received), matrix.toarray())
 

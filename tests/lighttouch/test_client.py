@@ -23,6 +23,7 @@ from tests.lighttouch.conftest import MAX_BODY_BYTES, RESTART_DATABASE
 from worker.data.read import read_matrix
 from worker.data.refs import DataRef
 from worker.queue.keys import SPEC, key
+from worker.settings import data_settings
 
 #: Stats that time a run (differ between any two runs).
 TIMINGS = ("s", "per_s", "rate")
@@ -97,7 +98,8 @@ def test_arrays_arrive_bit_identical(client, stack: Stack):
         stored = json.loads(redis.get(key(SPEC, job.id)))["constraints"]
     for (name, sent), constraint in zip(arrays.items(), stored, strict=True):
         payload = _payload(constraint["A"])
-        received = read_matrix(DataRef.model_validate(constraint["A"]), name, roots=[])
+        received = read_matrix(DataRef.model_validate(constraint["A"]), name, roots=[],
+                               settings=data_settings())
         if sp.issparse(sent):
             arrived = sp.load_npz(io.BytesIO(payload))
             assert arrived.format == "csr" and arrived.dtype == sent.dtype

@@ -17,6 +17,7 @@ from worker.model_types import MODEL_TYPES
 from worker.pipeline.solve import solve
 from worker.problem.compile import DataSource
 from worker.problem.compile_network import compile_network_problem
+from worker.settings import data_settings
 from worker.spec.models import parse_spec
 
 
@@ -89,7 +90,8 @@ def test_shrinking_mlp_candidates_keeps_m_plus_one_and_beats_theta_bar(algorithm
     assert result.algorithm == algorithm and result.model.type == "mlp"
     assert 1 <= len(result.mixture) <= result.sizes.constraints + 1 == 2
     model = parse_spec(spec)
-    problem = compile_network_problem(model, DataSource([]), MODEL_TYPES[model.model.type])
+    problem = compile_network_problem(model, DataSource([], data_settings()),
+                                      MODEL_TYPES[model.model.type])
     thetas = np.array([m.solution for m in result.mixture])
     weights = np.array([m.weight for m in result.mixture])
     assert expected_violation(weights, problem.rate_values(thetas)) == pytest.approx(

@@ -36,7 +36,7 @@ def test_compiled_data_over_the_budget_name_the_data():
     spec["objective"] = {"type": "empirical_risk", "loss": "logistic",
                          "data": {"features": rng.normal(size=(2000, 4)).tolist(),
                                   "labels": np.sign(rng.normal(size=2000)).tolist()}}
-    problem = compile_problem(parse_spec(spec), [])
+    problem = compile_problem(parse_spec(spec), DataSource([], data_settings()))
     parts = memory_parts(problem, 100)
     budget = sum(parts.values()) - 1
     with pytest.raises(SpecError) as validated:
@@ -51,7 +51,7 @@ def test_the_declared_estimate_is_a_lower_bound_of_the_compiled_one():
     spec = small_spec()
     spec["constraints"] = [{"type": "monotone_lattice", "shape": [2, 2], "increasing": [0, 1]}]
     declared = declared_parts(parse_spec(spec))
-    compiled = memory_parts(compile_problem(parse_spec(spec), []), 100)
+    compiled = memory_parts(compile_problem(parse_spec(spec), DataSource([], data_settings())), 100)
     assert all(declared[field] <= compiled[field] for field in declared)
 
 

@@ -8,9 +8,10 @@ import typing
 import numpy as np
 import pytest
 
-from worker.problem.compile import compile_problem
+from worker.problem.compile import DataSource, compile_problem
 from worker.problem.constraint_types import CONSTRAINT_TYPES, RATES, ROWS
 from worker.projection import project
+from worker.settings import data_settings
 from worker.spec.models import Constraint, parse_spec
 
 D = 4
@@ -53,7 +54,7 @@ def compiled(block: dict):
         "dimension": D, "bounds": {"lower": -1.0, "upper": 1.0},
         "objective": {"type": "empirical_risk", "loss": "hinge",
                       "data": {"features": FEATURES.tolist(), "labels": LABELS.tolist()}},
-        "constraints": [block]}), [])
+        "constraints": [block]}), DataSource([], data_settings()))
 
 
 def test_every_spec_constraint_type_has_a_record_naming_its_model():

@@ -11,7 +11,8 @@ from hypothesis.extra.numpy import arrays
 
 from worker import solve
 from worker.errors import SpecError
-from worker.problem.compile import compile_problem
+from worker.problem.compile import DataSource, compile_problem
+from worker.settings import data_settings
 from worker.spec.models import RATE_METRICS, parse_spec
 
 N, D = 60, 5
@@ -59,7 +60,7 @@ def test_compiled_rates_match_their_definition(metric):
         {"type": "rate", "lhs": term(metric, "a"), "op": "<=", "rhs": 0.9},
         {"type": "rate", "lhs": term(metric, "b", 2.0), "op": ">=",
          "rhs": term(metric, None, 0.5)}]))
-    problem = compile_problem(spec, [])
+    problem = compile_problem(spec, DataSource([], data_settings()))
     x, labels = problem.objective.features.toarray(), problem.objective.labels
     groups = {k: np.array(v) > 0 for k, v in
               spec.model_dump()["objective"]["data"]["groups"].items()}
@@ -79,7 +80,7 @@ def test_compiled_rates_match_their_definition(metric):
 def test_proxy_constraints_bound_the_true_ones(w, metric, scale):
     spec = parse_spec(rate_spec([{"type": "rate", "lhs": term(metric, "a"), "op": ">=",
                                   "rhs": term(metric, None, scale)}]))
-    rates = compile_problem(spec, []).rates
+    rates = compile_problem(spec, DataSource([], data_settings())).rates
     hinge, ramp = rates.proxy_values(w, "hinge"), rates.proxy_values(w, "ramp")
     assert np.all(hinge >= ramp - 1e-12)   # the ramp is the tighter bound
     assert np.all(ramp >= rates.values(w) - 1e-12)
@@ -102,7 +103,7 @@ def test_proxy_constraints_bound_the_true_ones(w, metric, scale):
 ])
 def test_bad_rate_constraints_name_the_field(constraint, path, words):
     with pytest.raises(SpecError) as caught:
-        compile_problem(parse_spec(rate_spec([constraint])), [])
+        compile_problem(parse_spec(rate_spec([constraint])), DataSource([], data_settings()))
     assert str(caught.value).startswith(path), str(caught.value)
     assert words in str(caught.value)
 
@@ -113,11 +114,11 @@ def test_rates_need_scored_examples():
     spec["objective"] = {"type": "quadratic", "Q": np.eye(D).tolist()}
     with pytest.raises(SpecError, match=r"constraints\[0\]: .*quadratic objective has no "
                                         "scored examples.*own 'data'"):
-        compile_problem(parse_spec(spec), [])
+        compile_problem(parse_spec(spec), DataSource([], data_settings()))
     squared = rate_spec([{"type": "rate", "lhs": term("true_positive_rate"), "op": ">=",
                           "rhs": 0.2}], loss="squared")
     with pytest.raises(SpecError, match="needs ±1 labels"):
-        compile_problem(parse_spec(squared), [])
+        compile_problem(parse_spec(squared), DataSource([], data_settings()))
 
 
 def test_other_algorithms_refuse_rate_constraints():

@@ -23,7 +23,7 @@ def compiled_pair(model_spec: dict, hand_built: dict, root):
     lowered = lower_tables(parse_spec(model_spec), DataSource([root], settings=data_settings()))
     assert lowered is not None
     return (compile_problem(lowered.spec, lowered.source),
-            compile_problem(parse_spec(hand_built), DataSource([root])))
+            compile_problem(parse_spec(hand_built), DataSource([root], data_settings())))
 
 
 def assert_same_problem(ours, theirs, exact: bool) -> None:

@@ -128,17 +128,18 @@ def _loss_part(problem: CompiledProblem, blocks: _Blocks,
         return nothing, np.full(n, 2.0 / n), 0.0
     q[d:d + n] = 1.0 / n                                                   # logistic
     blocks.inequality(sp.hstack([sp.csr_matrix((n, d + n)), loss, loss]), np.ones(n))
-    blocks.cone_rows = _exponential_rows(signed, d, blocks.columns)
+    blocks.cone_rows = exponential_rows(signed, d, blocks.columns)
     return nothing, np.zeros(3 * n), 0.0
 
 
-def _exponential_rows(signed: sp.csr_matrix, d: int,
-                      columns: int) -> tuple[sp.csr_matrix, np.ndarray]:
+def exponential_rows(signed: sp.csr_matrix, start: int,
+                     columns: int) -> tuple[sp.csr_matrix, np.ndarray]:
     """The 6 rows per example of the logistic's two exponential cones (module docstring),
-    as s = h - G x: (-y_i x_i . w - t_i, 1, a_i) then (-t_i, 1, e_i)."""
+    as s = h - G x: (-y_i x_i . w - t_i, 1, a_i) then (-t_i, 1, e_i), with w the first
+    columns and t, a, e (n each) from column ``start`` on: G (6n, columns), h (6n,)."""
     n = signed.shape[0]
     examples = np.arange(n)
-    t, a, e = d + examples, d + n + examples, d + 2 * n + examples
+    t, a, e = start + examples, start + n + examples, start + 2 * n + examples
     coo = signed.tocoo()
     rows = np.concatenate([6 * coo.row, 6 * examples, 6 * examples + 2, 6 * examples + 3,
                            6 * examples + 5])

@@ -22,6 +22,22 @@ from worker.kernels.layout import (
 )
 from worker.kernels.objective import objective_value
 from worker.problem.compiled import CompiledProblem
+from worker.stats import Stats
+
+
+@dataclass(frozen=True)
+class Counters(Stats):
+    """The counters every iterative algorithm reports (:mod:`worker.stats`): iterations,
+    constraint checks and gradient samples."""
+
+    iterations: int
+    constraint_checks: int
+    gradient_samples: int
+
+    @classmethod
+    def of(cls, iteration: int, counters: np.ndarray) -> Counters:
+        """At ``iteration``, from the kernel state's ``counters``."""
+        return cls(iteration, int(counters[CHECKS]), int(counters[GRADIENT_SAMPLES]))
 
 
 @dataclass
@@ -144,8 +160,6 @@ class Driver:
         return (float(objective_value(self.arrays, average)),
                 float(max_violation(self.arrays, average)), int(self.state.counters[CHECKS]))
 
-    def stats(self) -> dict[str, int]:
-        """Counters for the Result's ``stats``."""
-        return {"iterations": self.iteration,
-                "constraint_checks": int(self.state.counters[CHECKS]),
-                "gradient_samples": int(self.state.counters[GRADIENT_SAMPLES])}
+    def counters(self) -> Counters:
+        """The run's counters so far."""
+        return Counters.of(self.iteration, self.state.counters)

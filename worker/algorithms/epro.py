@@ -37,13 +37,13 @@ which differs only in the inner loop, T_1 and the step decay.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from worker.algorithms.arrays import problem_arrays
-from worker.algorithms.driver import Candidates
+from worker.algorithms.driver import Candidates, Counters
 from worker.algorithms.loop import ChunkedLoop, ProgressCallback
 from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
 from worker.algorithms.penalty import multiplier_mass, penalized_objective, raised_gamma
@@ -51,16 +51,35 @@ from worker.algorithms.stopping import CertifiedStages
 from worker.errors import SpecError
 from worker.kernels.constraints import max_violation
 from worker.kernels.epro import epro_sgd_steps
-from worker.kernels.layout import CHECKS, GRADIENT_SAMPLES, ITERATION, N_COUNTERS, ProblemArrays
+from worker.kernels.layout import CHECKS, ITERATION, N_COUNTERS, ProblemArrays
 from worker.kernels.objective import objective_value
 from worker.kernels.random import seed_state
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project
+from worker.stats import Stats, Value
 
 #: T_1 of Theorem 1.
 FIRST_EPOCH = 8
 #: Examples per stochastic gradient of f when ``minibatch`` is automatic.
 DEFAULT_K_F = 2
+
+
+@dataclass(frozen=True)
+class EproStats(Stats):
+    """The record (:mod:`worker.stats`) of EPRO and EPRO-ORDA: why they stopped (and the
+    stopping rule's figures), the counters, whether the time limit stopped them, the
+    penalty, the epochs (one projection each), the projections' seconds and the zero
+    coordinates of the last point."""
+
+    stopped_by: str
+    rule: Mapping[str, Value]
+    counters: Counters
+    stopped_by_time_limit: bool
+    gamma: float
+    epochs: int
+    projections: int
+    projection_s_total: float
+    zeros: int
 
 
 def epoch_lengths(iterations: int, first: int = FIRST_EPOCH) -> list[int]:
@@ -176,12 +195,9 @@ def run_epochs(problem: CompiledProblem, options: SolverOptions,
             stopped_by = decision
             break
     loop.report(force=True)
-    stats = {"stopped_by": stopped_by} | (rule.stats() if options.until_converged else {})
-    stats |= {"iterations": loop.iteration, "constraint_checks": int(counters[CHECKS]),
-             "gradient_samples": int(counters[GRADIENT_SAMPLES]),
-             "stopped_by_time_limit": loop.timed_out, "gamma": float(penalty),
-             "epochs": projections, "projections": projections,
-             "projection_s_total": projection_s, "zeros": int(np.count_nonzero(w == 0))}
+    stats = EproStats(stopped_by, rule.stats() if options.until_converged else {},
+                      Counters.of(loop.iteration, counters), loop.timed_out, float(penalty),
+                      projections, projections, projection_s, int(np.count_nonzero(w == 0)))
     return Trajectory(name, candidates, arrays, stats)
 
 

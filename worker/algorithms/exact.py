@@ -23,6 +23,7 @@ import time
 
 import clarabel
 import numpy as np
+import scipy.sparse as sp
 
 from worker.algorithms.conic_form import LOGISTIC, conic_program
 from worker.algorithms.loop import ProgressCallback
@@ -67,12 +68,23 @@ def _run_exact(name: str, problem: CompiledProblem, progress: ProgressCallback |
 def _clarabel(problem: CompiledProblem, seconds: float):
     """The conic program by Clarabel: (w, y, alpha or None, stats)."""
     program = conic_program(problem)
+    x, z, stats = clarabel_solve(program.P, program.q, program.A, program.b, program.cones,
+                                 seconds)
+    m, n, rows = program.m, problem.n, program.hinge_rows
+    alpha = None if rows is None else n * z[rows:rows + n]
+    return x[:program.d], z[:m], alpha, stats
+
+
+def clarabel_solve(P: sp.csc_matrix, q: np.ndarray, A: sp.csc_matrix, b: np.ndarray,
+                   cones: list, seconds: float) -> tuple[np.ndarray, np.ndarray, dict]:
+    """min (1/2) x'Px + q'x s.t. A x + s = b, s in ``cones``, by Clarabel within ``seconds``:
+    x (N,), the duals z (R,) (zeros when Clarabel returned no finite point) and the stats
+    ``stopped_by``, ``solver``, ``solver_iterations``; an infeasible or unbounded program
+    raises :class:`~worker.errors.SolverError`."""
     settings = clarabel.DefaultSettings()
     settings.verbose = False
     settings.time_limit = float(seconds)
-    solver = clarabel.DefaultSolver(program.P, program.q, program.A, program.b, program.cones,
-                                    settings)
-    solution = solver.solve()
+    solution = clarabel.DefaultSolver(P, q, A, b, cones, settings).solve()
     status = str(solution.status)
     if "PrimalInfeasible" in status:
         raise SolverError(INFEASIBLE.format(solver="Clarabel", status=status))
@@ -81,8 +93,5 @@ def _clarabel(problem: CompiledProblem, seconds: float):
     x, z = np.array(solution.x), np.array(solution.z)
     if not np.isfinite(x).all():
         x, z = np.zeros_like(x), np.zeros_like(z)
-    m, n, rows = program.m, problem.n, program.hinge_rows
-    alpha = None if rows is None else n * z[rows:rows + n]
-    return (x[:program.d], z[:m], alpha,
-            {"stopped_by": CLARABEL_STATUS.get(status, status.lower()), "solver": "clarabel",
-             "solver_iterations": int(solution.iterations)})
+    return x, z, {"stopped_by": CLARABEL_STATUS.get(status, status.lower()),
+                  "solver": "clarabel", "solver_iterations": int(solution.iterations)}

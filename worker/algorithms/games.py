@@ -22,24 +22,9 @@ Defaults (heuristics where the paper leaves them to a grid search, §6):
   onto the constraints while DoG's first steps were still tiny, and the ramp proxy's game
   never recovered. k_f = k_r = 100 examples per step (§6.2's minibatch) unless
   ``solver.minibatch`` gives k_f and k_g (k_g is the rate batch).
-* ``solver.game.eta_lambda: "auto"``: 1.0 for the proxy-Lagrangian (a multiplicative step: a
-  constraint violated by 0.05 multiplies its weight by e^0.05 per step, so the weights can
-  move across the 1e-3 floor and back within a few hundred steps) and 0.1 for the
-  Lagrangian (an additive step on unbounded multipliers, which 1.0 lets run away on the
-  Adult problem of §6.2). Both chosen on that problem (bench/adult_fairness.py,
-  docs/benchmarks.md);
-  the Lemmas' eta_lambda ~ sqrt((m+1) ln(m+1) / T) / B is far too cautious for T of a few
-  thousand. Either is lowered to NOISE_BUDGET / sigma^2 where sigma^2, a bound on the
-  variance of one step's estimate of a rate constraint (:func:`rate_noise`, the largest over
-  the constraints), is larger: the lambda-player sees those estimates, and a met
-  constraint with slack s, whose log-weight (or weight, for the Lagrangian) takes steps of
-  mean -eta s and variance eta^2 sigma^2, floats above its floor by about eta sigma^2 / (2 s)
-  on noise alone (the stationary mean of a reflected random walk), taking weight from the
-  objective. Rates over small subsets are that noisy (sigma^2 ~ 1 / (k_r p) for a share p):
-  Adult's TPR parity over the six sex x race cells in both directions (12 constraints,
-  sigma^2 = 5.4 against 0.8 for §6.2's four groups) left at 1.0 only 0.01-0.13 of lambda on
-  the objective and a test error 3.2 points above ExponentiatedGradient's; at 0.046 it is
-  within 0.3 points (docs/algorithms.md).
+* ``solver.game.eta_lambda: "auto"``: :mod:`worker.algorithms.multiplier_step` (1.0 for
+  the proxy-Lagrangian, 0.1 for the Lagrangian, lowered where the rate estimates are
+  noisy).
 * proxy floors as TFCO: entries of M (or lambda) at least 1e-3 / (m+1); M starts with
   weight 1 - 1e-3 m/(m+1) on the objective row (TFCO's ``initial_multiplier_radius``).
 * Lagrangian radius R: ``solver.game.radius`` (default unbounded, the paper's §6 choice);
@@ -55,14 +40,16 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
 from worker.algorithms.arrays import DOG_START, problem_arrays
-from worker.algorithms.driver import Candidates, snapshot_iterations
+from worker.algorithms.driver import Candidates, Counters, snapshot_iterations
 from worker.algorithms.loop import ChunkedLoop, ProgressCallback
+from worker.algorithms.multiplier_step import auto_eta_lambda, rate_noise
 from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
 from worker.algorithms.step_rule import WARMUP_PART, copied, warmup_end, warmup_measurements
 from worker.algorithms.stopping import StageEstimate
@@ -81,7 +68,6 @@ from worker.kernels.games import (
 )
 from worker.kernels.layout import (
     CHECKS,
-    GRADIENT_SAMPLES,
     ITERATION,
     N_COUNTERS,
     N_SCALARS,
@@ -95,18 +81,41 @@ from worker.kernels.objective import loss_spread, objective_value
 from worker.kernels.random import seed_state
 from worker.problem.compiled import CompiledProblem
 from worker.problem.rates import RateForm, RateSet
+from worker.stats import Stats, Value
 
 #: Examples per step for f and for the rate estimates (Cotter et al. §6.2).
 DEFAULT_BATCH = 100
 #: TFCO's ``minimum_multiplier_radius``: entries of M / lambda stay >= this / (m+1).
 MINIMUM_RADIUS = 1e-3
-AUTO_ETA_LAMBDA = {LAGRANGIAN: 0.1, PROXY_SWAP: 1.0, PROXY_EXTERNAL: 1.0}
-#: ``eta_lambda: "auto"`` keeps eta_lambda sigma^2 at most this (module docstring).
-NOISE_BUDGET = 0.25
 #: The theta-player's diameter after its DoG warm-up, as a share of the distance r it went.
 THETA_DIAMETER_FRACTION = 0.5
 #: ``solver.game.proxy`` -> the kernel's surrogate code.
 SURROGATES = {"hinge": SURROGATE_HINGE, "ramp": SURROGATE_RAMP}
+
+
+@dataclass(frozen=True)
+class GameStats(Stats):
+    """A game's record (:mod:`worker.stats`), from :func:`play`: how it ended
+    (``stopped_by``; with stages, their count, tolerance and estimate), its counters,
+    whether the time limit stopped it, its multipliers' step, lambda_0 at the end and (the
+    Lagrangian) the multipliers' mass."""
+
+    ended: Mapping[str, Value]
+    counters: Counters
+    stopped_by_time_limit: bool
+    eta_lambda: float
+    final_objective_weight: float
+    multiplier_mass: float | None
+
+
+@dataclass(frozen=True)
+class LinearGameStats(Stats):
+    """The linear games' record: the game's, the step rule's warm-up, and (the Lagrangian)
+    the relaxed violation of its own mixture."""
+
+    game: GameStats
+    steps: Mapping[str, Value]
+    baseline_relaxed_max_violation: float | None
 
 
 def rate_arrays(rates: RateSet | None, d: int, relaxed: bool) -> RateArrays:
@@ -146,29 +155,6 @@ def initial_multipliers(m: int, formulation: int) -> tuple[np.ndarray, np.ndarra
     elif formulation == PROXY_EXTERNAL:
         lam[:] = np.exp(log_m[:, 0])
     return lam, log_m, np.ascontiguousarray(log_m[:, 0])
-
-
-def rate_noise(rates: RateArrays | None, k_r: int) -> float:
-    """sigma^2: the largest variance of one step's estimate of a rate constraint, bounded.
-
-    A step estimates g_k = c_k + sum_i a_ki z_i (z_i an indicator, an entry per example and
-    side) by (n_r / k_r) times the sum over k_r examples drawn uniformly, so its variance is
-    at most (n_r / k_r) sum_i a_ki^2 (the second moment of one draw). It grows as a rate's
-    subset shrinks: 1 / (k_r p) for a rate over a share p of the examples.
-    """
-    if rates is None or rates.constant.shape[0] == 0 or rates.wt_weight.shape[0] == 0:
-        return 0.0
-    n_r = rates.wt_indptr.shape[0] - 1
-    squares = np.bincount(rates.wt_constraint, weights=rates.wt_weight ** 2,
-                          minlength=rates.constant.shape[0])
-    return float(n_r / k_r * squares.max())
-
-
-def auto_eta_lambda(formulation: int, noise: float) -> float:
-    """``eta_lambda: "auto"``: AUTO_ETA_LAMBDA, lowered to NOISE_BUDGET / sigma^2 for rate
-    estimates of variance up to ``noise`` = sigma^2 (:func:`rate_noise`; module docstring)."""
-    base = AUTO_ETA_LAMBDA[formulation]
-    return base if noise <= NOISE_BUDGET / base else NOISE_BUDGET / noise
 
 
 def game_config(options: SolverOptions, formulation: int, m: int,
@@ -238,16 +224,15 @@ def _run_game(problem, options, progress, deadline, formulation) -> Trajectory:
             warmup_end(0, options.iterations)
         cfg, step_stats = measured_theta_step(arrays, rates, cfg, state, probe, deadline)
     loop = ChunkedLoop(deadline, options.iterations, describe, progress)
-    candidates, baseline, stats = play(
+    candidates, baseline, game = play(
         loop, lambda count: game_steps(arrays, rates, cfg, state, count), state.w, state.lam,
         state.counters, options, cfg, lambda solutions, weights: mixture_value(
             problem, arrays, solutions, weights))
-    stats.update(step_stats)
-    if formulation == LAGRANGIAN:
-        stats["baseline_relaxed_max_violation"] = relaxed_violation(
-            problem, np.array(candidates.solutions), baseline, options.game.proxy)
+    relaxed = relaxed_violation(problem, np.array(candidates.solutions), baseline,
+                                options.game.proxy) if formulation == LAGRANGIAN else None
     name = "lagrangian" if formulation == LAGRANGIAN else "proxy_lagrangian"
-    return Trajectory(name, candidates, arrays, stats, baseline)
+    return Trajectory(name, candidates, arrays, LinearGameStats(game, step_stats, relaxed),
+                      baseline)
 
 
 def measured_theta_step(arrays: ProblemArrays, rates: RateArrays, cfg: GameConfig,
@@ -291,7 +276,7 @@ MixtureValue = Callable[[np.ndarray, np.ndarray], tuple[float, float, float]]
 def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
          lam: np.ndarray, counters: np.ndarray, options: SolverOptions,
          cfg: GameConfig, value: MixtureValue | None = None
-         ) -> tuple[Candidates, np.ndarray, dict]:
+         ) -> tuple[Candidates, np.ndarray, GameStats]:
     """Run a game to ``options.iterations`` (or the deadline), keeping theta (d,) at
     ``options.candidates`` evenly spaced iterations; with ``iterations: "auto"`` and a
     ``value``, doubling stages until the stage's mixture stops improving
@@ -304,7 +289,7 @@ def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
     baseline : ndarray, shape (C,)
         theta-bar's weights: proportional to lambda[0] at each snapshot (constant 1 for the
         Lagrangian, so uniform, Theorem 2; lambda_1 of Theorem 3 for the proxy-Lagrangian).
-    stats : dict
+    stats : GameStats
     """
     candidates, objective_weights = Candidates(), []
 
@@ -319,18 +304,15 @@ def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
         return True
 
     if options.until_converged and value is not None:
-        stats = _stages(loop, snapshots, candidates, objective_weights, options, value)
+        ended = _stages(loop, snapshots, candidates, objective_weights, options, value)
     else:
-        stats = {"stopped_by": "iterations" if snapshots(0, options.iterations)
+        ended = {"stopped_by": "iterations" if snapshots(0, options.iterations)
                  else "time_limit"}
     candidates = candidates.last(options.candidates)
     loop.report(force=True)
-    stats |= {"iterations": loop.iteration, "constraint_checks": int(counters[CHECKS]),
-              "gradient_samples": int(counters[GRADIENT_SAMPLES]),
-              "stopped_by_time_limit": loop.timed_out, "eta_lambda": cfg.eta_lambda,
-              "final_objective_weight": float(lam[0])}
-    if cfg.formulation == LAGRANGIAN:
-        stats["multiplier_mass"] = float(lam[1:].sum())
+    stats = GameStats(ended, Counters.of(loop.iteration, counters), loop.timed_out,
+                      cfg.eta_lambda, float(lam[0]),
+                      float(lam[1:].sum()) if cfg.formulation == LAGRANGIAN else None)
     weights = np.array(objective_weights[-len(candidates.solutions):])
     return candidates, weights / weights.sum(), stats
 

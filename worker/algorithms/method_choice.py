@@ -24,9 +24,13 @@ In this order (the first that applies):
    when also l1 > 0 (O(1/T) rates, and ORDA's proximal steps measured 7-19x closer than
    Epro-SGD with l1, bench/results/epro_rate.json) — and LightTouch above 16.
 
-Networks, softmax and robust ``max_of`` objectives never come here: the network games
-solve them (:mod:`worker.pipeline.network`). SVRG OL runs when asked for
-(``solver.algorithm: "svrg_ol"``), which is also what partitions a big file.
+Networks and softmax objectives never come here: the network games solve them
+(:mod:`worker.pipeline.network`). A robust ``max_of`` of a linear model over convex losses
+(:func:`~worker.algorithms.robust_form.exact_robust_applies`) comes to :func:`choose_robust`:
+its epigraph program is exact (``exact_conic`` with a logistic term, else ``exact_qp``) when
+:func:`robust_work` is at most :data:`EXACT_MAX_WORK`, by the same measure as rule 3, and
+goes to the games otherwise. SVRG OL runs when asked for (``solver.algorithm: "svrg_ol"``),
+which is also what partitions a big file.
 """
 
 from __future__ import annotations
@@ -35,7 +39,9 @@ from dataclasses import dataclass
 
 from worker.algorithms.conic_form import LOGISTIC, SQUARED
 from worker.algorithms.lbfgsb import smooth_box_only
+from worker.algorithms.robust_form import exact_robust_applies
 from worker.problem.compiled import QUADRATIC, CompiledProblem
+from worker.problem.network import NetworkProblem
 
 FULLTOUCH_MAX_M = 16
 #: The largest program an exact method takes, in :func:`exact_work`: 10-20 seconds of
@@ -79,6 +85,26 @@ def choose_method(problem: CompiledProblem) -> Choice:
                             "interior point")
     return Choice(iterative_method(problem), f"program of {work:,} nonzeros (exact up to "
                   f"{EXACT_MAX_WORK:,}): the LightTouch family")
+
+
+def robust_work(problem: NetworkProblem) -> int:
+    """:func:`exact_work` of a robust linear problem's epigraph program: every term's
+    examples' nonzeros, :data:`CONE_WORK` per example of a logistic term, and d^2."""
+    return int(sum(term.features.nnz + (CONE_WORK * term.n if term.code == LOGISTIC else 0)
+                   for term in problem.terms) + problem.d ** 2)
+
+
+def choose_robust(problem: NetworkProblem) -> Choice | None:
+    """The exact method for a small robust linear problem (module docstring), else None."""
+    if not exact_robust_applies(problem):
+        return None
+    work = robust_work(problem)
+    if work > EXACT_MAX_WORK:
+        return None
+    logistic = any(term.code == LOGISTIC for term in problem.terms)
+    return Choice("exact_conic" if logistic else "exact_qp",
+                  f"small robust program ({work:,} <= {EXACT_MAX_WORK:,} nonzeros): interior "
+                  "point on the epigraph")
 
 
 def iterative_method(problem: CompiledProblem) -> str:

@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -46,6 +46,7 @@ from worker.algorithms.arrays import DOG_START
 from worker.algorithms.games import (
     PROBE_ITERATIONS,
     THETA_DIAMETER_FRACTION,
+    GameStats,
     formulation_of,
     game_config,
     initial_multipliers,
@@ -73,9 +74,22 @@ from worker.kernels.network_game import (
 )
 from worker.kernels.random import seed_state
 from worker.problem.network import NetworkProblem
+from worker.stats import Stats, Value
 
 #: AdaGrad's step of ``eta_w: "auto"`` on a network with hidden layers.
 AUTO_ETA = 0.05
+
+
+@dataclass(frozen=True)
+class NetworkGameStats(Stats):
+    """The network games' record (:mod:`worker.stats`): the game's, the parameters' step and
+    count, the step rule's warm-up, and (a robust objective) the slack at the end."""
+
+    game: GameStats
+    eta_w: float
+    parameters: int
+    steps: Mapping[str, Value]
+    final_slack: float | None
 
 
 def network_terms(problem: NetworkProblem) -> NetworkTerms:
@@ -175,10 +189,9 @@ def run_network_game(problem: NetworkProblem, options: SolverOptions, algorithm:
         return float(state.losses.max()), violation, int(state.counters[CHECKS])
 
     loop = ChunkedLoop(deadline, options.iterations, describe, progress)
-    candidates, baseline, stats = play(
+    candidates, baseline, game = play(
         loop, lambda count: steps(cfg, state, count), state.theta, state.lam, state.counters,
         options, cfg.game, lambda thetas, weights: mixture_value(problem, thetas, weights))
-    stats.update(eta_w=cfg.game.eta_w, parameters=problem.d, **step_stats)
-    if problem.robust:
-        stats["final_slack"] = float(state.slack[0])
+    stats = NetworkGameStats(game, cfg.game.eta_w, problem.d, step_stats,
+                             float(state.slack[0]) if problem.robust else None)
     return Trajectory(algorithm, candidates, None, stats, baseline)

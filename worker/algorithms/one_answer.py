@@ -5,6 +5,8 @@ certificate as ``stats``."""
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -16,6 +18,19 @@ from worker.algorithms.options import Trajectory
 from worker.algorithms.smooth_part import objective_value
 from worker.errors import SpecError
 from worker.problem.compiled import CompiledProblem
+from worker.stats import Stats, Value
+
+
+@dataclass(frozen=True)
+class OneAnswerStats(Stats):
+    """The record (:mod:`worker.stats`) of a method with one answer: no iterations or
+    constraint checks of the LightTouch kind, whether the time limit stopped it, and the
+    method's own figures with its certificate (:func:`certificate_stats`)."""
+
+    iterations: int
+    constraint_checks: int
+    stopped_by_time_limit: bool
+    method: Mapping[str, Value]
 
 
 def certificate_stats(problem: CompiledProblem, w: np.ndarray, multipliers: np.ndarray,
@@ -27,10 +42,16 @@ def certificate_stats(problem: CompiledProblem, w: np.ndarray, multipliers: np.n
     :func:`~worker.candidates.lower_bound.lower_bound_stats`); otherwise
     ``certificate: "none"``."""
     bound = lagrangian_bound(problem, w, multipliers, hinge_weights)
+    return gap_stats(objective_value(problem.objective, w) if np.isfinite(bound) else np.inf,
+                     bound)
+
+
+def gap_stats(value: float, bound: float) -> dict[str, float | str]:
+    """The certificate's ``stats`` of an answer of objective ``value`` and a lower ``bound``
+    on the optimum (:func:`certificate_stats`)."""
     if not np.isfinite(bound):
         return {"certificate": "none"}
-    stats = {"lower_bound": bound, "gap": objective_value(problem.objective, w) - bound,
-             "certificate": "lagrangian_bound"}
+    stats = {"lower_bound": bound, "gap": value - bound, "certificate": "lagrangian_bound"}
     if bound != 0:
         stats["relative_gap"] = stats["gap"] / abs(bound)
     return stats
@@ -49,9 +70,8 @@ def one_answer(name: str, problem: CompiledProblem, w: np.ndarray, stats: dict,
         progress(Progress(iteration=1, iterations=1, objective=objective_value(
             problem.objective, w), max_violation=violation, constraint_checks=0,
             elapsed_s=seconds))
-    stats = {"iterations": 0, "constraint_checks": 0,
-             "stopped_by_time_limit": stats.get("stopped_by") == "time_limit"} | stats
-    return Trajectory(name, candidates, problem_arrays(problem, 1), stats)
+    return Trajectory(name, candidates, problem_arrays(problem, 1),
+                      OneAnswerStats(0, 0, stats.get("stopped_by") == "time_limit", stats))
 
 
 def refuse(name: str, why: str) -> SpecError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -10,6 +11,7 @@ from worker.algorithms.driver import Candidates
 from worker.algorithms.game_options import GameOptions
 from worker.distributed.options import SvrgOptions
 from worker.kernels.layout import ProblemArrays
+from worker.stats import Stats, Value
 
 
 @dataclass(frozen=True)
@@ -44,19 +46,40 @@ class SolverOptions:
     start_gamma: float | None = None
 
 
+@dataclass(frozen=True)
+class RunStats(Stats):
+    """The run stage's record (:mod:`worker.stats`): the algorithm's own counters, then the
+    seconds it ran, and which method ran and why (``auto``'s choice)."""
+
+    algorithm: Mapping[str, Value] | Stats
+    solve_s: float
+    method: str
+    method_reason: str
+
+
 @dataclass
 class Trajectory:
-    """What an algorithm leaves for shrinking: candidates, counters, what was chosen, and
-    the kernel arrays it ran on (reused to score the candidates; None for the network games,
-    whose problem scores itself)."""
+    """What an algorithm leaves for shrinking: candidates, its own counters (``stats``), the
+    kernel arrays it ran on (reused to score the candidates; None for the network games,
+    whose problem scores itself) and, once the runner has timed it, the run's record."""
 
     algorithm: str
     candidates: Candidates
     arrays: ProblemArrays | None
-    stats: dict = field(default_factory=dict)
+    #: the algorithm's own record (:mod:`worker.stats`; a plain mapping of entries is
+    #: taken too)
+    stats: Mapping[str, Value] | Stats = field(default_factory=dict)
     #: weights (C,) of the algorithm's own mixture of its candidates (the games' theta-bar,
     #: Theorems 2-3), reported next to the shrunk mixture; None for the other algorithms.
     baseline: np.ndarray | None = None
+    #: set by :func:`worker.algorithms.registry.run_algorithm` (or the network pipeline)
+    run: RunStats | None = None
+
+    def as_stats(self) -> dict[str, Value]:
+        """The run's stats: the record's entries, or the algorithm's own before it is timed."""
+        if self.run is not None:
+            return self.run.as_stats()
+        return self.stats.as_stats() if isinstance(self.stats, Stats) else dict(self.stats)
 
 
 def start_point(problem, options: SolverOptions, default: np.ndarray | None = None

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from worker.algorithms.loop import ProgressCallback
-from worker.algorithms.method_choice import Choice, choose_method
-from worker.algorithms.options import SolverOptions, Trajectory
+from worker.algorithms.method_choice import Choice, choose_method, choose_robust
+from worker.algorithms.options import RunStats, SolverOptions, Trajectory
 from worker.catalogue import AUTO, CATALOGUE, Algorithm
 from worker.distributed.batch import PartitionedBatch
 from worker.errors import SpecError
@@ -40,6 +41,8 @@ def chosen(problem: CompiledProblem | NetworkProblem, requested: str) -> Choice:
     if requested != AUTO:
         return Choice(requested, "solver.algorithm")
     if isinstance(problem, NetworkProblem):
+        if (exact := choose_robust(problem)) is not None:
+            return exact
         name = "lagrangian" if problem.rates is None else "proxy_lagrangian"
         return Choice(name, "network, multiclass or robust objective: the games")
     return choose_method(problem)
@@ -70,6 +73,5 @@ def run_algorithm(problem: CompiledProblem, options: SolverOptions,
         trajectory = run(problem, options, progress, deadline, source=source)
     else:
         trajectory = run(problem, options, progress, deadline)
-    trajectory.stats.update(solve_s=time.perf_counter() - started, method=name,
-                            method_reason=choice.reason)
-    return trajectory
+    return replace(trajectory, run=RunStats(trajectory.stats, time.perf_counter() - started,
+                                            name, choice.reason))

@@ -27,29 +27,31 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
 
 from worker.algorithms.arrays import new_state, problem_arrays, run_config
-from worker.algorithms.driver import Candidates, snapshot_iterations
+from worker.algorithms.driver import Candidates, Counters, snapshot_iterations
 from worker.algorithms.groups import group_count, lazy_update
 from worker.algorithms.loop import ChunkedLoop, Progress, ProgressCallback
 from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
 from worker.algorithms.penalty import multiplier_mass, penalized_objective, raised_gamma
 from worker.algorithms.stopping import CertifiedStages
 from worker.algorithms.svrg_schedule import schedule
-from worker.distributed.batch import PartitionedBatch, open_batch_phase
+from worker.distributed.batch import BatchStats, PartitionedBatch, open_batch_phase
 from worker.errors import SpecError
 from worker.kernels.constraints import max_violation
 from worker.kernels.distribution import init_distribution, rebase_distribution
 from worker.kernels.iteration import restart_average, running_average
-from worker.kernels.layout import CHECKS, GRADIENT_SAMPLES, ITERATION, MODE_LIGHT, MODE_PLAIN
+from worker.kernels.layout import CHECKS, ITERATION, MODE_LIGHT, MODE_PLAIN
 from worker.kernels.objective import objective_value
 from worker.kernels.online import LEARNER_CODES, new_slots
 from worker.kernels.svrg import SerialRun, serial_steps
 from worker.problem.compiled import QUADRATIC, CompiledProblem
+from worker.stats import Stats, Value
 
 #: (k_f, k_g, k_p) when ``minibatch`` is automatic.
 DEFAULT_MINIBATCH = (1, 2, 8)
@@ -63,26 +65,21 @@ class SvrgProgress(Progress):
     bytes_moved: int = 0
 
 
-@dataclass
-class _Accounts:
-    """What the batch phases cost so far."""
+@dataclass(frozen=True)
+class SvrgStats(Stats):
+    """SVRG OL's record (:mod:`worker.stats`): why it stopped (and the stopping rule's
+    figures), its counters and penalty, the batch phases', and its schedule."""
 
-    rounds: int = 0
-    bytes_moved: int = 0
-    examples: int = 0
-    seconds: float = 0.0
-
-    def add(self, gradient, batch, first: bool) -> None:
-        """Count one batch phase (the first also pays the batch's set-up)."""
-        self.rounds += 1 + (batch.setup_rounds if first else 0)
-        self.bytes_moved += gradient.bytes_moved + (batch.setup_bytes if first else 0)
-        self.examples += gradient.examples
-        self.seconds += gradient.seconds
-
-    def as_stats(self) -> dict[str, int | float]:
-        """The Result ``stats`` entries of the batch phases."""
-        return {"communication_rounds": self.rounds, "bytes_moved": self.bytes_moved,
-                "batch_examples": self.examples, "batch_s": self.seconds}
+    stopped_by: str
+    rule: Mapping[str, Value]
+    counters: Counters
+    stopped_by_time_limit: bool
+    gamma: float
+    batch: BatchStats
+    rounds_planned: int
+    learner: str
+    schedule: str
+    groups: int
 
 
 def _serial_phase(loop: ChunkedLoop, advance, marks: set[int], end: int,
@@ -108,13 +105,15 @@ def _config(arrays, problem: CompiledProblem, options: SolverOptions, groups: in
                       minibatch=(k_f, min(k_g, groups), min(k_p, groups)), lazy=lazy)
 
 
-def _reporter(progress: ProgressCallback | None, accounts: _Accounts) -> ProgressCallback | None:
+def _reporter(progress: ProgressCallback | None,
+              batch: PartitionedBatch) -> ProgressCallback | None:
     if progress is None:
         return None
 
     def report(base: Progress) -> None:
-        progress(SvrgProgress(**dataclasses.asdict(base), communication_rounds=accounts.rounds,
-                              bytes_moved=accounts.bytes_moved))
+        rounds, moved = batch.communication()
+        progress(SvrgProgress(**dataclasses.asdict(base), communication_rounds=rounds,
+                              bytes_moved=moved))
     return report
 
 
@@ -170,14 +169,13 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
         return (float(objective_value(arrays, point)), float(max_violation(arrays, point)),
                 int(state.counters[CHECKS]))
 
-    accounts = _Accounts()
-    loop = ChunkedLoop(deadline, options.iterations, describe, _reporter(progress, accounts))
     candidates = Candidates()
     marks = set(snapshot_iterations(0, options.iterations, max(1, options.candidates // 2)))
     rounds = schedule(svrg, options.iterations)
     anchor = state.w.copy()
     rule, stopped_by, every_row = CertifiedStages(arrays, problem, options.tolerance), None, arrays
     with open_batch_phase(problem, svrg, options.seed, source) as batch:
+        loop = ChunkedLoop(deadline, options.iterations, describe, _reporter(progress, batch))
         for index, planned in enumerate(rounds):
             if index and time.perf_counter() >= deadline:
                 loop.timed_out = True
@@ -185,7 +183,6 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
             gradient = batch.gradient(anchor, index, planned.batch_size,
                                       planned.serial_steps * cfg.k_f)
             arrays = batch.serial_arrays(arrays, gradient)
-            accounts.add(gradient, batch, first=index == 0)
             restart_average(state, state.w)
             run = SerialRun(cfg, code, step_scale(options), slots, sparse, anchor, gradient.mean,
                             batch.inverse_frequency, gradient.examples)
@@ -201,13 +198,11 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
                 break
             if options.gamma is None and groups and 2 * end <= options.iterations:
                 cfg = _retuned(arrays, problem, cfg, state, anchor)
-        workers = batch.workers
+        phases = batch.phase_stats()
     loop.report(force=True)
-    stats = {"stopped_by": stopped_by or ("time_limit" if loop.timed_out else "iterations"),
-             **(rule.stats() if options.until_converged else {}),
-             "iterations": loop.iteration, "constraint_checks": int(state.counters[CHECKS]),
-             "gradient_samples": int(state.counters[GRADIENT_SAMPLES]),
-             "stopped_by_time_limit": loop.timed_out, "gamma": float(cfg.gamma),
-             **accounts.as_stats(), "batch_workers": workers, "rounds_planned": len(rounds),
-             "learner": svrg.learner, "schedule": svrg.schedule, "groups": groups}
+    stats = SvrgStats(stopped_by or ("time_limit" if loop.timed_out else "iterations"),
+                      rule.stats() if options.until_converged else {},
+                      Counters.of(loop.iteration, state.counters), loop.timed_out,
+                      float(cfg.gamma), phases, len(rounds), svrg.learner, svrg.schedule,
+                      groups)
     return Trajectory("svrg_ol", candidates, arrays, stats)

@@ -3,8 +3,11 @@ loop (:mod:`worker.kernels.iteration`; LightTouch paper, Algorithms 1-4)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
 from worker.algorithms.arrays import new_state, problem_arrays, run_config
-from worker.algorithms.driver import Candidates, Driver
+from worker.algorithms.driver import Candidates, Counters, Driver
 from worker.algorithms.groups import group_count, lazy_update
 from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
 from worker.algorithms.phases import run_phase, run_to_tolerance
@@ -23,15 +26,30 @@ from worker.kernels.layout import (
 )
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project
+from worker.stats import Stats, Value
 
 
-def _finish(name: str, driver: Driver, candidates: Candidates, cfg, **extra) -> Trajectory:
+@dataclass(frozen=True)
+class TouchStats(Stats):
+    """The record (:mod:`worker.stats`) of FullTouch, LightTouch, MidTouch and projected
+    SGD: the counters, how the run ended (``stopped_by`` and the stopping rule's figures)
+    and what the algorithm adds, then whether the time limit stopped it, the final penalty
+    and step, and the step rule's warm-up."""
+
+    counters: Counters
+    budget: Mapping[str, Value]
+    extra: Mapping[str, Value]
+    stopped_by_time_limit: bool
+    gamma: float
+    eta_w: float
+    steps: Mapping[str, Value]
+
+
+def _finish(name: str, driver: Driver, candidates: Candidates, cfg,
+            budget: Mapping[str, Value], **extra: Value) -> Trajectory:
     driver.loop.report(force=True)                     # progress at the last iteration
-    stats = driver.stats() | extra
-    stats["stopped_by_time_limit"] = driver.timed_out
-    stats["gamma"] = float(cfg.gamma)
-    stats["eta_w"] = float(cfg.eta_w)
-    stats.update(driver.step_stats or {})
+    stats = TouchStats(driver.counters(), budget, extra, driver.timed_out, float(cfg.gamma),
+                       float(cfg.eta_w), driver.step_stats or {})
     return Trajectory(name, candidates, driver.arrays, stats)
 
 
@@ -89,7 +107,7 @@ def run_fulltouch(problem, options, progress, deadline) -> Trajectory:
     driver = _driver(problem, arrays, state, options, progress, deadline)
     candidates = Candidates()
     cfg, budget = _run(driver, cfg, options, candidates, auto_gamma=options.gamma is None)
-    return _finish("fulltouch", driver, candidates, cfg, **budget)
+    return _finish("fulltouch", driver, candidates, cfg, budget)
 
 
 def run_lighttouch(problem, options, progress, deadline) -> Trajectory:
@@ -102,7 +120,7 @@ def run_lighttouch(problem, options, progress, deadline) -> Trajectory:
     driver = _driver(problem, arrays, state, options, progress, deadline)
     candidates = Candidates()
     cfg, budget = _run(driver, cfg, options, candidates, auto_gamma=options.gamma is None)
-    return _finish("lighttouch", driver, candidates, cfg, **budget, groups=groups,
+    return _finish("lighttouch", driver, candidates, cfg, budget, groups=groups,
                    p_update="lazy" if lazy else "dense",
                    **_light_stats(driver, driver.iteration))
 
@@ -145,7 +163,7 @@ def run_midtouch(problem, options, progress, deadline) -> Trajectory:
             cfg, finished = run_phase(driver, cfg, first, options.iterations,
                                       max(2, options.candidates - share), candidates)
             budget["stopped_by"] = "iterations" if finished else "time_limit"
-    return _finish("midtouch", driver, candidates, cfg, **budget, phase_one_iterations=first)
+    return _finish("midtouch", driver, candidates, cfg, budget, phase_one_iterations=first)
 
 
 def run_projected_sgd(problem, options, progress, deadline) -> Trajectory:
@@ -166,5 +184,5 @@ def run_projected_sgd(problem, options, progress, deadline) -> Trajectory:
     candidates = Candidates()
     cfg, budget = _run(driver, cfg, options, candidates,
                        after_each=project_iterate if problem.m else None)
-    return _finish("projected_sgd", driver, candidates, cfg, **budget,
+    return _finish("projected_sgd", driver, candidates, cfg, budget,
                    projections=projections["count"], projection_s_total=projections["seconds"])

@@ -33,6 +33,7 @@ from scipy.optimize import linprog
 
 from worker.candidates.hinge_lp import has_hinge_lp, piecewise_lp, signed_rows
 from worker.problem.compiled import CompiledProblem
+from worker.stats import Stats, stat
 
 #: Examples within this distance of the hinge's kink (in margin) keep their hinge, and at
 #: least this many of them (the nearest to the kink).
@@ -106,22 +107,32 @@ def bound_seconds(solve_seconds: float, spare_seconds: float) -> float:
     return max(min(MAX_SECONDS, max(MIN_SECONDS, TIME_SHARE * solve_seconds)), spare_seconds)
 
 
+@dataclass(frozen=True)
+class LowerBoundStats(Stats):
+    """The lower bound's record (:mod:`worker.stats`): ``lower_bound_status``,
+    ``lower_bound_examples``, ``lower_bound_s`` and, when the LP was solved, ``lower_bound``,
+    ``gap`` (objective - lower_bound, >= 0 up to the LP's tolerance) and ``relative_gap``
+    (gap / |lower_bound|, when it is not 0)."""
+
+    status: str = stat("lower_bound_status")
+    examples: int = stat("lower_bound_examples")
+    seconds: float = stat("lower_bound_s")
+    lower_bound: float | None = None
+    gap: float | None = None
+    relative_gap: float | None = None
+
+
 def lower_bound_stats(problem: CompiledProblem, point: np.ndarray, objective: float,
                       solve_seconds: float, spare_seconds: float = 0.0
-                      ) -> dict[str, float | int | str]:
-    """The Result's ``stats`` for a feasible ``point`` (d,) of value ``objective``:
-    ``lower_bound_status``, ``lower_bound_examples``, ``lower_bound_s`` and, when the LP was
-    solved, ``lower_bound``, ``gap`` (objective - lower_bound, >= 0 up to the LP's tolerance)
-    and ``relative_gap`` (gap / |lower_bound|, when it is not 0); empty when the bound does
-    not apply. The LP may take :func:`bound_seconds`."""
+                      ) -> LowerBoundStats | None:
+    """The bound's record for a feasible ``point`` (d,) of value ``objective``; None when
+    the bound does not apply. The LP may take :func:`bound_seconds`."""
     bound = hinge_lower_bound(problem, point,
                               time_limit=bound_seconds(solve_seconds, spare_seconds))
     if bound is None:
-        return {}
-    stats = {"lower_bound_status": bound.status, "lower_bound_examples": bound.band_examples,
-             "lower_bound_s": bound.seconds}
-    if bound.value is not None:
-        stats.update(lower_bound=bound.value, gap=objective - bound.value)
-        if bound.value != 0:
-            stats["relative_gap"] = stats["gap"] / abs(bound.value)
-    return stats
+        return None
+    if bound.value is None:
+        return LowerBoundStats(bound.status, bound.band_examples, bound.seconds)
+    gap = objective - bound.value
+    return LowerBoundStats(bound.status, bound.band_examples, bound.seconds, bound.value, gap,
+                           gap / abs(bound.value) if bound.value != 0 else None)

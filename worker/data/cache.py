@@ -6,7 +6,11 @@ resource, ETag of an S3 object), so a changed source is a different key. An entr
 directory of ``.npy`` files (dense ``values``, or CSR ``data``/``indices``/``indptr``/
 ``shape``, and ``labels``), written under a temporary name and renamed into place, so readers
 never see half an entry. Reading an entry refreshes its modification time; when the total
-size passes the cap the least recently used entries are removed.
+size passes the cap the least recently used entries are removed. The total is a scan of
+every entry, so a process keeps its own tally (its last scan plus what it stored since) and
+scans again only when the tally passes the cap or is :data:`RESCAN_S` old: a job's new files
+cost no scan each (0.19 s for three terms' six files over 260 entries), and the cap holds
+up to what other processes store within that time.
 
 Entries are memory-mapped copy-on-write: a hit copies nothing (pages come from the page
 cache as they are touched), the arrays are ordinary writable ndarrays, and a write changes
@@ -38,6 +42,12 @@ STALE_STAGING_S = 3600.0
 
 _CSR_PARTS = ("data", "indices", "indptr", "shape")
 
+#: Seconds a process trusts its tally of the cache's size before scanning it again.
+RESCAN_S = 60.0
+
+#: Cache directory -> (time.monotonic() of this process's last scan, bytes since then).
+_TALLIES: dict[Path, tuple[float, int]] = {}
+
 
 class ParsedCache:
     """Parsed arrays under ``directory``, at most ``limit`` bytes in all."""
@@ -63,9 +73,9 @@ class ParsedCache:
     def get(self, key: str) -> Parsed | None:
         """The parsed data stored under ``key``, or None (missing, evicted or unreadable)."""
         entry = self.directory / key
-        try:
-            arrays = {file.stem: np.asarray(np.load(file, mmap_mode="c"))
-                      for file in entry.glob("*.npy")}
+        try:   # a miss is one failed listdir (a glob stats the entry first)
+            arrays = {name[:-4]: np.asarray(np.load(entry / name, mmap_mode="c"))
+                      for name in os.listdir(entry) if name.endswith(".npy")}
             os.utime(entry)
         except (OSError, ValueError):
             return None
@@ -94,12 +104,21 @@ class ParsedCache:
                 staging.rename(self.directory / key)
             except OSError:  # another process stored the same entry first
                 shutil.rmtree(staging, ignore_errors=True)
-            self._evict()
+            self._tally(size)
         except OSError:
             return  # a cache that cannot be written only costs time
 
-    def _evict(self) -> None:
-        """Remove least recently used entries until the total is within the cap."""
+    def _tally(self, size: int) -> None:
+        """Count ``size`` new bytes; scan and evict when the tally passes the cap or is old."""
+        scanned, total = _TALLIES.get(self.directory, (-np.inf, 0))
+        total += size
+        if total > self.limit or time.monotonic() - scanned > RESCAN_S:
+            total, scanned = self._evict(), time.monotonic()
+        _TALLIES[self.directory] = (scanned, total)
+
+    def _evict(self) -> int:
+        """Remove least recently used entries until the total is within the cap; the total
+        left."""
         entries = []
         for entry in self.directory.iterdir():
             try:
@@ -117,6 +136,7 @@ class ParsedCache:
                 break
             shutil.rmtree(entry, ignore_errors=True)
             total -= size
+        return total
 
 
 def _arrays(parsed: Parsed) -> dict[str, np.ndarray]:

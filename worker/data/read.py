@@ -35,6 +35,7 @@ from worker.data.sources import open_source
 from worker.data.sources.wording import brief
 from worker.errors import DataError
 from worker.settings import DataSettings
+from worker.stats import Stats, stat
 
 #: A matrix read from a reference is dense when at least this share of entries is non-zero.
 DENSE_MIN_DENSITY = 0.5
@@ -49,22 +50,18 @@ Matrix = np.ndarray | sp.csr_matrix
 
 
 @dataclass
-class LoadStats:
-    """What reading data references cost, summed over the references read."""
+class LoadStats(Stats):
+    """The loading stage's record (:mod:`worker.stats`): what reading data references cost,
+    summed over the references read as they are read."""
 
-    references: int = 0
-    bytes_read: int = 0
-    seconds: float = 0.0
-    cache_hits: int = 0
-
-    def as_stats(self) -> dict[str, int | float]:
-        """The figures under the names the Result ``stats`` uses."""
-        return {"data_references": self.references, "data_bytes": self.bytes_read,
-                "data_load_s": self.seconds, "data_cache_hits": self.cache_hits}
+    references: int = stat("data_references", default=0)
+    bytes_read: int = stat("data_bytes", default=0)
+    seconds: float = stat("data_load_s", default=0.0)
+    cache_hits: int = stat("data_cache_hits", default=0)
 
 
 def read_matrix(value: MatrixValue, path: str, *, roots: Sequence[Path],
-                settings: DataSettings | None = None,
+                settings: DataSettings,
                 stats: LoadStats | None = None) -> Matrix:
     """A 2-D float64 matrix: dense ndarray, or CSR (canonical, duplicates summed) when sparse.
 
@@ -76,8 +73,9 @@ def read_matrix(value: MatrixValue, path: str, *, roots: Sequence[Path],
         JSON path of the value in the spec, e.g. ``objective.data.features``.
     roots : sequence of Path
         Directories ``file://`` URIs may read (see :func:`worker.settings.data_roots`).
-    settings : DataSettings, optional
-        Limits, allow list, cache and S3 settings; read from the environment when omitted.
+    settings : DataSettings
+        Limits, allow list, cache and S3 settings, resolved by the caller (the job's, with
+        its budget: :func:`worker.settings.data_settings`).
     stats : LoadStats, optional
         Incremented with the references read, bytes, seconds and cache hits.
 
@@ -98,7 +96,7 @@ def read_matrix(value: MatrixValue, path: str, *, roots: Sequence[Path],
 
 
 def read_vector(value: VectorValue, path: str, *, roots: Sequence[Path],
-                allow_infinite: bool = False, settings: DataSettings | None = None,
+                settings: DataSettings, allow_infinite: bool = False,
                 stats: LoadStats | None = None) -> np.ndarray:
     """A 1-D float64 array from an inline list or a :class:`DataRef` (see :func:`read_matrix`).
 
@@ -115,7 +113,7 @@ def read_vector(value: VectorValue, path: str, *, roots: Sequence[Path],
 
 
 def read_examples(features: MatrixValue, labels: VectorValue | None, path: str, *,
-                  roots: Sequence[Path], settings: DataSettings | None = None,
+                  roots: Sequence[Path], settings: DataSettings,
                   stats: LoadStats | None = None) -> tuple[Matrix, np.ndarray]:
     """Features ``(n, d)`` and labels ``(n,)`` of ``{path}.features`` and ``{path}.labels``.
 
@@ -269,11 +267,10 @@ def _nonfinite(where: str, value: float, allow_infinite: bool = False) -> str:
 
 # -- loading a reference -----------------------------------------------------------------------
 
-def _load(ref: DataRef, path: str, roots: Sequence[Path], settings: DataSettings | None,
+def _load(ref: DataRef, path: str, roots: Sequence[Path], settings: DataSettings,
           stats: LoadStats | None) -> Parsed:
     """A reference's parsed, normalized data: from the cache, or read from its source."""
     started = time.perf_counter()
-    settings = settings if settings is not None else DataSettings()
     reader = REGISTRY[ref.format].reader
     source = open_source(ref.uri, path, roots, settings)
     cache = ParsedCache.from_settings(settings)

@@ -44,6 +44,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from worker.datasets.examples import Examples
+
 #: The shipped copy of UCI Adult (CC BY 4.0; see uci_adult/README.md).
 DATA = Path(__file__).resolve().parent / "uci_adult"
 #: Continuous columns binned at their training quantiles, and the mostly-zero ones.
@@ -61,17 +63,10 @@ VALIDATION_SEED = 0
 
 
 @dataclass(frozen=True)
-class Split:
+class Split(Examples):
     """Binary features (n, d) CSR, ±1 labels (n,), group name -> 0/1 vector (n,)."""
 
-    features: sp.csr_matrix
-    labels: np.ndarray
     groups: dict[str, np.ndarray]
-
-    def rows(self, index: np.ndarray) -> Split:
-        """The examples at ``index`` (positions, in that order)."""
-        return Split(self.features[index], self.labels[index],
-                     {name: vector[index] for name, vector in self.groups.items()})
 
 
 @dataclass(frozen=True)

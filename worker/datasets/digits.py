@@ -58,6 +58,8 @@ from pathlib import Path
 import numpy as np
 from scipy import ndimage
 
+from worker.datasets.examples import Examples
+
 #: Image side in pixels, the largest raw pixel value, and the split (module docstring).
 SIDE = 8
 MAX_VALUE = 16.0
@@ -80,11 +82,8 @@ CANDIDATES = 100
 
 
 @dataclass(frozen=True)
-class Split:
+class Split(Examples):
     """Pixels in [0, 1] (n, 64) float64, row-major per image, and digits (n,) int64."""
-
-    features: np.ndarray
-    labels: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -176,8 +175,8 @@ SETS = tuple(CORRUPTIONS)
 def _pair(images: np.ndarray, labels: np.ndarray, train: np.ndarray,
           test: np.ndarray) -> Pair:
     """The split of ``images`` (n, 8, 8) as flat features."""
-    features = images.reshape(images.shape[0], SIDE * SIDE)
-    return Pair(Split(features[train], labels[train]), Split(features[test], labels[test]))
+    every = Split(images.reshape(images.shape[0], SIDE * SIDE), labels)
+    return Pair(every.rows(train), every.rows(test))
 
 
 def corrupted_digits(seed: int = 0) -> DigitsSets:
@@ -189,9 +188,8 @@ def corrupted_digits(seed: int = 0) -> DigitsSets:
     for k, (name, corrupt) in enumerate(CORRUPTIONS.items(), start=1):
         corrupted = np.clip(corrupt(images, np.random.default_rng([seed, k])), 0.0, 1.0)
         sets[name] = _pair(corrupted, labels, train, test)
-    union = Split(np.vstack([pair.train.features for pair in sets.values()]),
-                  np.concatenate([pair.train.labels for pair in sets.values()]))
-    return DigitsSets(_pair(images, labels, train, test), sets, union)
+    return DigitsSets(_pair(images, labels, train, test), sets,
+                      Split.stacked([pair.train for pair in sets.values()]))
 
 
 def validation_split(digits: DigitsSets, fraction: float = VALIDATION_FRACTION,
@@ -207,12 +205,9 @@ def validation_split(digits: DigitsSets, fraction: float = VALIDATION_FRACTION,
     labels = digits.clean.train.labels
     fit, held = train_test_split(np.arange(labels.shape[0]), test_size=fraction,
                                  stratify=labels, random_state=seed)
-    sets = {name: Pair(Split(pair.train.features[fit], pair.train.labels[fit]),
-                       Split(pair.train.features[held], pair.train.labels[held]))
+    sets = {name: Pair(pair.train.rows(fit), pair.train.rows(held))
             for name, pair in digits.sets.items()}
-    union = Split(np.vstack([pair.train.features for pair in sets.values()]),
-                  np.concatenate([pair.train.labels for pair in sets.values()]))
-    return DigitsSets(digits.clean, sets, union)
+    return DigitsSets(digits.clean, sets, Split.stacked([pair.train for pair in sets.values()]))
 
 
 def write_digits(directory: Path, digits: DigitsSets) -> dict[str, Path]:

@@ -76,7 +76,8 @@ from worker.kernels.layout import ProblemArrays
 from worker.kernels.objective import objective_value
 from worker.kernels.svrg import Rows, batch_key
 from worker.problem.compiled import CompiledProblem
-from worker.settings import DaskSettings
+from worker.settings import DaskSettings, DataSettings
+from worker.stats import Stats, stat
 
 #: ``workers: auto`` keeps the batch phase in-process below this many feature nonzeros:
 #: a full gradient over 612k rows takes 42 ms serially and 140-225 ms on a LocalCluster,
@@ -100,6 +101,19 @@ class BatchGradient:
     bytes_moved: int
     seconds: float
     sample: Rows | None = None
+
+
+@dataclass(frozen=True)
+class BatchStats(Stats):
+    """The batch phases' record (:mod:`worker.stats`): their communication rounds and bytes
+    (with the set-up's once a round has run; summed with any later rounds'), the examples
+    they read, their seconds and the workers."""
+
+    communication_rounds: int = stat(summed=True)
+    bytes_moved: int = stat(summed=True)
+    batch_examples: int = stat()
+    batch_s: float = stat()
+    batch_workers: int = stat()
 
 
 # -- the batch phase ---------------------------------------------------------------------------
@@ -130,6 +144,8 @@ class PartitionedBatch:
         self.seed, self.sampled = seed, sampled
         self.setup_rounds, self.setup_bytes = setup_rounds, setup_bytes
         self.value_rounds = self.value_bytes = 0
+        self.gradient_rounds = self.gradient_bytes = self.gradient_examples = 0
+        self.gradient_seconds = 0.0
         #: I_j = n / #{i : x_ij != 0} (0 for columns no example uses), shape (d,) (§8.1).
         self.inverse_frequency = np.divide(n, counts, out=np.zeros(d), where=counts > 0)
 
@@ -162,8 +178,25 @@ class PartitionedBatch:
         vector = 8 * self.d
         moved = vector * (self.workers + 2 * (len(self.parts) - 1) + 1) \
             + sum(rows_nbytes(s) for s in samples)
-        return BatchGradient(total / count if count else total, count, run.moved(moved),
-                             time.perf_counter() - began, sample)
+        gradient = BatchGradient(total / count if count else total, count, run.moved(moved),
+                                 time.perf_counter() - began, sample)
+        self.gradient_rounds += 1
+        self.gradient_bytes += gradient.bytes_moved
+        self.gradient_examples += gradient.examples
+        self.gradient_seconds += gradient.seconds
+        return gradient
+
+    def communication(self) -> tuple[int, int]:
+        """(rounds, bytes) of the batch phases so far, with the set-up's once a round ran."""
+        setup = self.gradient_rounds > 0
+        return (self.gradient_rounds + (self.setup_rounds if setup else 0),
+                self.gradient_bytes + (self.setup_bytes if setup else 0))
+
+    def phase_stats(self) -> BatchStats:
+        """The batch phases' record so far (while the executor is open: it counts workers)."""
+        rounds, moved = self.communication()
+        return BatchStats(rounds, moved, self.gradient_examples, self.gradient_seconds,
+                          self.workers)
 
     def serial_arrays(self, arrays: ProblemArrays, gradient: BatchGradient) -> ProblemArrays:
         """The kernel arrays the round's serial phase samples: the round's examples when the
@@ -219,10 +252,12 @@ class InProcessBatch(CompiledBatch):
         super().__init__(LocalExecutor(), problem, options, seed)
 
 
-def partitioned_batch(executor: Executor, plan: PartitionPlan, seed: int) -> PartitionedBatch:
-    """Read the plan's partitions where the executor runs, with the census round."""
+def partitioned_batch(executor: Executor, plan: PartitionPlan, seed: int,
+                      settings: DataSettings) -> PartitionedBatch:
+    """Read the plan's partitions where the executor runs, with the census round, under the
+    job's data ``settings``."""
     what = "svrg_ol reading the data (census)"
-    chunks = [executor.submit(read_chunk, plan, k) for k in range(len(plan.pieces))]
+    chunks = [executor.submit(read_chunk, plan, k, settings) for k in range(len(plan.pieces))]
     censuses = [executor.submit(census_of, chunk, plan.loss) for chunk in chunks]
     counted = tree_reduce([executor.submit(column_counts, chunk) for chunk in chunks],
                           lambda a, b: executor.submit(add_counts, a, b))
@@ -231,7 +266,7 @@ def partitioned_batch(executor: Executor, plan: PartitionPlan, seed: int) -> Par
     counts = np.zeros(settled.width, dtype=np.int64)
     shifted = raw_counts[settled.base:settled.base + settled.width]
     counts[:shifted.size] = shifted
-    parts = [executor.submit(finish, plan, chunk, offset, settled.base)
+    parts = [executor.submit(finish, plan, chunk, offset, settled.base, settings)
              for chunk, offset in zip(chunks, settled.offsets, strict=True)]
     messages = [pickle.dumps(census) for census in censuses] + [pickle.dumps(plan)] * 2
     setup = executor.moved(raw_counts.nbytes * max(1, len(chunks) - 1)
@@ -250,17 +285,20 @@ def use_cluster(problem: CompiledProblem, options: SvrgOptions) -> bool:
 
 
 @contextmanager
-def executor_for(workers: int | None) -> Iterator[Executor]:
-    """In this process for ``workers`` 0, else Dask; a LocalCluster it starts is closed."""
+def executor_for(workers: int | None, settings: DaskSettings | None) -> Iterator[Executor]:
+    """In this process for ``workers`` 0, else Dask as ``settings`` say (the scheduler, or a
+    LocalCluster it starts and closes)."""
     if workers == 0:
         yield LocalExecutor()
         return
+    if settings is None:
+        raise SolverError("svrg_ol's batch phase on Dask needs the cluster settings "
+                          "(SvrgOptions.cluster, read once where the process starts)")
     try:
         from distributed import Client, LocalCluster
     except ImportError:
         raise SolverError("svrg_ol with workers > 0 needs Dask: pip install "
                           "'dask[distributed]' (or set solver.svrg.workers to 0)") from None
-    settings = DaskSettings()
     if settings.dask_scheduler:
         with Client(settings.dask_scheduler, timeout=settings.dask_timeout_s) as client:
             yield DaskExecutor(client, settings.dask_timeout_s)
@@ -279,16 +317,18 @@ def open_batch_phase(problem: CompiledProblem, options: SvrgOptions, seed: int,
     if source is not None:
         yield source
         return
-    with executor_for(options.workers if use_cluster(problem, options) else 0) as executor:
+    with executor_for(options.workers if use_cluster(problem, options) else 0,
+                      options.cluster) as executor:
         yield CompiledBatch(executor, problem, options, seed)
 
 
 @contextmanager
-def open_partitioned(plan: PartitionPlan, options: SvrgOptions,
-                     seed: int) -> Iterator[PartitionedBatch]:
-    """The plan's partitions read and censused where the rounds run (module docstring)."""
+def open_partitioned(plan: PartitionPlan, options: SvrgOptions, seed: int,
+                     settings: DataSettings) -> Iterator[PartitionedBatch]:
+    """The plan's partitions read (under the job's data ``settings``) and censused where the
+    rounds run (module docstring)."""
     workers = options.workers
     if workers is None and plan.size < SMALL_DATA_BYTES:
         workers = 0
-    with executor_for(workers) as executor:
-        yield partitioned_batch(executor, plan, seed)
+    with executor_for(workers, options.cluster) as executor:
+        yield partitioned_batch(executor, plan, seed, settings)

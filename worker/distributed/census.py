@@ -112,7 +112,7 @@ def settle(plan: PartitionPlan, censuses: Sequence[Census]) -> Settled:
 
 
 def finish(plan: PartitionPlan, chunk: Chunk, offset: int, base: int,
-           settings: DataSettings | None = None) -> Rows:
+           settings: DataSettings) -> Rows:
     """A read partition as the batch kernels' rows: zero-based indices, labels checked and
     0 read as -1 for hinge and logistic, ``first_row`` = ``offset``."""
     features, labels = chunk.features, chunk.labels
@@ -127,9 +127,8 @@ def finish(plan: PartitionPlan, chunk: Chunk, offset: int, base: int,
 
 
 def _label_rows(plan: PartitionPlan, offset: int, rows: int,
-                settings: DataSettings | None) -> np.ndarray:
+                settings: DataSettings) -> np.ndarray:
     """Rows [offset, offset + rows) of the separate labels file, checked."""
-    settings = settings if settings is not None else DataSettings()
     layout = plan.label_npy
     with open_ranges(plan.labels, LABELS, [Path(r) for r in plan.roots], settings) as stream:
         block = read_range(stream, layout.offset + offset * layout.row_bytes,

@@ -40,9 +40,9 @@ class Chunk(NamedTuple):
     labels: np.ndarray | None
 
 
-def read_chunk(plan: PartitionPlan, k: int, settings: DataSettings | None = None) -> Chunk:
-    """Partition ``k``'s examples, reading only its bytes."""
-    settings = settings if settings is not None else DataSettings()
+def read_chunk(plan: PartitionPlan, k: int, settings: DataSettings) -> Chunk:
+    """Partition ``k``'s examples, reading only its bytes, under the job's data
+    ``settings`` (sent from the driver, so every worker holds the job to one budget)."""
     piece, ref, roots = plan.pieces[k], plan.features, [Path(r) for r in plan.roots]
     if plan.layout == WHOLE:
         return _whole(plan, roots, settings)

@@ -94,7 +94,7 @@ class PartitionPlan:
 
 def plan_partitions(spec: Spec, roots: Sequence[Path], partition_rows: int,
                     partition_bytes: int,
-                    settings: DataSettings | None = None) -> PartitionPlan | None:
+                    settings: DataSettings) -> PartitionPlan | None:
     """The plan for an objective whose examples are references workers can read, solved by
     an algorithm that reads partitions (:attr:`worker.catalogue.Algorithm.partitioned`);
     None when the driver must read them itself (inline values, ``data:`` URIs, ``sha256``,
@@ -112,7 +112,6 @@ def plan_partitions(spec: Spec, roots: Sequence[Path], partition_rows: int,
         and REGISTRY[labels.format].partitions.kind == NPY
     if not (_readable(features) and (rows_of_labels if labels is not None else carried)):
         return None
-    settings = settings if settings is not None else DataSettings()
     with open_ranges(features, FEATURES, roots, settings) as stream:
         size = stream.seek(0, io.SEEK_END)
         plan = _cut(features, stream, size, partition_rows, partition_bytes)

@@ -1,5 +1,8 @@
 """Solving a network problem (an MLP, K scores or a robust objective): the network games,
-then shrinking over the candidates' term losses and true rates, then the Result.
+then shrinking over the candidates' term losses and true rates, then the Result. A small
+robust objective of a linear model is solved exactly instead
+(:mod:`worker.algorithms.exact_robust`, chosen by
+:func:`~worker.algorithms.method_choice.choose_robust`): one candidate.
 
 For a robust objective a member's and the mixture's ``objective`` is the worst term's loss
 (max_i L_i, of the mixture's expected losses for ``expected``); ``sizes.constraints``
@@ -15,31 +18,37 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import scipy.sparse as sp
 
+from worker.algorithms.exact_robust import run_exact_robust
 from worker.algorithms.loop import ProgressCallback
 from worker.algorithms.network_games import run_network_game
-from worker.algorithms.options import SolverOptions, Trajectory
-from worker.algorithms.registry import chosen
+from worker.algorithms.options import RunStats, SolverOptions, Trajectory
+from worker.algorithms.registry import ALGORITHMS, chosen
 from worker.candidates.shrink import best_mixture, best_robust_mixture
-from worker.pipeline.summary import CandidateScores, summarize
+from worker.pipeline.summary import CandidateScores, SummaryStats, summarize
 from worker.pipeline.warm import with_warm_candidates
 from worker.problem.compiled import ConstraintSet
 from worker.problem.network import NetworkProblem
 from worker.projection import Projection, project
 from worker.result import NetworkModel, Result, Sizes
 from worker.spec.models import Spec
+from worker.stats import Stats
 
 
 def solve_network(spec: Spec, problem: NetworkProblem, options: SolverOptions,
-                  progress: ProgressCallback | None) -> Result:
-    """Run the game, shrink, and summarize (module docstring)."""
+                  progress: ProgressCallback | None) -> tuple[Result, list[Stats]]:
+    """Run the game, shrink, and summarize (module docstring): the Result and the records
+    of the run and the summary."""
     started = time.perf_counter()
     choice = chosen(problem, options.algorithm)
-    trajectory = run_network_game(problem, options, choice.name, progress,
-                                  started + options.time_limit_s)
-    trajectory.stats.update(solve_s=time.perf_counter() - started, method=choice.name,
-                            method_reason=choice.reason)
-    return summarize_network(spec, problem, with_warm_candidates(
-        replace(trajectory, candidates=trajectory.candidates.finite()), options))
+    deadline = started + options.time_limit_s
+    if ALGORITHMS[choice.name].certified:      # a small robust linear problem: exact
+        trajectory = run_exact_robust(choice.name, problem, progress, deadline)
+    else:
+        trajectory = run_network_game(problem, options, choice.name, progress, deadline)
+    run = RunStats(trajectory.stats, time.perf_counter() - started, choice.name, choice.reason)
+    result, summary = summarize_network(spec, problem, with_warm_candidates(
+        replace(trajectory, candidates=trajectory.candidates.finite(), run=run), options))
+    return result, [run, summary]
 
 
 @dataclass
@@ -98,8 +107,8 @@ class NetworkScoring:
                        problem.lower, problem.upper)
 
     def projection_stats(self, projection: Projection, objective: float,
-                         solve_s: float) -> dict:
-        return {}
+                         solve_s: float) -> None:
+        return None
 
 
 @dataclass(frozen=True)
@@ -109,7 +118,8 @@ class NetworkScores(CandidateScores):
     losses: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
 
 
-def summarize_network(spec: Spec, problem: NetworkProblem, trajectory: Trajectory) -> Result:
+def summarize_network(spec: Spec, problem: NetworkProblem,
+                      trajectory: Trajectory) -> tuple[Result, SummaryStats]:
     """:func:`worker.pipeline.summary.summarize` of a network problem."""
     return summarize(NetworkScoring(problem, spec.model.type), trajectory, spec.output,
                      spec.solver.tolerance)

@@ -23,6 +23,7 @@ from worker.candidates.hinge_lp import has_hinge_lp
 from worker.candidates.polish import polish
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project
+from worker.stats import Stats, stat
 
 #: The share of ``time_limit_s`` the algorithm may take before the polish.
 ALGORITHM_SHARE = 0.5
@@ -44,19 +45,14 @@ def algorithm_options(options: SolverOptions) -> SolverOptions:
 
 
 @dataclass(frozen=True)
-class PolishStats:
-    """What the polish stage did: its LPs' status, rounds, examples, and seconds."""
+class PolishStats(Stats):
+    """The polish stage's record (:mod:`worker.stats`): its LPs' status, rounds, examples,
+    and seconds (``polish_status``, ``polish_rounds``, ``polish_examples``, ``polish_s``)."""
 
-    status: str
-    rounds: int
-    examples: int
-    seconds: float
-
-    def as_stats(self) -> dict[str, str | int | float]:
-        """The Result's ``polish_status``, ``polish_rounds``, ``polish_examples``,
-        ``polish_s``."""
-        return {"polish_status": self.status, "polish_rounds": self.rounds,
-                "polish_examples": self.examples, "polish_s": self.seconds}
+    status: str = stat("polish_status")
+    rounds: int = stat("polish_rounds")
+    examples: int = stat("polish_examples")
+    seconds: float = stat("polish_s")
 
 
 def polished_candidates(problem: CompiledProblem, candidates: Candidates, solve_s: float,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,7 @@ from worker.result import Result
 from worker.settings import DataSettings
 from worker.spec.models import Spec
 from worker.spec.validation import ValidationSplit
+from worker.stats import Stats
 
 #: Why a held-out share cannot be taken from partitioned data.
 PARTITIONED = ("a share of rows cannot be held out of data read in partitions; give "
@@ -33,7 +35,7 @@ def data_source(spec: Spec, roots: Sequence[Path], settings: DataSettings) -> Da
     validation = spec.validation
     if isinstance(validation, ValidationSplit):
         return SplitSource(roots, validation.fraction, validation.seed, settings)
-    return DataSource(roots, settings=settings)
+    return DataSource(roots, settings)
 
 
 def refuse_split(spec: Spec) -> None:
@@ -59,15 +61,23 @@ def deployed_points(result: Result) -> dict[str, Deployed]:
     return points
 
 
+@dataclass(frozen=True)
+class ReportStats(Stats):
+    """The report stage's record (:mod:`worker.stats`): its seconds."""
+
+    report_s: float
+
+
 def add_report(spec: Spec, problem: CompiledProblem | NetworkProblem, source: DataSource,
-               result: Result) -> None:
-    """Put the report in ``result`` where :func:`reportable`; else say why there is none."""
+               result: Result) -> ReportStats | None:
+    """Put the report in ``result`` where :func:`reportable` and return the stage's record;
+    else say why there is none (and return None)."""
     if not reportable(spec):
         if spec.validation is not None:
             result.notes.append("validation: no report for this objective (reports cover "
                                 "one empirical risk on the hinge, logistic, squared and "
                                 "squared_hinge losses)")
-        return
+        return None
     began = time.perf_counter()
     if isinstance(problem, NetworkProblem):
         features, labels = problem.terms[0].features, problem.terms[0].labels
@@ -75,4 +85,4 @@ def add_report(spec: Spec, problem: CompiledProblem | NetworkProblem, source: Da
         features, labels = problem.objective.features, problem.objective.labels
     result.report = solve_report(spec, features, labels, source, deployed_points(result),
                                  spec.solver.tolerance)
-    result.stats["report_s"] = time.perf_counter() - began
+    return ReportStats(time.perf_counter() - began)

@@ -10,13 +10,23 @@ from dataclasses import dataclass
 import numpy as np
 
 from worker.algorithms.arrays import ProblemArrays
-from worker.candidates.lower_bound import lower_bound_stats
+from worker.candidates.lower_bound import LowerBoundStats, lower_bound_stats
 from worker.candidates.scores import ObjectiveValues, evaluate_point, score_candidates
 from worker.candidates.shrink import best_mixture
 from worker.pipeline.summary import CandidateScores
 from worker.problem.compiled import CompiledProblem
-from worker.projection import Projection, project
+from worker.projection import FEASIBILITY_TOL, Projection, project
 from worker.result import NetworkModel, Sizes
+from worker.stats import Stats
+
+
+@dataclass(frozen=True)
+class ProjectionStats(Stats):
+    """The projection's record (:mod:`worker.stats`): its seconds and, with
+    ``output.lower_bound`` on a hinge-loss LP, the lower bound's record."""
+
+    projection_s: float
+    lower_bound: LowerBoundStats | None = None
 
 
 @dataclass
@@ -49,7 +59,7 @@ class LinearScoring:
     def score(self, solutions: np.ndarray) -> CandidateScores:
         scores = score_candidates(self.arrays, self.problem, solutions, self.values)
         return CandidateScores(scores.objectives, scores.violations, scores.max_violations,
-                               {"violated_columns": int(scores.columns.size)})
+                               int(scores.columns.size))
 
     def shrink(self, scores: CandidateScores) -> np.ndarray:
         return best_mixture(scores.objectives, scores.violations)
@@ -61,17 +71,31 @@ class LinearScoring:
         return evaluate_point(self.arrays, self.problem, solution, self.values)
 
     def project(self, mean: np.ndarray) -> Projection | None:
-        """Π_g(mean); none with rate constraints (their feasible set is not convex)."""
+        """Π_g(mean); none with rate constraints (their feasible set is not convex).
+
+        A mean that already satisfies the box and every constraint within
+        :data:`~worker.projection.FEASIBILITY_TOL` (relative, the residual the projection
+        itself calls ``"optimal"``) is its own projection, ``method: "feasible"``: an exact
+        or quasi-Newton answer, whose projection QP would cost as much as the solve."""
         problem = self.problem
         if problem.rates is not None:
             return None
+        began = time.perf_counter()
+        violation = max(float(np.max(problem.constraints.values(mean), initial=0.0)),
+                        float(np.max(problem.lower - mean, initial=0.0)),
+                        float(np.max(mean - problem.upper, initial=0.0)), 0.0)
+        scale = max(1.0, float(np.max(np.abs(mean), initial=0.0)),
+                    float(np.max(np.abs(problem.constraints.rhs), initial=0.0)))
+        if violation <= FEASIBILITY_TOL * scale:
+            return Projection(mean.copy(), violation, "feasible", "optimal",
+                              time.perf_counter() - began)
         return project(mean, problem.constraints, problem.lower, problem.upper)
 
     def projection_stats(self, projection: Projection, objective: float,
-                         solve_s: float) -> dict:
-        stats: dict = {"projection_s": projection.seconds}
+                         solve_s: float) -> ProjectionStats:
+        bound = None
         if self.lower_bound:
             spare = 0.0 if self.deadline is None else self.deadline - time.perf_counter()
-            stats.update(lower_bound_stats(self.problem, projection.solution, objective,
-                                           solve_s, spare))
-        return stats
+            bound = lower_bound_stats(self.problem, projection.solution, objective, solve_s,
+                                      spare)
+        return ProjectionStats(projection.seconds, bound)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from worker.pipeline.network import solve_network
 from worker.pipeline.polishing import algorithm_options, polished_candidates, polishes
 from worker.pipeline.reporting import add_report, data_source, refuse_split
 from worker.pipeline.scoring import LinearScoring
+from worker.pipeline.summary import SummaryStats
 from worker.pipeline.summary import summarize as summarize_scored
 from worker.pipeline.sweep import solve_sweep
 from worker.pipeline.warm import warm_options, warm_result, with_warm_candidates
@@ -49,6 +50,51 @@ from worker.settings import (
 )
 from worker.spec.models import Solver, Spec, parse_spec
 from worker.spec.solver import Output
+from worker.stats import Stats, merged, stat
+
+
+@dataclass(frozen=True)
+class JobSettings:
+    """The settings one job runs under, resolved once by :func:`solve`: the data settings
+    with the job's budget, and the Dask cluster's."""
+
+    data: DataSettings
+    cluster: DaskSettings
+
+
+@dataclass
+class Solved:
+    """A job solved and reported on, before its stats are merged: the Result and the records
+    of the stages that ran (None: a stage that did not), in order."""
+
+    result: Result
+    records: list[Stats | None]
+
+
+@dataclass(frozen=True)
+class LoadTime(Stats):
+    """The compiling stage's record (:mod:`worker.stats`): seconds from the job's start
+    until the problem was compiled."""
+
+    load_s: float
+
+
+@dataclass(frozen=True)
+class JobStats(Stats):
+    """The job's own record: its seconds from start to end."""
+
+    wall_s: float
+
+
+@dataclass(frozen=True)
+class PartitionStats(Stats):
+    """Partitioned data's record: the partitions, and the objective values' map-reduces
+    after the run (rounds and bytes, summed with the batch phases')."""
+
+    partitions: int
+    communication_rounds: int = stat(summed=True)
+    bytes_moved: int = stat(summed=True)
+
 
 #: ``iterations: "auto"`` runs every algorithm until its stopping rule
 #: (docs/stopping-rules.md); this only plans SVRG OL's schedule (which the rule may end
@@ -56,8 +102,9 @@ from worker.spec.solver import Output
 DEFAULT_ITERATIONS = 200_000
 
 
-def solver_options(solver: Solver) -> SolverOptions:
-    """The plain options the algorithms take, from the spec's ``solver`` block."""
+def solver_options(solver: Solver, cluster: DaskSettings) -> SolverOptions:
+    """The plain options the algorithms take, from the spec's ``solver`` block and the
+    process's Dask settings."""
     minibatch = None if solver.minibatch == "auto" else (
         solver.minibatch.k_f, solver.minibatch.k_g, solver.minibatch.k_p)
     aggregate = None if solver.aggregate == "auto" else int(solver.aggregate)
@@ -70,7 +117,7 @@ def solver_options(solver: Solver) -> SolverOptions:
         eta_w=None if solver.eta_w == "auto" else float(solver.eta_w), eta_p=solver.eta_p,
         minibatch=minibatch, aggregate=aggregate,
         p_update=solver.p_update, candidates=solver.candidates,
-        svrg=SvrgOptions.from_spec(solver.svrg), game=GameOptions.from_spec(solver.game))
+        svrg=SvrgOptions.from_spec(solver.svrg, cluster), game=GameOptions.from_spec(solver.game))
 
 
 def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None, *,
@@ -106,55 +153,54 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
             earlier)
     check_memory(declared_parts(model), max_job_bytes)
     earlier = warm_result(model, earlier)
-    data = data_settings(max_job_bytes)
-    source = data_source(model, roots if roots is not None else data_roots(), data)
+    settings = JobSettings(data_settings(max_job_bytes), read_settings(DaskSettings))
+    source = data_source(model, roots if roots is not None else data_roots(), settings.data)
     lowered = MODEL_TYPES[model.model.type].lower(model, source)   # the compilers' spec
-    result = _solved_by_kind(lowered.spec, lowered.source, data, earlier, progress, started,
-                             max_job_bytes)
-    result.stats.update(lowered.source.stats.as_stats())
+    solved = _solved_by_kind(lowered.spec, lowered.source, settings, earlier, progress,
+                             started, max_job_bytes)
+    result = solved.result
     described = lowered.describe(deployed_solution(result))
     if described is not None:
         result.model = described
-    result.stats["wall_s"] = time.perf_counter() - started
+    result.stats = merged(*solved.records, lowered.source.stats,
+                          JobStats(time.perf_counter() - started))
     return result
 
 
-def _solved_by_kind(model: Spec, source: DataSource, data: DataSettings,
+def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
                     earlier: Result | None,
                     progress: ProgressCallback | None, started: float,
-                    max_job_bytes: int | None) -> Result:
+                    max_job_bytes: int | None) -> Solved:
     """Compile the problem as its kind needs (a network; rows in memory; rows in partitions,
     for SVRG OL on files), check its memory estimate, solve it and report on it."""
-    svrg = model.solver.svrg
+    svrg, options = model.solver.svrg, solver_options(model.solver, settings.cluster)
     if model.network:  # networks, multiclass and robust objectives are never partitioned
         problem = compile_network_problem(model, source, MODEL_TYPES[model.model.type])
         check_memory(network_memory_parts(problem, model.solver.candidates), max_job_bytes)
         load_s = time.perf_counter() - started
-        options = warm_options(solver_options(model.solver), earlier,
-                               problem.network.parameters)
-        result = solve_network(model, problem, options, progress)
-        result.stats["load_s"] = load_s
-        add_report(model, problem, source, result)
+        result, records = solve_network(
+            model, problem, warm_options(options, earlier, problem.network.parameters),
+            progress)
+        solved = Solved(result, [*records, LoadTime(load_s)])
     elif (plan := plan_partitions(model, source.roots, svrg.partition_rows,
-                                  read_settings(DaskSettings).partition_bytes, data)) is None:
+                                  settings.cluster.partition_bytes, settings.data)) is None:
         problem = compile_problem(model, source)
         check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
-        result = _solved(model, problem,
-                         warm_options(solver_options(model.solver), earlier, problem.d),
+        solved = _solved(model, problem, warm_options(options, earlier, problem.d),
                          progress, started)
-        add_report(model, problem, source, result)
     else:
         refuse_split(model)
-        options = SvrgOptions.from_spec(svrg)
-        with open_partitioned(plan, options, model.solver.seed) as batch:
+        with open_partitioned(plan, options.svrg, model.solver.seed, settings.data) as batch:
             problem = compile_problem(model, source, width_elsewhere=batch.d)
             check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
-            result = _solved(model, problem,
-                             warm_options(solver_options(model.solver), earlier, problem.d),
+            solved = _solved(model, problem, warm_options(options, earlier, problem.d),
                              progress, started, batch)
-        source.stats.bytes_read += plan.size
-        result.stats["partitions"] = len(plan.pieces)
-    return result
+            solved.records.append(PartitionStats(len(plan.pieces), batch.value_rounds,
+                                                 batch.value_bytes))
+        source.stats.bytes_read += plan.size      # what the partitions read
+        return solved
+    solved.records.append(add_report(model, problem, source, solved.result))
+    return solved
 
 
 def deployed_solution(result: Result) -> np.ndarray:
@@ -165,10 +211,10 @@ def deployed_solution(result: Result) -> np.ndarray:
 
 def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
             progress: ProgressCallback | None, started: float,
-            batch: PartitionedBatch | None = None) -> Result:
-    """Run the algorithm on the compiled problem and summarize; with ``batch`` (the
+            batch: PartitionedBatch | None = None) -> Solved:
+    """Run the algorithm on the compiled problem, polish, and summarize; with ``batch`` (the
     examples held in partitions) objective values are map-reduces over them, counted as
-    communication rounds."""
+    communication rounds (by the batch)."""
     load_s = time.perf_counter() - started
     certified = ALGORITHMS[choose_algorithm(problem, options.algorithm)].certified
     polishing = not certified and polishes(model.solver.polish, problem,
@@ -178,31 +224,27 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
     candidates, polished = trajectory.candidates.finite(), None
     if polishing:
         candidates, polished = polished_candidates(
-            problem, candidates, trajectory.stats.get("solve_s", 0.0),
-            started + options.time_limit_s, options.tolerance, progress)
+            problem, candidates, trajectory.run.solve_s, started + options.time_limit_s,
+            options.tolerance, progress)
     trajectory = with_warm_candidates(replace(
-        trajectory, candidates=candidates.last(options.candidates),  # the most recent
-        stats=trajectory.stats | (polished.as_stats() if polished else {})), options)
+        trajectory, candidates=candidates.last(options.candidates)),  # the most recent
+        options)
     values = None if batch is None else \
         (lambda points: batch.values(points, trajectory.arrays))
-    result = summarize(problem, trajectory, model.output.mixture, model.output.project,
-                       with_single=model.output.single,
-                       with_lower_bound=model.output.lower_bound and not certified,
-                       values=values,
-                       n=None if batch is None else batch.n,
-                       deadline=started + options.time_limit_s, tolerance=options.tolerance)
-    result.stats["load_s"] = load_s
-    if batch is not None:
-        result.stats["communication_rounds"] += batch.value_rounds
-        result.stats["bytes_moved"] += batch.value_bytes
-    return result
+    result, summary = summarize(
+        problem, trajectory, model.output.mixture, model.output.project,
+        with_single=model.output.single,
+        with_lower_bound=model.output.lower_bound and not certified, values=values,
+        n=None if batch is None else batch.n, deadline=started + options.time_limit_s,
+        tolerance=options.tolerance)
+    return Solved(result, [trajectory.run, polished, summary, LoadTime(load_s)])
 
 
 def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: bool,
               with_projection: bool, *, with_single: bool = False,
               with_lower_bound: bool = False, values: ObjectiveValues | None = None,
               n: int | None = None, deadline: float | None = None,
-              tolerance: float = 1e-3) -> Result:
+              tolerance: float = 1e-3) -> tuple[Result, SummaryStats]:
     """:func:`worker.pipeline.summary.summarize` of a compiled problem
     (:class:`~worker.pipeline.scoring.LinearScoring`): the mixture, its mean, the mean's
     projection (not with rate constraints) and (``with_lower_bound``, hinge-loss LPs) a lower

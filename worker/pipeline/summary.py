@@ -10,7 +10,7 @@ project in their own way; :func:`summarize` does the rest once for both.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -23,18 +23,42 @@ from worker.errors import SolverError
 from worker.projection import Projection
 from worker.result import Expected, Member, NetworkModel, Point, Projected, Result, Sizes
 from worker.spec.solver import Output
+from worker.stats import Stats, stat
 
 
 @dataclass(frozen=True)
 class CandidateScores:
     """Every candidate scored: objectives (C,), the constraint columns (C, k) the shrinking
-    LP keeps <= 0 in expectation, each candidate's reported max violation (C,), and what the
-    scoring adds to the stats."""
+    LP keeps <= 0 in expectation, each candidate's reported max violation (C,), and, where
+    the scoring drops the columns no candidate violates, how many it kept."""
 
     objectives: np.ndarray
     violations: np.ndarray
     max_violations: np.ndarray
-    stats: dict = field(default_factory=dict)
+    violated_columns: int | None = None
+
+
+@dataclass(frozen=True)
+class BaselineStats(Stats):
+    """The algorithm's own mixture of its candidates (``trajectory.baseline``) as scored
+    here: its expected objective and violation, and how many candidates it weighs."""
+
+    objective: float = stat("baseline_objective")
+    max_violation: float = stat("baseline_max_violation")
+    support: int = stat("baseline_support")
+
+
+@dataclass(frozen=True)
+class SummaryStats(Stats):
+    """The summary stage's record (:mod:`worker.stats`): the shrinking LP's seconds, the
+    candidates scored and the columns kept, the algorithm's own mixture (None without one)
+    and the projection's record (None without a projection)."""
+
+    lp_s: float
+    candidates: int
+    violated_columns: int | None
+    baseline: BaselineStats | None
+    projection: Stats | None
 
 
 class Scoring(Protocol):
@@ -60,16 +84,19 @@ class Scoring(Protocol):
         """The mean's projection, or None when it has none (rate constraints)."""
 
     def projection_stats(self, projection: Projection, objective: float,
-                         solve_s: float) -> dict:
-        """Stats of the projection (and what follows from it, e.g. a lower bound)."""
+                         solve_s: float) -> Stats | None:
+        """The projection's record (and what follows from it, e.g. a lower bound)."""
 
 
 def summarize(scoring: Scoring, trajectory: Trajectory, output: Output,
-              tolerance: float = 1e-3) -> Result:
+              tolerance: float = 1e-3) -> tuple[Result, SummaryStats]:
     """Shrink the candidates to a mixture, average it, project the mean; report the
     algorithm's own mixture (``trajectory.baseline``) as ``baseline_*`` stats, if
     ``output.single`` the best single candidate (Cotter et al. 2019, §6.2 heuristic), and
-    the deterministic model (:func:`best_feasible` within ``tolerance``, with its solution)."""
+    the deterministic model (:func:`best_feasible` within ``tolerance``, with its solution).
+
+    Returns the Result, whose ``stats`` the caller fills once every stage has run
+    (:func:`worker.stats.merged`), and this stage's record."""
     candidates = trajectory.candidates
     if not candidates.solutions:
         raise SolverError.diverged()
@@ -79,8 +106,7 @@ def summarize(scoring: Scoring, trajectory: Trajectory, output: Output,
     if not np.isfinite(scores.objectives).all():
         raise SolverError.diverged()
     weights = scoring.shrink(scores)
-    stats = dict(trajectory.stats, lp_s=time.perf_counter() - began,
-                 candidates=len(candidates.solutions), **scores.stats)
+    lp_s = time.perf_counter() - began
 
     def member(c: int, weight: float) -> Member:
         return Member(weight=weight, iteration=candidates.iterations[c],
@@ -88,15 +114,18 @@ def summarize(scoring: Scoring, trajectory: Trajectory, output: Output,
                       max_violation=float(scores.max_violations[c]),
                       solution=solutions[c].tolist() if output.mixture else None)
 
-    if trajectory.baseline is not None:
-        stats.update(baseline_objective=scoring.expected_objective(trajectory.baseline, scores),
-                     baseline_max_violation=expected_violation(trajectory.baseline,
-                                                               scores.violations),
-                     baseline_support=int(np.count_nonzero(trajectory.baseline)))
+    baseline = None if trajectory.baseline is None else BaselineStats(
+        scoring.expected_objective(trajectory.baseline, scores),
+        expected_violation(trajectory.baseline, scores.violations),
+        int(np.count_nonzero(trajectory.baseline)))
     mean_solution = weights @ solutions
     objective, violation = scoring.point(mean_solution)
-    projected = _projected(scoring, mean_solution, stats) if output.project else None
+    projected, projection_stats = _projected(
+        scoring, mean_solution, trajectory.run.solve_s if trajectory.run else 0.0) \
+        if output.project else (None, None)
     chosen = best_feasible(scores.objectives, scores.max_violations, tolerance)
+    stats = SummaryStats(lp_s, len(candidates.solutions), scores.violated_columns, baseline,
+                         projection_stats)
     return Result(
         algorithm=trajectory.algorithm, sizes=scoring.sizes,
         mixture=[member(c, float(weights[c])) for c in np.flatnonzero(weights)],
@@ -109,16 +138,18 @@ def summarize(scoring: Scoring, trajectory: Trajectory, output: Output,
         if output.single else None,
         deterministic=member(chosen, 1.0).model_copy(
             update={"solution": solutions[chosen].tolist()}),
-        model=scoring.model, stats=stats, notes=list(scoring.notes))
+        model=scoring.model, stats={}, notes=list(scoring.notes)), stats
 
 
-def _projected(scoring: Scoring, mean: np.ndarray, stats: dict) -> Projected | None:
-    """The mean's projection with its objective and violation; its stats go to ``stats``."""
+def _projected(scoring: Scoring, mean: np.ndarray,
+               solve_s: float) -> tuple[Projected | None, Stats | None]:
+    """The mean's projection with its objective and violation, and its record (the run
+    took ``solve_s`` seconds: what a lower bound's LP may take follows from it)."""
     projection = scoring.project(mean)
     if projection is None:
-        return None
+        return None, None
     objective, violation = scoring.point(projection.solution)
-    stats.update(scoring.projection_stats(projection, objective, stats.get("solve_s", 0.0)))
     return Projected(solution=projection.solution.tolist(), objective=objective,
                      max_violation=violation, method=projection.method,
-                     status=projection.status)
+                     status=projection.status), \
+        scoring.projection_stats(projection, objective, solve_s)

@@ -10,12 +10,14 @@ dimension 4096``.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from threadpoolctl import ThreadpoolController
 
 from worker.data.labels import LABELS, checked_labels, label_kind
 from worker.data.read import LoadStats, read_examples, read_matrix, read_vector
@@ -33,11 +35,11 @@ class DataSource:
     """Reads a spec's data references under one set of roots and data settings (resolved by
     the caller, :func:`worker.pipeline.solve.solve`), summing what loading cost."""
 
-    def __init__(self, roots: Sequence[Path], stats: LoadStats | None = None,
-                 settings: DataSettings | None = None):
+    def __init__(self, roots: Sequence[Path], settings: DataSettings,
+                 stats: LoadStats | None = None):
         self.roots = roots
-        self.stats = stats if stats is not None else LoadStats()
         self.settings = settings
+        self.stats = stats if stats is not None else LoadStats()
 
     def matrix(self, value, path: str):
         """A matrix (dense or CSR) from an inline value or a data reference."""
@@ -55,16 +57,15 @@ class DataSource:
                              stats=self.stats)
 
 
-def compile_problem(spec: Spec, source: Sequence[Path] | DataSource,
+def compile_problem(spec: Spec, source: DataSource,
                     width_elsewhere: int | None = None) -> CompiledProblem:
     """Read the spec's data (file:// only under the data roots) and build the problem.
 
-    ``source`` is a :class:`DataSource`, or just the data source. ``width_elsewhere`` is
-    the examples' width when they stay in partitions this process does not hold
-    (:mod:`worker.distributed.partitions`): the objective's data are then not read and it
-    has no rows.
+    ``source`` reads the data (its roots and settings resolved by the caller).
+    ``width_elsewhere`` is the examples' width when they stay in partitions this process
+    does not hold (:mod:`worker.distributed.partitions`): the objective's data are then not
+    read and it has no rows.
     """
-    source = source if isinstance(source, DataSource) else DataSource(source)
     objective, objective_d = _objective(spec, source) if width_elsewhere is None \
         else _rowless(spec, width_elsewhere)
     d = _dimension(spec, objective_d)
@@ -79,13 +80,10 @@ def compile_problem(spec: Spec, source: Sequence[Path] | DataSource,
 
 def _constraint_rows(spec: Spec, d: int, source, notes: list[str]) -> ConstraintSet:
     """Every block of a :data:`ROWS` type compiled by its record, stacked in spec order."""
-    blocks = [record.compile(constraint, f"constraints[{k}]", d, source, notes)
-              for k, constraint in enumerate(spec.constraints)
-              if (record := CONSTRAINT_TYPES[constraint.type]).form == ROWS]
-    matrix = sp.vstack([b[0] for b in blocks], format="csr") if blocks else sp.csr_matrix((0, d))
-    rhs = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0)
-    matrix.sort_indices()
-    return ConstraintSet(matrix=sp.csr_matrix(matrix), rhs=rhs)
+    return ConstraintSet.stacked([
+        record.rows(constraint, f"constraints[{k}]", d, source, notes)
+        for k, constraint in enumerate(spec.constraints)
+        if (record := CONSTRAINT_TYPES[constraint.type]).form == ROWS], d)
 
 
 def _rates(spec: Spec, objective: Objective, source, d: int) -> RateSet | None:
@@ -159,6 +157,15 @@ def _check_labels(loss: str, labels: np.ndarray) -> np.ndarray:
     return checked_labels(labels, label_kind(loss), LABELS)
 
 
+@functools.cache
+def _blas() -> ThreadpoolController:
+    """This process's BLAS libraries, inspected once (``threadpool_limits`` inspects every
+    loaded library on each call: 5-10 ms). Q's check runs on one of their threads: on a
+    loaded 2-core machine the default two took 90-100 ms for d = 200 and 8.4 s for d = 600,
+    one thread 1.1 ms and 38 ms (the queue's workers run one thread anyway, Dockerfile)."""
+    return ThreadpoolController()
+
+
 def _check_psd(q: sp.csr_matrix) -> None:
     asymmetry = abs(q - q.T).max() if q.nnz else 0.0
     scale = max(abs(q).max() if q.nnz else 0.0, 1.0)
@@ -166,7 +173,8 @@ def _check_psd(q: sp.csr_matrix) -> None:
         raise SpecError.at("objective.Q", f"Q is not symmetric (max |Q - Q'| = {asymmetry:.3g});"
                            " give (Q + Q')/2")
     if q.shape[0] <= 2000:
-        smallest = float(np.linalg.eigvalsh(q.toarray())[0]) if q.shape[0] else 0.0
+        with _blas().limit(limits=1, user_api="blas"):   # see _blas
+            smallest = float(np.linalg.eigvalsh(q.toarray())[0]) if q.shape[0] else 0.0
         if smallest < -1e-9 * scale:
             raise SpecError.at("objective.Q", f"Q is not positive semidefinite (smallest "
                                f"eigenvalue {smallest:.3g}); the objective must be convex")

@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from worker.losses import LOSSES, QUADRATIC
+from worker.problem.csr import as_csr
 from worker.problem.rates import RateSet
 
 __all__ = ["LOSS_CODES", "LOSS_HINGE", "QUADRATIC", "CompiledProblem", "ConstraintSet",
@@ -25,6 +26,7 @@ __all__ = ["LOSS_CODES", "LOSS_HINGE", "QUADRATIC", "CompiledProblem", "Constrai
 #: Objective kinds, as the integer codes the kernels switch on (:mod:`worker.losses`).
 LOSS_CODES = {name: record.code for name, record in LOSSES.items()}
 LOSS_HINGE = LOSS_CODES["hinge"]
+_SQRT_HALF = float(np.sqrt(0.5))
 
 
 @dataclass(frozen=True)
@@ -77,10 +79,39 @@ class ConstraintSet:
         Rows a_i with ``||a_i||_2 = 1``, sorted column indices, float64.
     rhs : ndarray, shape (m,)
         b.
+    orderings : ndarray of int64, shape (m, 2), or None
+        When every row is an ordering its constraint type declared
+        (:attr:`worker.problem.constraint_types.ConstraintType.orderings`): row k is
+        ``w_i <= w_j`` for ``(i, j) = orderings[k]`` (built by :meth:`of_orderings`). None
+        for any other rows; :func:`worker.projection.project` takes its isotonic path only
+        with them.
     """
 
     matrix: sp.csr_matrix
     rhs: np.ndarray
+    orderings: np.ndarray | None = None
+
+    @classmethod
+    def of_orderings(cls, pairs: np.ndarray, d: int) -> ConstraintSet:
+        """Rows ``(e_i - e_j)/sqrt(2) . w <= 0``, i.e. ``w_i <= w_j``, one per row (i, j) of
+        ``pairs`` (shape (m, 2)), carrying the pairs as their :attr:`orderings`."""
+        pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        m = pairs.shape[0]
+        data = np.tile([_SQRT_HALF, -_SQRT_HALF], m)
+        matrix = sp.csr_matrix((data, (np.repeat(np.arange(m), 2), pairs.ravel())),
+                               shape=(m, d))
+        return cls(as_csr(matrix), np.zeros(m), pairs)
+
+    @classmethod
+    def stacked(cls, blocks: list[ConstraintSet], d: int) -> ConstraintSet:
+        """The blocks' rows in order; orderings when every block has them."""
+        if not blocks:
+            return cls(sp.csr_matrix((0, d)), np.zeros(0))
+        matrix = sp.csr_matrix(sp.vstack([block.matrix for block in blocks], format="csr"))
+        matrix.sort_indices()
+        orderings = None if any(block.orderings is None for block in blocks) \
+            else np.concatenate([block.orderings for block in blocks])
+        return cls(matrix, np.concatenate([block.rhs for block in blocks]), orderings)
 
     @property
     def m(self) -> int:

@@ -6,7 +6,10 @@ A type compiles into one of two forms:
 * :data:`ROWS`: linear rows ``g(w) = A w - b <= 0`` with unit-norm rows, stacked in spec
   order into the problem's :class:`~worker.problem.compiled.ConstraintSet`. Every algorithm
   and :func:`worker.projection.project` work on these rows, so a new linear type needs its
-  spec model, a module with its row function and one line here.
+  spec model, a module with its row function and one line here. A type whose rows are
+  orderings ``w_i <= w_j`` gives the pairs instead (:attr:`ConstraintType.orderings`): the
+  projection then knows them and, when every block of a problem is such a type, takes its
+  exact isotonic path.
 * :data:`RATES`: rates of predictions, not linear in w, compiled all at once into the
   problem's :class:`~worker.problem.rates.RateSet`; only the game algorithms handle them.
 """
@@ -17,13 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel
 
 from worker.problem.compile_rates import compile_rates
 from worker.problem.compiled import ConstraintSet
-from worker.problem.lattice_rows import declared_lattice_rows, lattice_rows
+from worker.problem.lattice_rows import declared_lattice_rows, lattice_pairs
 from worker.problem.linear_rows import linear_rows
-from worker.problem.ordering_rows import declared_ordering_rows, ordering_rows
+from worker.problem.ordering_rows import declared_ordering_rows, ordering_pairs
 from worker.problem.rates import RateSet
 from worker.spec.models import (
     LinearConstraint,
@@ -50,9 +54,10 @@ class ConstraintType:
         Its pydantic model in :mod:`worker.spec.models` (a member of its ``Constraint``).
     form : str
         :data:`ROWS` or :data:`RATES`.
-    compile : callable
+    compile : callable or None
         :data:`ROWS`: ``(constraint, path, d, source, notes) -> (rows, rhs)`` with rows a
-        unit-norm CSR of shape (m_k, d) and rhs of shape (m_k,).
+        unit-norm CSR of shape (m_k, d) and rhs of shape (m_k,); None for a type that gives
+        ``orderings`` instead.
         :data:`RATES`: ``(spec, objective, source, d) -> RateSet or None``, over every block
         of the type in spec order.
     evaluate : callable
@@ -62,21 +67,39 @@ class ConstraintType:
         ``constraint -> (rows, nonzeros)`` the block compiles to, as far as the spec alone
         fixes them (:func:`worker.pipeline.memory.declared_parts`, before any data are
         read); :func:`undeclared` for blocks sized by their data.
-    projection : str or None
-        The path of :func:`worker.projection.project` when every row comes from types with
-        this path: ``"isotonic"`` (exact isotonic regression on an order, which itself falls
-        back to ``"qp"`` when it does not apply) or ``"qp"``; any ``"qp"`` type in the mix
-        makes the whole projection ``"qp"``. None: not projected (a problem with rates
-        returns no projected point).
+    orderings : callable or None
+        For a :data:`ROWS` type whose rows are orderings: ``(constraint, path, d) -> pairs``
+        of shape (m_k, 2), row (i, j) meaning ``w_i <= w_j``; its rows are
+        :meth:`ConstraintSet.of_orderings` of them, which carry the pairs to
+        :func:`worker.projection.project`. None: general rows from ``compile``.
     """
 
     name: str
     model: type[BaseModel]
     form: str
-    compile: Callable
+    compile: Callable | None
     evaluate: Callable
     declared: Callable[[Any], tuple[int, int]]
-    projection: str | None
+    orderings: Callable[[Any, str, int], np.ndarray] | None = None
+
+    @property
+    def projection(self) -> str | None:
+        """The path of :func:`worker.projection.project` when every row comes from types
+        with this path: ``"isotonic"`` (orderings: exact isotonic regression on their
+        order, which itself falls back to ``"qp"`` when it does not apply) or ``"qp"``; any
+        ``"qp"`` type in the mix makes the whole projection ``"qp"``. None: not projected
+        (a problem with rates returns no projected point)."""
+        if self.form != ROWS:
+            return None
+        return "qp" if self.orderings is None else "isotonic"
+
+    def rows(self, constraint: BaseModel, path: str, d: int, source,
+             notes: list[str]) -> ConstraintSet:
+        """A :data:`ROWS` block compiled: its orderings' rows (with the pairs), or the rows
+        of ``compile``."""
+        if self.orderings is not None:
+            return ConstraintSet.of_orderings(self.orderings(constraint, path, d), d)
+        return ConstraintSet(*self.compile(constraint, path, d, source, notes))
 
 
 def undeclared(constraint: BaseModel) -> tuple[int, int]:
@@ -86,11 +109,10 @@ def undeclared(constraint: BaseModel) -> tuple[int, int]:
 
 CONSTRAINT_TYPES: dict[str, ConstraintType] = {record.name: record for record in (
     ConstraintType("linear", LinearConstraint, ROWS, linear_rows, ConstraintSet.values,
-                   undeclared, "qp"),
-    ConstraintType("ordering", OrderingConstraint, ROWS, ordering_rows, ConstraintSet.values,
-                   declared_ordering_rows, "isotonic"),
-    ConstraintType("monotone_lattice", MonotoneLatticeConstraint, ROWS, lattice_rows,
-                   ConstraintSet.values, declared_lattice_rows, "isotonic"),
-    ConstraintType("rate", RateConstraint, RATES, compile_rates, RateSet.values, undeclared,
-                   None),
+                   undeclared),
+    ConstraintType("ordering", OrderingConstraint, ROWS, None, ConstraintSet.values,
+                   declared_ordering_rows, orderings=ordering_pairs),
+    ConstraintType("monotone_lattice", MonotoneLatticeConstraint, ROWS, None,
+                   ConstraintSet.values, declared_lattice_rows, orderings=lattice_pairs),
+    ConstraintType("rate", RateConstraint, RATES, compile_rates, RateSet.values, undeclared),
 )}

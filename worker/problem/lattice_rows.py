@@ -1,29 +1,24 @@
-"""``{"type": "monotone_lattice", "shape": ..., "increasing": ...}`` → the order rows of the
-lattice's monotonicity edges (:func:`worker.problem.ordering_rows.order_rows`)."""
+"""``{"type": "monotone_lattice", "shape": ..., "increasing": ...}`` → the orderings of the
+lattice's monotonicity edges (rows by
+:meth:`worker.problem.compiled.ConstraintSet.of_orderings`)."""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
-import scipy.sparse as sp
 
 from worker.errors import SpecError
-from worker.problem.ordering_rows import order_rows
 from worker.spec.models import MonotoneLatticeConstraint
 
 
-def lattice_rows(constraint: MonotoneLatticeConstraint, path: str, d: int, source,
-                 notes: list[str]) -> tuple[sp.csr_matrix, np.ndarray]:
-    """Rows w_v <= w_(v + stride_k) for every edge along each increasing axis k, then
-    w_(v + stride_k) <= w_v along each decreasing one.
-
-    Parameters and returns as :func:`worker.problem.linear_rows.linear_rows` (``source`` and
-    ``notes`` are not used: the block is inline).
-    """
+def lattice_pairs(constraint: MonotoneLatticeConstraint, path: str, d: int) -> np.ndarray:
+    """Orderings w_v <= w_(v + stride_k) for every edge along each increasing axis k, then
+    w_(v + stride_k) <= w_v along each decreasing one: shape (k, 2), as
+    :func:`worker.problem.ordering_rows.ordering_pairs`."""
     increasing = lattice_edges(constraint.shape, constraint.increasing, d, path)
     decreasing = lattice_edges(constraint.shape, constraint.decreasing, d, path)[:, ::-1]
-    return order_rows(np.concatenate([increasing, decreasing]), d)
+    return np.concatenate([increasing, decreasing])
 
 
 def declared_lattice_rows(constraint: MonotoneLatticeConstraint) -> tuple[int, int]:

@@ -1,27 +1,19 @@
-"""``{"type": "ordering", "pairs" or "chain": ...}`` → rows (e_i - e_j)/sqrt(2) . w <= 0,
-meaning w_i <= w_j (the row form :mod:`worker.projection` recognises as an order)."""
+"""``{"type": "ordering", "pairs" or "chain": ...}`` → the orderings w_i <= w_j it declares;
+:meth:`worker.problem.compiled.ConstraintSet.of_orderings` makes them the rows
+(e_i - e_j)/sqrt(2) . w <= 0 and keeps them for the isotonic path of
+:mod:`worker.projection`."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-import scipy.sparse as sp
 
 from worker.errors import SpecError
-from worker.problem.csr import as_csr
 from worker.spec.models import OrderingConstraint
 
-_SQRT_HALF = math.sqrt(0.5)
 
-
-def ordering_rows(constraint: OrderingConstraint, path: str, d: int, source,
-                  notes: list[str]) -> tuple[sp.csr_matrix, np.ndarray]:
-    """Rows of ``pairs``, or of the consecutive pairs of a ``chain``.
-
-    Parameters and returns as :func:`worker.problem.linear_rows.linear_rows` (``source`` and
-    ``notes`` are not used: the block is inline).
-    """
+def ordering_pairs(constraint: OrderingConstraint, path: str, d: int) -> np.ndarray:
+    """The ``pairs``, or the consecutive pairs of a ``chain``: shape (k, 2), row (i, j)
+    meaning w_i <= w_j; indices checked against the dimension ``d`` (errors at ``path``)."""
     if constraint.pairs is not None:
         pairs = np.array(constraint.pairs, dtype=np.int64).reshape(-1, 2)
         check_indices(pairs, f"{path}.pairs", d, pair=True)
@@ -29,7 +21,7 @@ def ordering_rows(constraint: OrderingConstraint, path: str, d: int, source,
         chain = np.array(constraint.chain, dtype=np.int64)
         check_indices(chain, f"{path}.chain", d, pair=False)
         pairs = np.column_stack([chain[:-1], chain[1:]])
-    return order_rows(pairs, d)
+    return pairs
 
 
 def declared_ordering_rows(constraint: OrderingConstraint) -> tuple[int, int]:
@@ -57,12 +49,3 @@ def check_indices(indices: np.ndarray, path: str, d: int, pair: bool) -> None:
     elif len(np.unique(flat)) != flat.size:
         raise SpecError.at(path, "a chain visits an index twice; orderings would be cyclic")
 
-
-def order_rows(pairs: np.ndarray, d: int) -> tuple[sp.csr_matrix, np.ndarray]:
-    """Rows (e_i - e_j)/sqrt(2), CSR shape (m, d), and rhs zeros (m,), for ``pairs`` of
-    shape (m, 2) whose rows (i, j) mean w_i <= w_j."""
-    m = pairs.shape[0]
-    rows = np.repeat(np.arange(m), 2)
-    data = np.tile([_SQRT_HALF, -_SQRT_HALF], m)
-    matrix = sp.csr_matrix((data, (rows, pairs.ravel())), shape=(m, d))
-    return as_csr(matrix), np.zeros(m)

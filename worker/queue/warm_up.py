@@ -18,8 +18,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 from worker.algorithms.registry import ALGORITHMS
 from worker.pipeline.solve import solve
+from worker.problem.compile import DataSource, compile_problem
+from worker.projection import project
+from worker.settings import data_settings
+from worker.spec.models import parse_spec
 
 _FEATURES = [[1.0, 0.0, 1.0, 0.5], [0.0, 1.0, 1.0, -0.5], [0.5, 0.5, 0.0, 1.0]]
 _LINEAR = {
@@ -58,6 +64,10 @@ WARM_UP_JOBS: dict[str, dict] = {
         _LINEAR, constraints=[{"type": "monotone_lattice", "shape": [2, 2],
                                "increasing": [0, 1]}],
         solver={"algorithm": "lighttouch", "iterations": 2000}),
+    "exact_qp: quadratic objective (Q's PSD check on one BLAS thread)": _with(
+        _SMOOTH, objective={"type": "quadratic", "Q": [[2.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0],
+                                                      [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]]},
+        constraints=_LINEAR["constraints"], solver={"algorithm": "exact_qp"}),
     "lagrangian: network (forward and backward passes)": _with(
         _NETWORK, solver={"algorithm": "lagrangian", "iterations": 200}),
 }
@@ -71,6 +81,7 @@ def warm_up() -> None:
     """
     for spec in WARM_UP_JOBS.values():
         solve(spec)
+    _project_onto_a_lattice()
     with tempfile.TemporaryDirectory() as folder:
         rows = Path(folder) / "rows.svm"
         rows.write_bytes(b"1 1:0.5 4:1\n-1 2:1 3:0.5\n1 1:1 2:0.5\n")
@@ -79,6 +90,15 @@ def warm_up() -> None:
             "data": {"features": {"uri": rows.as_uri()}}},
             solver={"algorithm": "svrg_ol", "iterations": 2000, "svrg": {"workers": 0}}),
             roots=[Path(folder)])
+
+
+def _project_onto_a_lattice() -> None:
+    """Load the lattice's isotonic projection kernel: a tiny job's mean may satisfy its
+    constraints already (then it is its own projection), so project a point that does not."""
+    lattice = WARM_UP_JOBS["lighttouch: lattice (isotonic projection on a partial order)"]
+    problem = compile_problem(parse_spec(lattice), DataSource([], data_settings()))
+    project(np.array([1.0, 0.5, -0.5, -1.0]), problem.constraints, problem.lower,
+            problem.upper)
 
 
 def main() -> None:

@@ -114,8 +114,8 @@ def _definition(spec: Spec, d: int, source: DataSource) -> Definition:
             own = None if constraint.data is None else _own_examples(constraint, source, path)
             definition.rates.append((k, constraint, own))
         elif (record := CONSTRAINT_TYPES[constraint.type]).form == ROWS:
-            rows, rhs = record.compile(constraint, path, d, source, [])
-            definition.blocks.append((k, constraint.type, sp.csr_matrix(rows), rhs))
+            rows = record.rows(constraint, path, d, source, [])
+            definition.blocks.append((k, constraint.type, rows.matrix, rows.rhs))
     return definition
 
 

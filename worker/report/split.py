@@ -44,8 +44,8 @@ class SplitSource(DataSource):
     """
 
     def __init__(self, roots: Sequence[Path], fraction: float, seed: int,
-                 settings: DataSettings | None = None):
-        super().__init__(roots, settings=settings)
+                 settings: DataSettings):
+        super().__init__(roots, settings)
         self.fraction, self.seed = fraction, seed
         self.rows: tuple[np.ndarray, np.ndarray] | None = None
         self.held_out: dict[str, object] = {}

@@ -46,7 +46,7 @@ class LoweredSource(DataSource):
     """A data source that returns the lowering's arrays for their placeholders."""
 
     def __init__(self, base: DataSource, arrays: dict[str, object]):
-        super().__init__(base.roots, base.stats, base.settings)
+        super().__init__(base.roots, base.settings, base.stats)
         self.arrays = arrays
 
     def _held(self, value):
