@@ -12,6 +12,7 @@ from worker import solve
 from worker.algorithms.arrays import problem_arrays
 from worker.algorithms.certificate import box_minimum, certify, strong_convexity
 from worker.algorithms.network_games import new_state
+from worker.algorithms.stopping import StageEstimate
 from worker.kernels.layout import GRADIENT_SUM, RADIUS
 from worker.kernels.network_game import _dog_step
 from worker.kernels.objective import loss_spread
@@ -77,6 +78,20 @@ def test_a_game_stops_near_the_optimum():
     assert result.stats["stopped_by"] == "converged", result.stats
     assert result.expected.max_violation <= 1e-6
     assert optimum - 1e-6 <= result.expected.objective <= optimum + 1e-2 * abs(optimum)
+
+
+def test_a_rising_game_objective_is_not_convergence():
+    """The stage mixtures' objectives of Adult's 12 parity constraints at eta_lambda 1.0
+    (hinge; 1,024 .. 8,192 iterations): the multipliers were still taking weight from the
+    objective, which rose by 9%. A one-sided estimate reads no improvement left and stops;
+    the games' two-sided one does not."""
+    values = [0.44740, 0.43697, 0.47578, 0.48857]
+    one_sided, two_sided = StageEstimate(0.011), StageEstimate(0.011, two_sided=True)
+    assert [one_sided.converged(v) for v in values][-1]
+    assert not any(two_sided.converged(v) for v in values)
+    assert two_sided.gap == pytest.approx((0.47578 - 0.43697) / 0.48857 / (2 ** 0.5 - 1))
+    settled = StageEstimate(0.011, two_sided=True)
+    assert [settled.converged(v) for v in (0.35, 0.341, 0.3412, 0.3411)][-1]
 
 
 def test_a_robust_problem_stops_within_one_percent_of_the_min_max():

@@ -22,14 +22,9 @@ Defaults (heuristics where the paper leaves them to a grid search, §6):
   onto the constraints while DoG's first steps were still tiny, and the ramp proxy's game
   never recovered. k_f = k_r = 100 examples per step (§6.2's minibatch) unless
   ``solver.minibatch`` gives k_f and k_g (k_g is the rate batch).
-* ``solver.game.eta_lambda: "auto"``: 1.0 for the proxy-Lagrangian (a multiplicative step: a
-  constraint violated by 0.05 multiplies its weight by e^0.05 per step, so the weights can
-  move across the 1e-3 floor and back within a few hundred steps) and 0.1 for the
-  Lagrangian (an additive step on unbounded multipliers, which 1.0 lets run away on the
-  Adult problem of §6.2). Both chosen on that problem (bench/adult_fairness.py,
-  docs/benchmarks.md);
-  the Lemmas' eta_lambda ~ sqrt((m+1) ln(m+1) / T) / B is far too cautious for T of a few
-  thousand.
+* ``solver.game.eta_lambda: "auto"``: :mod:`worker.algorithms.multiplier_step` (1.0 for
+  the proxy-Lagrangian, 0.1 for the Lagrangian, lowered where the rate estimates are
+  noisy).
 * proxy floors as TFCO: entries of M (or lambda) at least 1e-3 / (m+1); M starts with
   weight 1 - 1e-3 m/(m+1) on the objective row (TFCO's ``initial_multiplier_radius``).
 * Lagrangian radius R: ``solver.game.radius`` (default unbounded, the paper's §6 choice);
@@ -54,6 +49,7 @@ import scipy.sparse as sp
 from worker.algorithms.arrays import DOG_START, problem_arrays
 from worker.algorithms.driver import Candidates, Counters, snapshot_iterations
 from worker.algorithms.loop import ChunkedLoop, ProgressCallback
+from worker.algorithms.multiplier_step import auto_eta_lambda, rate_noise
 from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
 from worker.algorithms.step_rule import WARMUP_PART, copied, warmup_end, warmup_measurements
 from worker.algorithms.stopping import StageEstimate
@@ -91,7 +87,6 @@ from worker.stats import Stats, Value
 DEFAULT_BATCH = 100
 #: TFCO's ``minimum_multiplier_radius``: entries of M / lambda stay >= this / (m+1).
 MINIMUM_RADIUS = 1e-3
-AUTO_ETA_LAMBDA = {LAGRANGIAN: 0.1, PROXY_SWAP: 1.0, PROXY_EXTERNAL: 1.0}
 #: The theta-player's diameter after its DoG warm-up, as a share of the distance r it went.
 THETA_DIAMETER_FRACTION = 0.5
 #: ``solver.game.proxy`` -> the kernel's surrogate code.
@@ -162,13 +157,16 @@ def initial_multipliers(m: int, formulation: int) -> tuple[np.ndarray, np.ndarra
     return lam, log_m, np.ascontiguousarray(log_m[:, 0])
 
 
-def game_config(options: SolverOptions, formulation: int, m: int) -> GameConfig:
-    """The kernels' settings of a game with m constraints (module docstring's defaults)."""
+def game_config(options: SolverOptions, formulation: int, m: int,
+                rates: RateArrays | None = None) -> GameConfig:
+    """The kernels' settings of a game with m constraints (module docstring's defaults);
+    ``rates`` (the kernel view of the rate constraints) sets ``eta_lambda: "auto"``."""
     k_f, k_r = (DEFAULT_BATCH, DEFAULT_BATCH) if options.minibatch is None else \
         options.minibatch[:2]
     game = options.game
+    eta_lambda = game.eta_lambda or auto_eta_lambda(formulation, rate_noise(rates, int(k_r)))
     return GameConfig(formulation=formulation, eta_w=step_scale(options),
-                      eta_lambda=float(game.eta_lambda or AUTO_ETA_LAMBDA[formulation]),
+                      eta_lambda=float(eta_lambda),
                       radius=float(game.radius), log_floor=math.log(MINIMUM_RADIUS / (m + 1)),
                       k_f=int(k_f), k_r=int(k_r), surrogate=SURROGATES[game.proxy],
                       step_rule=STEP_DOG if options.eta_w is None else STEP_SCHEDULE)
@@ -210,7 +208,7 @@ def run_proxy_lagrangian(problem: CompiledProblem, options: SolverOptions,
 def _run_game(problem, options, progress, deadline, formulation) -> Trajectory:
     arrays = problem_arrays(problem, problem.m)
     rates = rate_arrays(problem.rates, problem.d, relaxed=formulation == LAGRANGIAN)
-    cfg = game_config(options, formulation, problem.m_total)
+    cfg = game_config(options, formulation, problem.m_total, rates)
     state = initial_state(start_point(problem, options), problem.m_total, formulation,
                           options.seed)
 
@@ -322,7 +320,8 @@ def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
 def _stages(loop: ChunkedLoop, snapshots: Callable[[int, int], bool], candidates: Candidates,
             weights: list[float], options: SolverOptions, value: MixtureValue) -> dict:
     """Doubling stages of :func:`play` until the rule or the deadline stops them."""
-    estimate, stages, stop = StageEstimate(options.tolerance, LOSS_SCALE), 0, FIRST_STAGE
+    estimate = StageEstimate(options.tolerance, LOSS_SCALE, two_sided=True)
+    stages, stop = 0, FIRST_STAGE
     stopped_by = "time_limit"
     while True:
         first = len(candidates.solutions)

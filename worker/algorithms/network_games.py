@@ -22,8 +22,9 @@ Defaults:
   steps of steady gradients whatever their scale (the paper's §6 grid-searched powers of
   two; measured on the corrupted digits and Adult, bench/robust_digits.py).
 * ``solver.game.eta_lambda: "auto"`` is the linear games' (0.1 for the Lagrangian, 1.0 for
-  the proxy-Lagrangian). On the corrupted digits' robust objective a smaller step fits the
-  training sets more closely but leaves a higher worst-set test error, so the default stays
+  the proxy-Lagrangian, lowered where the rate estimates are noisy). On the corrupted
+  digits' robust objective a smaller step fits the training sets more closely but leaves
+  a higher worst-set test error, so the default stays
   (bench/robust_digits.py ``--eta-lambda``, docs/benchmarks.md; ``--tune`` chooses both
   steps on validation data).
 * ``iterations: "auto"`` plays doubling stages until the stage's mixture stops improving
@@ -161,8 +162,10 @@ def run_network_game(problem: NetworkProblem, options: SolverOptions, algorithm:
     """Play ``algorithm`` (lagrangian or proxy_lagrangian) with the network theta-player."""
     formulation = formulation_of(algorithm, options)
     m = problem.m_total
+    rates = rate_arrays(problem.rates, problem.network.inputs,
+                        relaxed=formulation == LAGRANGIAN)
     game = game_config(replace(options, eta_w=AUTO_ETA if options.eta_w is None
-                               else options.eta_w), formulation, m)._replace(
+                               else options.eta_w), formulation, m, rates)._replace(
                                    step_rule=STEP_SCHEDULE)
     theta = start_point(problem, options, problem.network.initial(problem.init_seed))
     slack_upper = float(problem.term_losses(theta[None, :]).max()) if problem.robust else 0.0
@@ -170,8 +173,6 @@ def run_network_game(problem: NetworkProblem, options: SolverOptions, algorithm:
     cfg = NetworkConfig(game=game, robust=problem.robust, slack_upper=slack_upper,
                         slack_eta=slack_upper / math.sqrt(2.0))
     net, terms = problem.network.arrays(), network_terms(problem)
-    rates = rate_arrays(problem.rates, problem.network.inputs,
-                        relaxed=formulation == LAGRANGIAN)
 
     def steps(config: NetworkConfig, current: NetworkState, count: int) -> None:
         network_game_steps(net, terms, rates, problem.lower, problem.upper, config, current,

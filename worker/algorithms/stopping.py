@@ -21,6 +21,9 @@ the run would answer: the objective of the projected running average on linear c
 (not the penalized objective of the average itself, whose gamma times a small violation
 dominated and kept a QP whose answer was within 0.0002% of its optimum running for its
 whole time limit), the mixture's objective plus the penalty on its violation for the games.
+Games take the differences either way (``two_sided``): their mixture starts infeasible and
+its objective rises while the multipliers enforce the constraints, and a one-sided estimate
+read such a rise as "no improvement left".
 """
 
 from __future__ import annotations
@@ -46,13 +49,17 @@ CERTIFICATE_SHARE = 0.1
 ESTIMATE_AFTER = 2**14
 
 
-def estimated_gap(values: list[float], scale: float = 1e-12) -> float:
+def estimated_gap(values: list[float], scale: float = 1e-12, two_sided: bool = False
+                  ) -> float:
     """Remaining gap from the last two stage improvements (inf until three), relative to the
-    last value, or to ``scale`` where the value is smaller."""
+    last value, or to ``scale`` where the value is smaller; ``two_sided``: from the last two
+    changes either way (a rise counts as much as a fall)."""
     if len(values) < 3:
         return math.inf
-    improvement = max(values[-3] - values[-2], values[-2] - values[-1], 0.0)
-    return GAP_PER_IMPROVEMENT * improvement / max(abs(values[-1]), scale)
+    changes = [values[-3] - values[-2], values[-2] - values[-1]]
+    if two_sided:
+        changes = [abs(change) for change in changes]
+    return GAP_PER_IMPROVEMENT * max(*changes, 0.0) / max(abs(values[-1]), scale)
 
 
 @dataclass
@@ -62,13 +69,16 @@ class StageEstimate:
     tolerance: float
     #: values smaller than this are judged against it: the gap is absolute below it
     scale: float = 1e-12
+    #: a rise between stages counts as unfinished progress (games, whose answer approaches
+    #: from below while the multipliers enforce the constraints), not as no progress
+    two_sided: bool = False
     values: list[float] = field(default_factory=list)
     gap: float = math.inf
 
     def converged(self, value: float) -> bool:
         """Record a finished stage's value; whether the estimated gap is within tolerance."""
         self.values.append(float(value))
-        self.gap = estimated_gap(self.values, self.scale)
+        self.gap = estimated_gap(self.values, self.scale, self.two_sided)
         return self.gap <= self.tolerance
 
     def restart(self) -> None:
