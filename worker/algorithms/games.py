@@ -275,13 +275,14 @@ MixtureValue = Callable[[np.ndarray, np.ndarray], tuple[float, float, float]]
 
 def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
          lam: np.ndarray, counters: np.ndarray, options: SolverOptions,
-         cfg: GameConfig, value: MixtureValue | None = None
+         cfg: GameConfig, value: MixtureValue | None = None, lower: float = -math.inf
          ) -> tuple[Candidates, np.ndarray, GameStats]:
     """Run a game to ``options.iterations`` (or the deadline), keeping theta (d,) at
     ``options.candidates`` evenly spaced iterations; with ``iterations: "auto"`` and a
     ``value``, doubling stages until the stage's mixture stops improving
     (:class:`~worker.algorithms.stopping.StageEstimate`) with its violation at most
-    :data:`STAGE_VIOLATION`, keeping the last ``options.candidates`` snapshots.
+    :data:`STAGE_VIOLATION`, keeping the last ``options.candidates`` snapshots; ``lower``
+    bounds the objective from below (the estimate's gap is at most value - lower).
 
     Returns
     -------
@@ -304,7 +305,8 @@ def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
         return True
 
     if options.until_converged and value is not None:
-        ended = _stages(loop, snapshots, candidates, objective_weights, options, value)
+        ended = _stages(loop, snapshots, candidates, objective_weights, options, value,
+                        lower)
     else:
         ended = {"stopped_by": "iterations" if snapshots(0, options.iterations)
                  else "time_limit"}
@@ -318,9 +320,10 @@ def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
 
 
 def _stages(loop: ChunkedLoop, snapshots: Callable[[int, int], bool], candidates: Candidates,
-            weights: list[float], options: SolverOptions, value: MixtureValue) -> dict:
+            weights: list[float], options: SolverOptions, value: MixtureValue,
+            lower: float = -math.inf) -> dict:
     """Doubling stages of :func:`play` until the rule or the deadline stops them."""
-    estimate = StageEstimate(options.tolerance, LOSS_SCALE, two_sided=True)
+    estimate = StageEstimate(options.tolerance, LOSS_SCALE, two_sided=True, lower=lower)
     stages, stop = 0, FIRST_STAGE
     stopped_by = "time_limit"
     while True:

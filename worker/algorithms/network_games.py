@@ -148,6 +148,12 @@ def measured_step(problem: NetworkProblem, advance: Callable[[NetworkConfig, Net
                  "warmup_radius": float(probe.scalars[RADIUS]), "warmup_reach": reach}
 
 
+#: A lower bound on every network objective: mean losses (logistic, hinge, squared, squared
+#: hinge, softmax cross-entropy) plus l1 and l2 penalties are at least 0, so a stage's
+#: objective is within itself of the optimum (:class:`~worker.algorithms.stopping.StageEstimate`).
+OBJECTIVE_LOWER = 0.0
+
+
 def mixture_value(problem: NetworkProblem, thetas: np.ndarray, weights: np.ndarray
                   ) -> tuple[float, float, float]:
     """(the mixture's objective: the worst term's expected loss, its largest expected rate
@@ -191,7 +197,8 @@ def run_network_game(problem: NetworkProblem, options: SolverOptions, algorithm:
     loop = ChunkedLoop(deadline, options.iterations, describe, progress)
     candidates, baseline, game = play(
         loop, lambda count: steps(cfg, state, count), state.theta, state.lam, state.counters,
-        options, cfg.game, lambda thetas, weights: mixture_value(problem, thetas, weights))
+        options, cfg.game, lambda thetas, weights: mixture_value(problem, thetas, weights),
+        lower=OBJECTIVE_LOWER)
     stats = NetworkGameStats(game, cfg.game.eta_w, problem.d, step_stats,
                              float(state.slack[0]) if problem.robust else None)
     return Trajectory(algorithm, candidates, None, stats, baseline)

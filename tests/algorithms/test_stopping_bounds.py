@@ -1,0 +1,56 @@
+"""A known lower bound on a games' objective caps the stopping estimate: on a loss falling
+geometrically towards 0 the run stops once the loss itself is within tolerance of 0."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from worker import solve
+from worker.algorithms import network_games
+from worker.algorithms.stopping import StageEstimate
+
+
+def stops_at(values: list[float], lower: float) -> int | None:
+    """The stage (0-based) at which the games' estimate stops on ``values``, or None."""
+    estimate = StageEstimate(1e-3, 1.0, two_sided=True, lower=lower)
+    for stage, value in enumerate(values):
+        if estimate.converged(value):
+            return stage
+    return None
+
+
+def test_a_halving_loss_stops_once_it_is_within_tolerance_of_its_lower_bound():
+    values = [0.08 / 2**k for k in range(10)]       # 0.08, 0.04, ..., 0.00016
+    assert stops_at(values, 0.0) == 7               # 0.000625 <= 1e-3 < 0.00125
+    # without the bound the last improvement times 1 / (sqrt(2) - 1) decides: 0.00016 * 2.41
+    assert stops_at(values, -math.inf) == 9
+    assert stops_at(values[:9], -math.inf) is None
+
+
+def test_the_bound_does_not_stop_a_loss_far_above_it():
+    # a loss still falling by 0.01 a stage at 0.5: neither the estimate nor the bound is small
+    assert stops_at([0.53, 0.52, 0.51, 0.50], 0.0) is None
+    # a flat loss stops on the estimate, as without a bound
+    assert stops_at([0.5, 0.5, 0.5], 0.0) == stops_at([0.5, 0.5, 0.5], -math.inf) == 2
+
+
+def mlp_spec() -> dict:
+    """A separable problem for a small MLP with every solver default."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(200, 4))
+    y = np.where(x[:, 0] + x[:, 1] * x[:, 2] > 0, 1.0, -1.0)
+    return {"model": {"type": "mlp", "hidden": [8]},
+            "objective": {"type": "empirical_risk", "loss": "logistic",
+                          "data": {"features": x.tolist(), "labels": y.tolist()}}}
+
+
+def test_an_mlp_with_defaults_stops_earlier_within_tolerance_of_the_longer_run(monkeypatch):
+    bounded = solve(mlp_spec())
+    monkeypatch.setattr(network_games, "OBJECTIVE_LOWER", -math.inf)
+    unbounded = solve(mlp_spec())
+    assert bounded.stats["stopped_by"] == unbounded.stats["stopped_by"] == "converged"
+    assert bounded.stats["iterations"] < unbounded.stats["iterations"]
+    assert bounded.expected.objective <= 1e-3
+    assert abs(bounded.expected.objective - unbounded.expected.objective) <= 1e-3
