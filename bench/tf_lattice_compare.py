@@ -55,8 +55,11 @@ from bench.tf_lattice_models import (
 from worker import solve
 
 RESULTS = Path(__file__).resolve().parent / "results"
-TF_PYTHON = Path(os.environ.get("TF_LATTICE_PYTHON", "/work/tfl-venv/bin/python"))
-TF_VENV_COMMAND = ("python3 -m venv /work/tfl-venv && /work/tfl-venv/bin/pip install "
+#: TensorFlow's own environment, beside the project's (``.tfl-venv`` at the repository's top,
+#: ignored by git), or the python that ``TF_LATTICE_PYTHON`` names.
+TF_PYTHON = Path(os.environ.get("TF_LATTICE_PYTHON",
+                                Path(__file__).resolve().parents[1] / ".tfl-venv/bin/python"))
+TF_VENV_COMMAND = ("python3 -m venv .tfl-venv && .tfl-venv/bin/pip install "
                    "'tensorflow==2.20.*' 'tf-keras==2.20.*' 'tensorflow-lattice==2.1.1'")
 BASE_SIZES = (3, 2, 3)
 GRID_POINTS = 25

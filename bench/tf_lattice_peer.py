@@ -19,7 +19,7 @@ calibrator (its keypoints negated and reversed), since the lattice layer takes o
 increasing monotonicity. Fixed calibration: the calibrator's outputs are initialised to
 equal heights from 0 to s - 1 and not trained, which is the fixed map the engine uses.
 
-Run: ``/work/tfl-venv/bin/python bench/tf_lattice_peer.py DIRECTORY``.
+Run: ``.tfl-venv/bin/python bench/tf_lattice_peer.py DIRECTORY``.
 """
 
 from __future__ import annotations
