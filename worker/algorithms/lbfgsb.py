@@ -10,9 +10,7 @@ It stops when scipy's projected-gradient test (``pgtol`` :data:`GRADIENT_TOLERAN
 relative-decrease test passes (a step lowering f by less than :data:`DECREASE_SHARE` times
 ``solver.tolerance``, relatively: 1e-6 by default),
 at the deadline (``"time_limit"``) or after :data:`MAX_ITERATIONS`. Its BLAS calls act on
-vectors of d and 2 x 10 correction pairs: one BLAS thread (threadpoolctl) made each of
-L-BFGS-B's steps 140x faster than the default threads on a loaded 2-core machine (Adult,
-d = 125: 0.8 s against 4.1 s for the whole run). The answer is one
+vectors of d and 2 x 10 correction pairs, on one BLAS thread (:mod:`worker.blas`). The answer is one
 candidate certified by the box-only Lagrangian bound of :mod:`.dual_bound` (finite when the
 box is, or l2 > 0).
 """
@@ -23,12 +21,12 @@ import time
 
 import numpy as np
 from scipy.optimize import fmin_l_bfgs_b
-from threadpoolctl import threadpool_limits
 
 from worker.algorithms.loop import ProgressCallback
 from worker.algorithms.one_answer import certificate_stats, one_answer, refuse
 from worker.algorithms.options import SolverOptions, Trajectory
 from worker.algorithms.smooth_part import loss_value_and_gradient
+from worker.blas import one_blas_thread
 from worker.problem.compiled import LOSS_HINGE, CompiledProblem
 
 GRADIENT_TOLERANCE = 1e-8
@@ -76,7 +74,7 @@ def run_lbfgsb(problem: CompiledProblem, options: SolverOptions,
                                                                    problem.upper])
     start = np.clip(np.zeros(bounds.shape[0]), bounds[:, 0], bounds[:, 1])
     try:
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():
             x, _, info = fmin_l_bfgs_b(value_and_gradient, start, bounds=_scipy_bounds(bounds),
                                        factr=DECREASE_SHARE * options.tolerance
                                        / np.finfo(float).eps, pgtol=GRADIENT_TOLERANCE,

@@ -10,15 +10,14 @@ dimension 4096``.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from threadpoolctl import ThreadpoolController
 
+from worker.blas import one_blas_thread
 from worker.data.labels import LABELS, checked_labels, label_kind
 from worker.data.read import LoadStats, read_examples, read_matrix, read_vector
 from worker.errors import SpecError
@@ -157,15 +156,6 @@ def _check_labels(loss: str, labels: np.ndarray) -> np.ndarray:
     return checked_labels(labels, label_kind(loss), LABELS)
 
 
-@functools.cache
-def _blas() -> ThreadpoolController:
-    """This process's BLAS libraries, inspected once (``threadpool_limits`` inspects every
-    loaded library on each call: 5-10 ms). Q's check runs on one of their threads: on a
-    loaded 2-core machine the default two took 90-100 ms for d = 200 and 8.4 s for d = 600,
-    one thread 1.1 ms and 38 ms (the queue's workers run one thread anyway, Dockerfile)."""
-    return ThreadpoolController()
-
-
 def _check_psd(q: sp.csr_matrix) -> None:
     asymmetry = abs(q - q.T).max() if q.nnz else 0.0
     scale = max(abs(q).max() if q.nnz else 0.0, 1.0)
@@ -173,7 +163,7 @@ def _check_psd(q: sp.csr_matrix) -> None:
         raise SpecError.at("objective.Q", f"Q is not symmetric (max |Q - Q'| = {asymmetry:.3g});"
                            " give (Q + Q')/2")
     if q.shape[0] <= 2000:
-        with _blas().limit(limits=1, user_api="blas"):   # see _blas
+        with one_blas_thread():   # worker.blas
             smallest = float(np.linalg.eigvalsh(q.toarray())[0]) if q.shape[0] else 0.0
         if smallest < -1e-9 * scale:
             raise SpecError.at("objective.Q", f"Q is not positive semidefinite (smallest "
