@@ -5,7 +5,7 @@ certificate as ``stats``."""
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +17,7 @@ from worker.algorithms.loop import Progress, ProgressCallback
 from worker.algorithms.options import Trajectory
 from worker.algorithms.smooth_part import objective_value
 from worker.errors import SpecError
+from worker.kernels.layout import ProblemArrays
 from worker.problem.compiled import CompiledProblem
 from worker.stats import Stats, Value
 
@@ -62,15 +63,25 @@ def one_answer(name: str, problem: CompiledProblem, w: np.ndarray, stats: dict,
     """The trajectory of one answer w (d,), clipped to the box, found in the seconds since
     ``began`` (a ``time.perf_counter()`` value); ``progress`` hears of it once."""
     w = np.clip(np.asarray(w, dtype=np.float64), problem.lower, problem.upper)
+    return answer_trajectory(name, w, stats, began, progress, problem_arrays(problem, 1),
+                             lambda: (objective_value(problem.objective, w),
+                                      float(problem.constraints.values(w).max(initial=0.0))))
+
+
+def answer_trajectory(name: str, w: np.ndarray, stats: dict, began: float,
+                      progress: ProgressCallback | None, arrays: ProblemArrays | None,
+                      measure: Callable[[], tuple[float, float]]) -> Trajectory:
+    """The trajectory whose only candidate is w (d,), found in the seconds since ``began``;
+    ``progress`` hears once of its objective and largest violation, which ``measure`` gives
+    (called only then); ``arrays`` are the problem's numba view, if it has one."""
     seconds = time.perf_counter() - began
     candidates = Candidates()
     candidates.add(w, 1, "exact", 0, seconds)
     if progress is not None:
-        violation = float(problem.constraints.values(w).max(initial=0.0))
-        progress(Progress(iteration=1, iterations=1, objective=objective_value(
-            problem.objective, w), max_violation=violation, constraint_checks=0,
-            elapsed_s=seconds))
-    return Trajectory(name, candidates, problem_arrays(problem, 1),
+        objective, violation = measure()
+        progress(Progress(iteration=1, iterations=1, objective=objective,
+                          max_violation=violation, constraint_checks=0, elapsed_s=seconds))
+    return Trajectory(name, candidates, arrays,
                       OneAnswerStats(0, 0, stats.get("stopped_by") == "time_limit", stats))
 
 
