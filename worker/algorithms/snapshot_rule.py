@@ -13,7 +13,7 @@ optimum, where it is the Frank-Wolfe gap of the box when l2 = 0), and
 f(v_k) = L(v_k) + l1 ||v_k||_1 + (l2/2) ||v_k||^2 is the upper end. The best bound of the
 rounds so far is kept (every one is valid). The run stops before the round's serial phase,
 ``stopped_by: "certificate"``, once the relative gap is within ``tolerance`` (the convention
-of :class:`~worker.algorithms.certificate.Certificate`).
+of :class:`~worker.algorithms.certificate.Certificate`, as for the LightTouch family).
 
 There is no certificate when the problem has linear constraints (v_k need not be feasible
 and the bound would need multipliers), for the hinge (its tangent is a subgradient's: valid
@@ -28,23 +28,21 @@ sample of the rows decide nothing.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from worker.algorithms.certificate import Certificate
 from worker.algorithms.dual_bound import minorant_bound
 from worker.algorithms.one_answer import gap_stats
 from worker.algorithms.smooth_part import regularizer
-from worker.algorithms.stopping import ESTIMATE_AFTER, StageEstimate
+from worker.algorithms.stopping import ESTIMATE_AFTER, BoundedStages
 from worker.distributed.batch import BatchGradient
 from worker.kernels.constraints import max_violation
-from worker.kernels.layout import ProblemArrays
-from worker.problem.compiled import LOSS_HINGE, CompiledProblem
+from worker.problem.compiled import LOSS_HINGE
 
 
 @dataclass
-class SnapshotRule:
+class SnapshotRule(BoundedStages):
     """The module docstring's rule over a run's rounds.
 
     Parameters
@@ -55,17 +53,11 @@ class SnapshotRule:
     tolerance : float
     """
 
-    arrays: ProblemArrays
-    problem: CompiledProblem
-    tolerance: float
-    estimate: StageEstimate = field(init=False)
-    lower: float = -math.inf
-    upper: float = math.inf
     #: the iteration of the estimate's last value
     estimated_at: int = 0
 
     def __post_init__(self) -> None:
-        self.estimate = StageEstimate(self.tolerance)
+        super().__post_init__()
         self.certifies = self.problem.m == 0 and self.problem.objective.kind != LOSS_HINGE
 
     def stop(self, anchor: np.ndarray, gradient: BatchGradient, gamma: float,
@@ -80,8 +72,7 @@ class SnapshotRule:
                                    gradient.mean, np.zeros(0))
             if math.isfinite(bound):
                 self.lower, self.upper = max(self.lower, bound), value
-                gap = Certificate(self.upper, self.lower, anchor).gap
-                return "certificate" if gap <= self.tolerance else None
+                return "certificate" if self.gap <= self.tolerance else None
         if iteration < max(ESTIMATE_AFTER, 2 * self.estimated_at):
             return None
         self.estimated_at = iteration
