@@ -111,6 +111,25 @@ def test_workers_read_their_partitions_by_uri(tmp_path, scheduler, monkeypatch, 
     assert stats["bytes_moved"] > in_process.stats["bytes_moved"]
 
 
+def test_auto_stops_on_its_certificate_when_the_workers_hold_the_rows(tmp_path, scheduler,
+                                                                      monkeypatch):
+    """``iterations: "auto"`` over partitions the driver does not hold: the full gradient of
+    a batch phase certifies the anchor, on the cluster as in this process."""
+    monkeypatch.setenv("LIGHTTOUCH_PARTITION_BYTES", "1500")
+    spec = _written(random_spec("logistic", "none", 3, n=200, l2=0.01), tmp_path, "svmlight")
+    spec["solver"] = {"seed": 3, "algorithm": "svrg_ol", "svrg": {"workers": 2}}
+    on_cluster = solve(spec, roots=[tmp_path])
+    spec["solver"]["svrg"]["workers"] = 0
+    in_process = solve(spec, roots=[tmp_path])
+    assert_same_result(on_cluster, in_process)
+    stats = on_cluster.stats
+    assert stats["partitions"] >= 3 and stats["batch_workers"] == 2
+    assert stats["stopped_by"] == "certificate"
+    assert stats["gap"] <= 1e-3 * (stats["lower_bound"] + stats["gap"])    # f(v_k) > 0
+    assert stats["lower_bound"] == in_process.stats["lower_bound"]
+    assert stats["iterations"] < 200_000
+
+
 def test_the_driver_holds_no_examples(tmp_path, scheduler):
     spec = _written(random_spec("logistic", "mixed", 6, n=3000, iterations=3000), tmp_path,
                     "svmlight")

@@ -10,6 +10,7 @@ import pytest
 from tests import svrg_reference
 from tests.problems import random_problem
 from worker.algorithms.arrays import new_state, problem_arrays, run_config
+from worker.algorithms.smooth_part import loss_value_and_gradient
 from worker.distributed.batch import InProcessBatch, combine, partial_sum, rows_of, tree_reduce
 from worker.distributed.options import SvrgOptions
 from worker.kernels.layout import GRADIENT_SAMPLES, MODE_PLAIN
@@ -114,6 +115,10 @@ def test_batch_gradient_matches_reference(fraction):
                                                     fraction)
     assert result.examples == count and (fraction == 1.0) == (count == problem.n)
     np.testing.assert_allclose(result.mean, expected, rtol=1e-12, atol=1e-14)
+    assert result.exact == (fraction == 1.0)
+    if result.exact:       # a batch of every row also gives the exact mean loss L(anchor)
+        loss, _ = loss_value_and_gradient(problem.objective, anchor)
+        assert result.loss == pytest.approx(loss, rel=1e-12)
 
 
 def test_batch_does_not_depend_on_partitioning():
@@ -130,8 +135,10 @@ def test_tree_reduce_pairs_in_a_fixed_order():
     assert tree_reduce(list("abcde"), lambda x, y: f"({x}{y})") == "(((ab)(cd))e)"
     problem = random_problem("squared", "none", d=4, n=30, seed=0)
     parts = [rows_of(problem.objective, a, b) for a, b in ((0, 10), (10, 20), (20, 30))]
-    total, count = tree_reduce([partial_sum(p, np.ones(4), batch_key(0, 0), 1.0)
-                                for p in parts], combine)
+    total, count, losses = tree_reduce([partial_sum(p, np.ones(4), batch_key(0, 0), 1.0)
+                                        for p in parts], combine)
     x = problem.objective.features.toarray()
-    np.testing.assert_allclose(total, (x @ np.ones(4) - problem.objective.labels) @ x)
+    residuals = x @ np.ones(4) - problem.objective.labels
+    np.testing.assert_allclose(total, residuals @ x)
+    np.testing.assert_allclose(losses, 0.5 * residuals @ residuals)
     assert count == 30

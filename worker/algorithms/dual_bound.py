@@ -49,8 +49,7 @@ def lagrangian_bound(problem: CompiledProblem, point: np.ndarray, multipliers: n
     float
         The bound, or -inf when it is not finite.
     """
-    objective, constraints = problem.objective, problem.constraints
-    y = np.maximum(multipliers, 0.0)
+    objective = problem.objective
     if objective.kind == LOSS_HINGE and hinge_weights is not None:
         alpha = np.clip(hinge_weights, 0.0, 1.0)
         n = objective.n
@@ -60,9 +59,31 @@ def lagrangian_bound(problem: CompiledProblem, point: np.ndarray, multipliers: n
     else:
         value, slope = loss_value_and_gradient(objective, point)
         constant = value - float(slope @ point)
-    slope = slope + np.asarray(constraints.matrix.T @ y).ravel()
+    return minorant_bound(problem, constant, slope, np.maximum(multipliers, 0.0))
+
+
+def minorant_bound(problem: CompiledProblem, constant: float, slope: np.ndarray,
+                   multipliers: np.ndarray) -> float:
+    """LB of the module docstring for a linear minorant L(w) >= constant + slope . w.
+
+    Parameters
+    ----------
+    problem : CompiledProblem
+        l1, l2, constraints A (m, d) and b (m,), box (d,); its rows are not read.
+    constant : float
+    slope : ndarray, shape (d,)
+    multipliers : ndarray, shape (m,)
+        y >= 0.
+
+    Returns
+    -------
+    float
+        The bound, or -inf when it is not finite.
+    """
+    objective, constraints = problem.objective, problem.constraints
+    slope = slope + np.asarray(constraints.matrix.T @ multipliers).ravel()
     minima = coordinate_minima(slope, objective.l1, objective.l2, problem.lower, problem.upper)
-    bound = constant - float(y @ constraints.rhs) + float(minima.sum())
+    bound = constant - float(multipliers @ constraints.rhs) + float(minima.sum())
     return bound if np.isfinite(bound) else -np.inf
 
 

@@ -43,4 +43,9 @@ def loss_value_and_gradient(objective: Objective, w: np.ndarray) -> tuple[float,
 def objective_value(objective: Objective, w: np.ndarray) -> float:
     """f(w) = L(w) + l1 ||w||_1 + (l2/2) ||w||^2 for w of shape (d,)."""
     value, _ = loss_value_and_gradient(objective, w)
-    return value + objective.l1 * float(np.abs(w).sum()) + 0.5 * objective.l2 * float(w @ w)
+    return value + regularizer(objective, w)
+
+
+def regularizer(objective: Objective, w: np.ndarray) -> float:
+    """l1 ||w||_1 + (l2/2) ||w||^2 for w of shape (d,)."""
+    return objective.l1 * float(np.abs(w).sum()) + 0.5 * objective.l2 * float(w @ w)

@@ -105,13 +105,9 @@ class StageEstimate:
 
 
 @dataclass
-class CertifiedStages:
-    """Stopping on linear constraints: a certificate when its cost fits in
-    :data:`CERTIFICATE_SHARE` of the run, the estimate on the projected average otherwise.
-
-    Lower bounds of every stage stay valid, so the best one is kept; each certificate's
-    feasible point is added to the candidates as ``"projected"`` and is the upper end.
-    """
+class BoundedStages:
+    """What a rule with certificates keeps over a run's stages: the estimate, the best lower
+    bound so far (every stage's stays valid) and the upper end of the latest certificate."""
 
     arrays: ProblemArrays
     problem: CompiledProblem
@@ -119,13 +115,32 @@ class CertifiedStages:
     estimate: StageEstimate = field(init=False)
     lower: float = -math.inf
     upper: float = math.inf
+
+    def __post_init__(self) -> None:
+        self.estimate = StageEstimate(self.tolerance)
+
+    @property
+    def gap(self) -> float:
+        """The best certified relative gap so far (inf without a lower bound)."""
+        return Certificate(self.upper, self.lower, np.zeros(0)).gap
+
+
+@dataclass
+class CertifiedStages(BoundedStages):
+    """Stopping on linear constraints: a certificate when its cost fits in
+    :data:`CERTIFICATE_SHARE` of the run, the estimate on the projected average otherwise.
+
+    Each certificate's feasible point is added to the candidates as ``"projected"`` and is
+    the upper end.
+    """
+
     spent_s: float = 0.0
     certificates: int = 0
     #: What the estimate's values measure: "projected" or "penalized".
     measured: str = "projected"
 
     def __post_init__(self) -> None:
-        self.estimate = StageEstimate(self.tolerance)
+        super().__post_init__()
         self.sigma = strong_convexity(self.problem) if self.problem.rates is None else 0.0
 
     def stop(self, average: np.ndarray, penalized: float, elapsed_s: float,
@@ -156,11 +171,6 @@ class CertifiedStages:
             self.estimate.restart()
             self.measured = measured
         return "converged" if self.estimate.converged(value) else None
-
-    @property
-    def gap(self) -> float:
-        """The best certified relative gap so far (inf without a lower bound)."""
-        return Certificate(self.upper, self.lower, np.zeros(0)).gap
 
     def stats(self) -> dict:
         """The estimate, and the certificate's bounds once there is one."""

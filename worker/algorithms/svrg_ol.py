@@ -17,10 +17,12 @@ penalty (:mod:`worker.algorithms.penalty`) at the end of every round in the firs
 run. ``minibatch`` sets (k_f, k_g, k_p), default (1, 2, 8): one example per step as in the
 paper. ``eta_w`` is AdaGrad's step scale; FreeRex has none.
 
-``iterations: "auto"`` plans the schedule of the default budget (200,000 serial steps) and,
-when this process holds every row, ends it after the first round at which the rule of
-:mod:`worker.algorithms.stopping` fires at the new anchor; over partitions it runs the
-whole schedule (the objective over every row would be one more pass over them).
+``iterations: "auto"`` plans the schedule of the default budget (200,000 serial steps) and
+ends it early: on linear constraints when this process holds every row, after the first
+round at which the rule of :mod:`worker.algorithms.stopping` fires at the new anchor (it
+projects it and evaluates f over every row); otherwise at the first batch phase over every
+row whose full gradient certifies the anchor, or at which the doubling-stage estimate
+fires (:mod:`worker.algorithms.snapshot_rule`: no pass beyond the round's own).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from worker.algorithms.groups import group_count, lazy_update
 from worker.algorithms.loop import ChunkedLoop, Progress, ProgressCallback
 from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
 from worker.algorithms.penalty import multiplier_mass, penalized_objective, raised_gamma
+from worker.algorithms.snapshot_rule import SnapshotRule
 from worker.algorithms.stopping import CertifiedStages
 from worker.algorithms.svrg_schedule import schedule
 from worker.distributed.batch import BatchStats, PartitionedBatch, open_batch_phase
@@ -173,8 +176,10 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
     marks = set(snapshot_iterations(0, options.iterations, max(1, options.candidates // 2)))
     rounds = schedule(svrg, options.iterations)
     anchor = state.w.copy()
-    rule, stopped_by, every_row = CertifiedStages(arrays, problem, options.tolerance), None, arrays
+    stopped_by, every_row = None, arrays
     with open_batch_phase(problem, svrg, options.seed, source) as batch:
+        staged = problem.m > 0 and not batch.sampled
+        rule = (CertifiedStages if staged else SnapshotRule)(arrays, problem, options.tolerance)
         loop = ChunkedLoop(deadline, options.iterations, describe, _reporter(progress, batch))
         for index, planned in enumerate(rounds):
             if index and time.perf_counter() >= deadline:
@@ -182,6 +187,9 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
                 break
             gradient = batch.gradient(anchor, index, planned.batch_size,
                                       planned.serial_steps * cfg.k_f)
+            if index and options.until_converged and not staged and (stopped_by := rule.stop(
+                    anchor, gradient, cfg.gamma, loop.iteration)):
+                break
             arrays = batch.serial_arrays(arrays, gradient)
             restart_average(state, state.w)
             run = SerialRun(cfg, code, step_scale(options), slots, sparse, anchor, gradient.mean,
@@ -192,7 +200,7 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
             anchor = average()
             if not finished:
                 break
-            if options.until_converged and gradient.sample is None and (stopped_by := rule.stop(
+            if options.until_converged and staged and (stopped_by := rule.stop(
                     anchor, penalized_objective(every_row, anchor, cfg.gamma), loop.seconds,
                     candidates, loop.iteration, int(state.counters[CHECKS]))):
                 break

@@ -7,7 +7,7 @@ gives the same bits:
 * rows are cut into partitions: of ``partition_rows`` consecutive examples of a compiled
   problem, or as :mod:`worker.distributed.partitions` cuts the objective's files (not by
   worker count, so the answer does not depend on the cluster's size);
-* every partition sums grad l_i(v_k) over its selected rows
+* every partition sums grad l_i(v_k) and l_i(v_k) over its selected rows
   (:func:`worker.kernels.svrg.gradient_sum`; which rows is a hash of seed, round and global
   row = partition offset + local row);
 * the partial sums are combined by a fixed pairwise tree
@@ -93,10 +93,14 @@ SERIAL_SALT = 0x5EED5E41A1
 
 @dataclass(frozen=True)
 class BatchGradient:
-    """grad F^(v_k) (mean over ``examples`` rows), shape (d,), what computing it cost, and
-    the serial phase's examples when the driver holds no rows (else None)."""
+    """grad F^(v_k) (mean over ``examples`` rows), shape (d,), the mean loss F^(v_k) over
+    the same rows, whether they were every row (``exact``: then both are L(v_k) and its
+    gradient), what computing them cost, and the serial phase's examples when the driver
+    holds no rows (else None)."""
 
     mean: np.ndarray
+    loss: float
+    exact: bool
     examples: int
     bytes_moved: int
     seconds: float
@@ -173,12 +177,13 @@ class PartitionedBatch:
             handles += [run.submit(sample_of, part, serial_key,
                                    min(1.0, serial_rows / self.n), forced)
                         for part in self.parts]
-        (total, count), *samples = run.gather(handles, what)
+        (total, count, losses), *samples = run.gather(handles, what)
         sample = concatenated(samples) if samples else None
         vector = 8 * self.d
         moved = vector * (self.workers + 2 * (len(self.parts) - 1) + 1) \
             + sum(rows_nbytes(s) for s in samples)
-        gradient = BatchGradient(total / count if count else total, count, run.moved(moved),
+        gradient = BatchGradient(total / max(count, 1), losses / max(count, 1),
+                                 fraction >= 1.0, count, run.moved(moved),
                                  time.perf_counter() - began, sample)
         self.gradient_rounds += 1
         self.gradient_bytes += gradient.bytes_moved

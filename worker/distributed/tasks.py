@@ -35,17 +35,21 @@ def rows_of(objective: Objective, start: int, stop: int) -> Rows:
                 first_row=np.int64(start))
 
 
-def partial_sum(rows: Rows, anchor: np.ndarray, key: np.uint64,
-                fraction: float) -> tuple[np.ndarray, int]:
-    """(sum of the selected rows' loss gradients at the anchor, shape (d,), their count)."""
+#: A partition's batch result: (sum of loss gradients, shape (d,), row count, sum of losses).
+PartialSum = tuple[np.ndarray, int, float]
+
+
+def partial_sum(rows: Rows, anchor: np.ndarray, key: np.uint64, fraction: float) -> PartialSum:
+    """(sum of the selected rows' loss gradients at the anchor, shape (d,), their count, the
+    sum of their losses at the anchor)."""
     total = np.zeros(anchor.shape[0])
-    count = gradient_sum(rows, anchor, key, fraction, total)
-    return total, int(count)
+    count, losses = gradient_sum(rows, anchor, key, fraction, total)
+    return total, int(count), float(losses)
 
 
-def combine(left: tuple[np.ndarray, int], right: tuple[np.ndarray, int]) -> tuple[np.ndarray, int]:
+def combine(left: PartialSum, right: PartialSum) -> PartialSum:
     """One node of the reduction tree: add two partial sums."""
-    return left[0] + right[0], left[1] + right[1]
+    return left[0] + right[0], left[1] + right[1], left[2] + right[2]
 
 
 def sample_of(rows: Rows, key: np.uint64, fraction: float, forced: int) -> Rows:

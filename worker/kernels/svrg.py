@@ -36,7 +36,7 @@ from worker.kernels.distribution import update_distribution
 from worker.kernels.iteration import move_coordinate, sampled_violations, touch
 from worker.kernels.jit import kernel
 from worker.kernels.layout import GRADIENT_SAMPLES, ITERATION, K_G_TOTAL, K_P_TOTAL, MODE_LIGHT
-from worker.kernels.objective import loss_slope, regularizer_slope, row_dot
+from worker.kernels.objective import loss_slope, loss_value, regularizer_slope, row_dot
 from worker.kernels.online import learner_step
 from worker.kernels.random import randint
 
@@ -86,7 +86,9 @@ def row_uniform(key, row):
 
 @kernel
 def gradient_sum(rows, w, key, fraction, out):
-    """Add sum of grad l_i(w) over the partition's selected rows to out; return their count.
+    """Add sum of grad l_i(w) over the partition's selected rows to out; return their count
+    and the sum of their losses l_i(w) (one pass gives both: with every row selected, the
+    exact L(v_k) of a certificate, :mod:`worker.algorithms.snapshot_rule`).
 
     Parameters
     ----------
@@ -99,18 +101,25 @@ def gradient_sum(rows, w, key, fraction, out):
         Selection probability N^_k / n; >= 1 takes every row (the exact full gradient).
     out : ndarray, shape (d,)
         Accumulator (not cleared).
+
+    Returns
+    -------
+    count : int
+    losses : float
     """
     count = 0
+    losses = 0.0
     for r in range(rows.labels.shape[0]):
         if fraction < 1.0 and row_uniform(key, rows.first_row + r) >= fraction:
             continue
         count += 1
-        slope = loss_slope(rows.kind, row_dot(rows.indptr, rows.indices, rows.data, r, w),
-                           rows.labels[r])
+        score = row_dot(rows.indptr, rows.indices, rows.data, r, w)
+        losses += loss_value(rows.kind, score, rows.labels[r])
+        slope = loss_slope(rows.kind, score, rows.labels[r])
         if slope != 0.0:
             for k in range(rows.indptr[r], rows.indptr[r + 1]):
                 out[rows.indices[k]] += slope * rows.data[k]
-    return count
+    return count, losses
 
 
 @kernel
