@@ -18,11 +18,10 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from worker.algorithms.driver import Candidates
 from worker.algorithms.dual_bound import coordinate_minima
 from worker.algorithms.exact import clarabel_solve
-from worker.algorithms.loop import Progress, ProgressCallback
-from worker.algorithms.one_answer import OneAnswerStats, gap_stats
+from worker.algorithms.loop import ProgressCallback
+from worker.algorithms.one_answer import answer_trajectory, gap_stats
 from worker.algorithms.options import Trajectory
 from worker.algorithms.robust_form import HINGE, LOGISTIC, robust_program
 from worker.algorithms.smooth_part import loss_value_and_gradient
@@ -45,15 +44,8 @@ def run_exact_robust(name: str, problem: NetworkProblem, progress: ProgressCallb
                    for k, row in program.hinge_rows.items()}
     worst = float(problem.term_losses(w[None, :]).max())
     stats |= gap_stats(worst, robust_bound(problem, w, z[:q], hinge_duals))
-    seconds = time.perf_counter() - began
-    candidates = Candidates()
-    candidates.add(w, 1, "exact", 0, seconds)
-    if progress is not None:
-        progress(Progress(iteration=1, iterations=1, objective=worst,
-                          max_violation=problem.box_violation(w), constraint_checks=0,
-                          elapsed_s=seconds))
-    return Trajectory(name, candidates, None,
-                      OneAnswerStats(0, 0, stats["stopped_by"] == "time_limit", stats))
+    return answer_trajectory(name, w, lambda: (worst, problem.box_violation(w)), stats, began,
+                             progress)
 
 
 def needs_conic(problem: NetworkProblem) -> bool:

@@ -5,12 +5,12 @@ certificate as ``stats``."""
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-from worker.algorithms.arrays import problem_arrays
+from worker.algorithms.arrays import ProblemArrays, problem_arrays
 from worker.algorithms.driver import Candidates
 from worker.algorithms.dual_bound import lagrangian_bound
 from worker.algorithms.loop import Progress, ProgressCallback
@@ -62,15 +62,42 @@ def one_answer(name: str, problem: CompiledProblem, w: np.ndarray, stats: dict,
     """The trajectory of one answer w (d,), clipped to the box, found in the seconds since
     ``began`` (a ``time.perf_counter()`` value); ``progress`` hears of it once."""
     w = np.clip(np.asarray(w, dtype=np.float64), problem.lower, problem.upper)
+    return answer_trajectory(name, w, lambda: (
+        objective_value(problem.objective, w),
+        float(problem.constraints.values(w).max(initial=0.0))), stats, began, progress,
+        problem_arrays(problem, 1))
+
+
+def answer_trajectory(name: str, w: np.ndarray, describe: Callable[[], tuple[float, float]],
+                      stats: dict, began: float, progress: ProgressCallback | None,
+                      arrays: ProblemArrays | None = None) -> Trajectory:
+    """The trajectory of one answer w (P,) of a linear or network problem.
+
+    Parameters
+    ----------
+    name : str
+        The method.
+    w : ndarray, shape (P,)
+        The answer, in the box.
+    describe : callable
+        () -> (objective, largest constraint violation) at w, for ``progress``.
+    stats : dict
+        The method's figures (:class:`OneAnswerStats`'s ``method``).
+    began : float
+        A ``time.perf_counter()`` value: when the method started.
+    progress : callable or None
+        Hears of the answer once.
+    arrays : ProblemArrays or None
+        The linear problem's kernel arrays.
+    """
     seconds = time.perf_counter() - began
     candidates = Candidates()
     candidates.add(w, 1, "exact", 0, seconds)
     if progress is not None:
-        violation = float(problem.constraints.values(w).max(initial=0.0))
-        progress(Progress(iteration=1, iterations=1, objective=objective_value(
-            problem.objective, w), max_violation=violation, constraint_checks=0,
-            elapsed_s=seconds))
-    return Trajectory(name, candidates, problem_arrays(problem, 1),
+        objective, violation = describe()
+        progress(Progress(iteration=1, iterations=1, objective=objective,
+                          max_violation=violation, constraint_checks=0, elapsed_s=seconds))
+    return Trajectory(name, candidates, arrays,
                       OneAnswerStats(0, 0, stats.get("stopped_by") == "time_limit", stats))
 
 
