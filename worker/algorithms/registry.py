@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from worker.algorithms.loop import ProgressCallback
-from worker.algorithms.method_choice import Choice, choose_method, choose_robust
+from worker.algorithms.method_choice import Choice, choose_method, choose_network, choose_robust
 from worker.algorithms.options import RunStats, SolverOptions, Trajectory
 from worker.catalogue import AUTO, CATALOGUE, Algorithm
 from worker.distributed.batch import PartitionedBatch
@@ -43,6 +43,8 @@ def chosen(problem: CompiledProblem | NetworkProblem, requested: str) -> Choice:
     if isinstance(problem, NetworkProblem):
         if (exact := choose_robust(problem)) is not None:
             return exact
+        if (quasi := choose_network(problem)) is not None:
+            return quasi
         name = "lagrangian" if problem.rates is None else "proxy_lagrangian"
         return Choice(name, "network, multiclass or robust objective: the games")
     return choose_method(problem)
