@@ -174,13 +174,11 @@ def full_loss_gradient(net, theta, x_indptr, x_indices, x_data, labels, code, gr
 
     Parameters
     ----------
-    net : NetworkArrays
-    theta : ndarray, shape (P,)
-    x_indptr, x_indices, x_data : ndarray
-        CSR rows (n, d).
+    net, theta, x_indptr, x_indices, x_data
+        As for :func:`backward`: the layout, theta (P,) and the CSR rows (n, d), all read.
     labels : ndarray, shape (n,)
+        The head ``code``'s labels (:func:`head_losses`).
     code : int
-        The head (:func:`head_losses`).
     grad : ndarray, shape (P,)
         Overwritten with the gradient of the mean loss in theta.
 
