@@ -2,7 +2,10 @@
 
 ``auto``: proxy_lagrangian when there are rate constraints (§6.2 of the games paper); else,
 for a network, multiclass or robust problem, lagrangian (§6.1's robust problem; with no
-constraint to play, both games are AdaGrad on the loss); else, for a linear model,
+constraint to play, both games are AdaGrad on the loss), except a small robust linear problem
+(:func:`~worker.algorithms.method_choice.choose_robust`) and a small network whose only
+constraint is the box (:func:`~worker.algorithms.method_choice.choose_network`); else, for a
+linear model,
 :func:`~worker.algorithms.method_choice.choose_method`: the fastest method for the problem's
 kind and size (L-BFGS-B, an exact interior point, or the LightTouch family), and why
 (``stats.method``, ``stats.method_reason``; docs/method-choice.md).
