@@ -29,7 +29,9 @@ exact_qp           one LP (hinge) or QP solved by Clarabel's interior point to i
                    (:mod:`worker.algorithms.exact`)
 exact_conic        the same, and the logistic loss through exponential cones
 lbfgsb             L-BFGS-B on smooth objectives whose only constraint is the box
-                   (:mod:`worker.algorithms.lbfgsb`)
+                   (:mod:`worker.algorithms.lbfgsb`); on a network (an MLP or K scores) with
+                   one such objective and no rate constraints, by full batches of forward and
+                   backward passes (:mod:`worker.algorithms.lbfgsb_network`)
 =================  ===========================================================================
 """
 
@@ -56,9 +58,13 @@ class Algorithm:
     options: str | None = None
     #: It handles rate constraints.
     rates: bool = False
-    #: It also trains networks, multiclass and robust problems (their runner is the network
-    #: game of :mod:`worker.algorithms.network_games`, played under this name).
+    #: It also trains networks, multiclass and robust problems (their runner is
+    #: :attr:`network_runner`, else the network game of :mod:`worker.algorithms.network_games`
+    #: played under this name).
     networks: bool = False
+    #: ``"module:function"`` of ``run(problem, options, progress, deadline) -> Trajectory`` on
+    #: a :class:`~worker.problem.network.NetworkProblem`, for a method of its own on networks.
+    network_runner: str | None = None
     #: It needs a strongly convex objective (``objective.l2 > 0``).
     needs_l2: bool = False
     #: It reads examples left in partitions (:mod:`worker.distributed`): its runner then
@@ -68,9 +74,11 @@ class Algorithm:
     #: the pipeline then neither polishes it nor bounds it again.
     certified: bool = False
 
-    def load(self) -> Callable[..., Any]:
-        """The runner function (imported on first use)."""
-        module, _, function = self.runner.partition(":")
+    def load(self, *, network: bool = False) -> Callable[..., Any]:
+        """The runner function (:attr:`network_runner` if ``network``), imported on first
+        use."""
+        path = self.network_runner if network else self.runner
+        module, _, function = path.partition(":")
         return getattr(importlib.import_module(module), function)
 
 
@@ -89,7 +97,8 @@ CATALOGUE: dict[str, Algorithm] = {
                                   options="game", rates=True, networks=True),
     "exact_qp": Algorithm("worker.algorithms.exact:run_exact_qp", certified=True),
     "exact_conic": Algorithm("worker.algorithms.exact:run_exact_conic", certified=True),
-    "lbfgsb": Algorithm("worker.algorithms.lbfgsb:run_lbfgsb", certified=True),
+    "lbfgsb": Algorithm("worker.algorithms.lbfgsb:run_lbfgsb", certified=True, networks=True,
+                        network_runner="worker.algorithms.lbfgsb_network:run_network_lbfgsb"),
 }
 
 

@@ -155,12 +155,12 @@ def test_a_robust_program_at_the_work_limit_is_exact_and_one_example_more_is_not
     assert choose_robust(beyond) is None and chosen(beyond, "auto").name == "lagrangian"
 
 
-def test_networks_and_named_games_keep_the_games():
+def test_robust_networks_and_named_games_keep_the_games():
     problem = one_entry_terms(50, 4)
     mlp = NetworkProblem(Network((4, 3, 1), bias=True), problem.terms, True,
                          np.full(19, -1.0), np.full(19, 1.0))
     assert chosen(mlp, "auto").name == "lagrangian"
     assert chosen(problem, "lagrangian").name == "lagrangian"
     single = NetworkProblem(problem.network, problem.terms[:1], False, problem.lower,
-                            problem.upper)
-    assert chosen(single, "auto").name == "lagrangian"
+                            problem.upper)             # not robust: the box alone
+    assert chosen(single, "auto").name == "lbfgsb"

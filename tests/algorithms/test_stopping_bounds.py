@@ -37,13 +37,15 @@ def test_the_bound_does_not_stop_a_loss_far_above_it():
 
 
 def mlp_spec() -> dict:
-    """A separable problem for a small MLP with every solver default."""
+    """A separable problem for a small MLP by the games (``auto`` would take L-BFGS-B), every
+    other solver setting by default."""
     rng = np.random.default_rng(0)
     x = rng.normal(size=(200, 4))
     y = np.where(x[:, 0] + x[:, 1] * x[:, 2] > 0, 1.0, -1.0)
     return {"model": {"type": "mlp", "hidden": [8]},
             "objective": {"type": "empirical_risk", "loss": "logistic",
-                          "data": {"features": x.tolist(), "labels": y.tolist()}}}
+                          "data": {"features": x.tolist(), "labels": y.tolist()}},
+            "solver": {"algorithm": "lagrangian"}}
 
 
 def test_an_mlp_with_defaults_stops_earlier_within_tolerance_of_the_longer_run(monkeypatch):

@@ -9,7 +9,13 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worker.kernels.network import SOFTMAX, dense_rows, loss_gradient
+from worker.kernels.network import (
+    FULL_CHUNK,
+    SOFTMAX,
+    dense_rows,
+    full_loss_gradient,
+    loss_gradient,
+)
 from worker.kernels.network_game import _adagrad
 from worker.losses import LOSSES
 from worker.problem.network import Network
@@ -140,3 +146,27 @@ def test_initial_weights_are_seeded_and_scaled():
 ])
 def test_adagrad_step_of_a_coordinate(gradient, squares, expected):
     assert _adagrad(0.5, gradient, squares, 0.1, 0.0, 1.0) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("sizes", "loss"), [((3, 4, 1), "logistic"), ((3, 4, 3), "softmax")])
+def test_the_full_batch_is_the_mean_loss_and_its_gradient_over_every_chunk(sizes, loss):
+    network, theta, _, rng = problem(4, sizes, 0.5)
+    x = sp.csr_matrix(rng.normal(size=(FULL_CHUNK + 7, sizes[0])))   # two passes
+    if loss == "softmax":
+        code, labels = SOFTMAX, rng.integers(0, sizes[-1], x.shape[0]).astype(np.float64)
+    else:
+        code, labels = LOSSES[loss].code, np.where(rng.random(x.shape[0]) < 0.5, -1.0, 1.0)
+
+    def value(point):
+        scores = numpy_scores(network, point, x.toarray())
+        total = numpy_softmax_loss(scores, labels) if code == SOFTMAX else \
+            float(LOSSES[loss].reference_value(scores[:, 0], labels).sum())
+        return total / x.shape[0]
+
+    grad = np.full_like(theta, np.nan)                                # overwritten
+    mean = full_loss_gradient(network.arrays(), theta, *csr_parts(x), labels, code, grad)
+    assert mean == pytest.approx(value(theta), rel=1e-12)
+    for j in range(network.parameters):
+        e = np.zeros_like(theta)
+        e[j] = 1e-6
+        assert grad[j] == pytest.approx((value(theta + e) - value(theta - e)) / 2e-6, abs=1e-7)

@@ -44,8 +44,8 @@ def run_exact_robust(name: str, problem: NetworkProblem, progress: ProgressCallb
                    for k, row in program.hinge_rows.items()}
     worst = float(problem.term_losses(w[None, :]).max())
     stats |= gap_stats(worst, robust_bound(problem, w, z[:q], hinge_duals))
-    return answer_trajectory(name, w, stats, began, progress, None,
-                             lambda: (worst, problem.box_violation(w)))
+    return answer_trajectory(name, w, lambda: (worst, problem.box_violation(w)), stats, began,
+                             progress)
 
 
 def needs_conic(problem: NetworkProblem) -> bool:

@@ -18,6 +18,7 @@ box is, or l2 > 0).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 from scipy.optimize import fmin_l_bfgs_b
@@ -53,44 +54,78 @@ def run_lbfgsb(problem: CompiledProblem, options: SolverOptions,
         raise refuse("lbfgsb", "takes smooth objectives (not the hinge) whose only "
                      "constraint is the box")
     began = time.perf_counter()
-    objective, d = problem.objective, problem.d
-    split = objective.l1 > 0
-    last = {"w": np.clip(np.zeros(d), problem.lower, problem.upper)}
+    objective = problem.objective
+
+    def smooth_part(w: np.ndarray) -> tuple[float, np.ndarray]:
+        value, gradient = loss_value_and_gradient(objective, w)
+        return value + 0.5 * objective.l2 * float(w @ w), gradient + objective.l2 * w
+
+    w, stats = minimize_in_box(smooth_part, np.zeros(problem.d), problem.lower, problem.upper,
+                               objective.l1, options.tolerance, deadline)
+    stats |= certificate_stats(problem, w, np.zeros(0))
+    return one_answer("lbfgsb", problem, w, stats, began, progress)
+
+
+def minimize_in_box(smooth_part: Callable[[np.ndarray], tuple[float, np.ndarray]],
+                    start: np.ndarray, lower: np.ndarray, upper: np.ndarray, l1: float,
+                    tolerance: float, deadline: float) -> tuple[np.ndarray, dict]:
+    """L-BFGS-B on smooth_part(w) + l1 ||w||_1 over the box (split when l1 > 0) from
+    ``start`` clipped to the box, with the tests of the module docstring.
+
+    Parameters
+    ----------
+    smooth_part : callable
+        w (d,) -> (value, gradient (d,)) of the differentiable part of the objective.
+    start : ndarray, shape (d,)
+    lower, upper : ndarray, shape (d,)
+    l1 : float
+    tolerance : float
+        ``solver.tolerance``.
+    deadline : float
+        A ``time.perf_counter()`` value.
+
+    Returns
+    -------
+    w : ndarray, shape (d,)
+        The answer, or the last point evaluated when the deadline passed.
+    stats : dict
+        ``solver``, ``stopped_by`` and (unless the deadline passed) ``solver_iterations``
+        and ``evaluations``.
+    """
+    d, split = start.shape[0], l1 > 0
+    last = {"w": np.clip(start, lower, upper)}
 
     def value_and_gradient(x: np.ndarray) -> tuple[float, np.ndarray]:
         if time.perf_counter() > deadline:
             raise _Deadline
         w = x[:d] - x[d:] if split else x
         last["w"] = w
-        value, gradient = loss_value_and_gradient(objective, w)
-        value += 0.5 * objective.l2 * float(w @ w)
-        gradient = gradient + objective.l2 * w
+        value, gradient = smooth_part(w)
         if not split:
             return value, gradient
-        value += objective.l1 * float(x.sum())
-        return value, np.concatenate([gradient + objective.l1, objective.l1 - gradient])
+        return value + l1 * float(x.sum()), np.concatenate([gradient + l1, l1 - gradient])
 
-    bounds = _split_bounds(problem) if split else np.column_stack([problem.lower,
-                                                                   problem.upper])
-    start = np.clip(np.zeros(bounds.shape[0]), bounds[:, 0], bounds[:, 1])
+    bounds = _split_bounds(lower, upper) if split else np.column_stack([lower, upper])
+    begin = np.concatenate([np.maximum(start, 0.0), np.maximum(-start, 0.0)]) if split \
+        else start
     try:
         with one_blas_thread():
-            x, _, info = fmin_l_bfgs_b(value_and_gradient, start, bounds=_scipy_bounds(bounds),
-                                       factr=DECREASE_SHARE * options.tolerance
-                                       / np.finfo(float).eps, pgtol=GRADIENT_TOLERANCE,
-                                       maxiter=MAX_ITERATIONS, maxfun=2 * MAX_ITERATIONS)
+            x, _, info = fmin_l_bfgs_b(value_and_gradient,
+                                       np.clip(begin, bounds[:, 0], bounds[:, 1]),
+                                       bounds=_scipy_bounds(bounds),
+                                       factr=DECREASE_SHARE * tolerance / np.finfo(float).eps,
+                                       pgtol=GRADIENT_TOLERANCE, maxiter=MAX_ITERATIONS,
+                                       maxfun=2 * MAX_ITERATIONS)
         w = x[:d] - x[d:] if split else x
         stats = {"stopped_by": STOPPED_BY.get(info["warnflag"], "stalled"),
                  "solver_iterations": int(info["nit"]), "evaluations": int(info["funcalls"])}
     except _Deadline:
         w, stats = last["w"], {"stopped_by": "time_limit"}
-    stats |= {"solver": "lbfgsb"} | certificate_stats(problem, w, np.zeros(0))
-    return one_answer("lbfgsb", problem, w, stats, began, progress)
+    return w, stats | {"solver": "lbfgsb"}
 
 
-def _split_bounds(problem: CompiledProblem) -> np.ndarray:
-    """Bounds (2d, 2) of (u, v) with w = u - v (module docstring)."""
-    lower, upper = problem.lower, problem.upper
+def _split_bounds(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """Bounds (2d, 2) of (u, v) with w = u - v (module docstring) for the box (d,)."""
     positive = np.column_stack([np.maximum(lower, 0.0), np.maximum(upper, 0.0)])
     negative = np.column_stack([np.maximum(-upper, 0.0), np.maximum(-lower, 0.0)])
     return np.vstack([positive, negative])

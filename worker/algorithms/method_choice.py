@@ -24,8 +24,13 @@ In this order (the first that applies):
    when also l1 > 0 (O(1/T) rates, and ORDA's proximal steps measured 7-19x closer than
    Epro-SGD with l1, bench/results/epro_rate.json) — and LightTouch above 16.
 
-Networks and softmax objectives never come here: the network games solve them
-(:mod:`worker.pipeline.network`). A robust ``max_of`` of a linear model over convex losses
+Networks and softmax objectives never come here (:mod:`worker.pipeline.network`). One whose
+only constraint is the box (one differentiable term, no rate constraints,
+:func:`~worker.algorithms.lbfgsb_network.network_box_only`) comes to :func:`choose_network`:
+full-batch L-BFGS-B when :func:`network_work`, n P, is at most :data:`NETWORK_MAX_WORK`
+(``bench/network_crossover.py``: a one-hidden-layer MLP on 1,000 to 128,000 rows took 0.1-27 s
+by L-BFGS-B against the games' 5-145 s; docs/method-choice.md), the games otherwise, as
+every other network problem. A robust ``max_of`` of a linear model over convex losses
 (:func:`~worker.algorithms.robust_form.exact_robust_applies`) comes to :func:`choose_robust`:
 its epigraph program is exact (``exact_conic`` with a logistic term, else ``exact_qp``) when
 :func:`robust_work` is at most :data:`EXACT_MAX_WORK`, by the same measure as rule 3, and
@@ -39,6 +44,7 @@ from dataclasses import dataclass
 
 from worker.algorithms.conic_form import LOGISTIC, SQUARED
 from worker.algorithms.lbfgsb import smooth_box_only
+from worker.algorithms.lbfgsb_network import network_box_only
 from worker.algorithms.robust_form import exact_robust_applies
 from worker.problem.compiled import QUADRATIC, CompiledProblem
 from worker.problem.network import NetworkProblem
@@ -51,6 +57,11 @@ EXACT_MAX_WORK = 500_000
 #: An example of a logistic loss costs as many nonzeros as this (its variables t, a, e and
 #: six cone rows; 0.4 ms each at n = 16,000, d = 10 against 0.19 ms for the hinge).
 CONE_WORK = 25
+#: The largest network L-BFGS-B trains when ``auto`` chooses, in :func:`network_work`: it
+#: was 5-120x faster than the games at every size measured up to here, 135 million on noisy
+#: labels and 270 million on the digits (bench/results/network_crossover_*.json,
+#: docs/method-choice.md); beyond it the games, whose steps cost the same whatever n.
+NETWORK_MAX_WORK = 250_000_000
 
 
 @dataclass(frozen=True)
@@ -105,6 +116,24 @@ def choose_robust(problem: NetworkProblem) -> Choice | None:
     return Choice("exact_conic" if logistic else "exact_qp",
                   f"small robust program ({work:,} <= {EXACT_MAX_WORK:,} nonzeros): interior "
                   "point on the epigraph")
+
+
+def network_work(problem: NetworkProblem) -> int:
+    """n P: the multiply-adds of one full forward pass over the examples, to within the
+    layers' shapes (a backward pass costs about twice as many)."""
+    return problem.n * problem.d
+
+
+def choose_network(problem: NetworkProblem) -> Choice | None:
+    """Full-batch L-BFGS-B for a network whose only constraint is the box and whose full
+    pass is cheap enough (module docstring), else None (the games)."""
+    if not network_box_only(problem):
+        return None
+    work = network_work(problem)
+    if work > NETWORK_MAX_WORK:
+        return None
+    return Choice("lbfgsb", f"network with only the box, small data (n P = {work:,} <= "
+                            f"{NETWORK_MAX_WORK:,}): full-batch quasi-Newton")
 
 
 def iterative_method(problem: CompiledProblem) -> str:

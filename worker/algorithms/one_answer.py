@@ -10,14 +10,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from worker.algorithms.arrays import problem_arrays
+from worker.algorithms.arrays import ProblemArrays, problem_arrays
 from worker.algorithms.driver import Candidates
 from worker.algorithms.dual_bound import lagrangian_bound
 from worker.algorithms.loop import Progress, ProgressCallback
 from worker.algorithms.options import Trajectory
 from worker.algorithms.smooth_part import objective_value
 from worker.errors import SpecError
-from worker.kernels.layout import ProblemArrays
 from worker.problem.compiled import CompiledProblem
 from worker.stats import Stats, Value
 
@@ -63,22 +62,39 @@ def one_answer(name: str, problem: CompiledProblem, w: np.ndarray, stats: dict,
     """The trajectory of one answer w (d,), clipped to the box, found in the seconds since
     ``began`` (a ``time.perf_counter()`` value); ``progress`` hears of it once."""
     w = np.clip(np.asarray(w, dtype=np.float64), problem.lower, problem.upper)
-    return answer_trajectory(name, w, stats, began, progress, problem_arrays(problem, 1),
-                             lambda: (objective_value(problem.objective, w),
-                                      float(problem.constraints.values(w).max(initial=0.0))))
+    return answer_trajectory(name, w, lambda: (
+        objective_value(problem.objective, w),
+        float(problem.constraints.values(w).max(initial=0.0))), stats, began, progress,
+        problem_arrays(problem, 1))
 
 
-def answer_trajectory(name: str, w: np.ndarray, stats: dict, began: float,
-                      progress: ProgressCallback | None, arrays: ProblemArrays | None,
-                      measure: Callable[[], tuple[float, float]]) -> Trajectory:
-    """The trajectory whose only candidate is w (d,), found in the seconds since ``began``;
-    ``progress`` hears once of its objective and largest violation, which ``measure`` gives
-    (called only then); ``arrays`` are the problem's numba view, if it has one."""
+def answer_trajectory(name: str, w: np.ndarray, describe: Callable[[], tuple[float, float]],
+                      stats: dict, began: float, progress: ProgressCallback | None,
+                      arrays: ProblemArrays | None = None) -> Trajectory:
+    """The trajectory of one answer w (P,) of a linear or network problem.
+
+    Parameters
+    ----------
+    name : str
+        The method.
+    w : ndarray, shape (P,)
+        The answer, in the box.
+    describe : callable
+        () -> (objective, largest constraint violation) at w, for ``progress``.
+    stats : dict
+        The method's figures (:class:`OneAnswerStats`'s ``method``).
+    began : float
+        A ``time.perf_counter()`` value: when the method started.
+    progress : callable or None
+        Hears of the answer once.
+    arrays : ProblemArrays or None
+        The linear problem's kernel arrays.
+    """
     seconds = time.perf_counter() - began
     candidates = Candidates()
     candidates.add(w, 1, "exact", 0, seconds)
     if progress is not None:
-        objective, violation = measure()
+        objective, violation = describe()
         progress(Progress(iteration=1, iterations=1, objective=objective,
                           max_violation=violation, constraint_checks=0, elapsed_s=seconds))
     return Trajectory(name, candidates, arrays,

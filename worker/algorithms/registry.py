@@ -2,7 +2,10 @@
 
 ``auto``: proxy_lagrangian when there are rate constraints (§6.2 of the games paper); else,
 for a network, multiclass or robust problem, lagrangian (§6.1's robust problem; with no
-constraint to play, both games are AdaGrad on the loss); else, for a linear model,
+constraint to play, both games are AdaGrad on the loss), except a small robust linear problem
+(:func:`~worker.algorithms.method_choice.choose_robust`) and a small network whose only
+constraint is the box (:func:`~worker.algorithms.method_choice.choose_network`); else, for a
+linear model,
 :func:`~worker.algorithms.method_choice.choose_method`: the fastest method for the problem's
 kind and size (L-BFGS-B, an exact interior point, or the LightTouch family), and why
 (``stats.method``, ``stats.method_reason``; docs/method-choice.md).
@@ -20,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from worker.algorithms.loop import ProgressCallback
-from worker.algorithms.method_choice import Choice, choose_method, choose_robust
+from worker.algorithms.method_choice import Choice, choose_method, choose_network, choose_robust
 from worker.algorithms.options import RunStats, SolverOptions, Trajectory
 from worker.catalogue import AUTO, CATALOGUE, Algorithm
 from worker.distributed.batch import PartitionedBatch
@@ -43,6 +46,8 @@ def chosen(problem: CompiledProblem | NetworkProblem, requested: str) -> Choice:
     if isinstance(problem, NetworkProblem):
         if (exact := choose_robust(problem)) is not None:
             return exact
+        if (quasi := choose_network(problem)) is not None:
+            return quasi
         name = "lagrangian" if problem.rates is None else "proxy_lagrangian"
         return Choice(name, "network, multiclass or robust objective: the games")
     return choose_method(problem)

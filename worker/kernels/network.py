@@ -162,6 +162,41 @@ def loss_gradient(net, theta, x_indptr, x_indices, x_data, labels, rows, code, w
     return total
 
 
+#: Rows per forward and backward pass of :func:`full_loss_gradient` (its dense copies of
+#: the rows and layer outputs hold this many rows at a time).
+FULL_CHUNK = 4096
+
+
+@njit(cache=True)
+def full_loss_gradient(net, theta, x_indptr, x_indices, x_data, labels, code, grad):
+    """The mean loss over all n CSR rows and its gradient: the full batch of the quasi-Newton
+    methods, in passes of :data:`FULL_CHUNK` rows.
+
+    Parameters
+    ----------
+    net, theta, x_indptr, x_indices, x_data
+        As for :func:`backward`: the layout, theta (P,) and the CSR rows (n, d), all read.
+    labels : ndarray, shape (n,)
+        The head ``code``'s labels (:func:`head_losses`).
+    code : int
+    grad : ndarray, shape (P,)
+        Overwritten with the gradient of the mean loss in theta.
+
+    Returns
+    -------
+    float
+        (1/n) sum_i loss(f(x_i), y_i).
+    """
+    n = x_indptr.shape[0] - 1
+    grad[:] = 0.0
+    total = 0.0
+    for start in range(0, n, FULL_CHUNK):
+        rows = np.arange(start, min(start + FULL_CHUNK, n))
+        total += loss_gradient(net, theta, x_indptr, x_indices, x_data, labels, rows, code,
+                               1.0 / max(n, 1), grad)
+    return total / max(n, 1)
+
+
 @njit(cache=True)
 def head_losses(code, scores, labels, rows, delta, weight):
     """Losses of the scores (B, K) of rows with ``labels`` (n,); delta = weight d loss / d s.

@@ -2,7 +2,9 @@
 then shrinking over the candidates' term losses and true rates, then the Result. A small
 robust objective of a linear model is solved exactly instead
 (:mod:`worker.algorithms.exact_robust`, chosen by
-:func:`~worker.algorithms.method_choice.choose_robust`): one candidate.
+:func:`~worker.algorithms.method_choice.choose_robust`), and a small network whose only
+constraint is the box by full-batch L-BFGS-B (:mod:`worker.algorithms.lbfgsb_network`, chosen
+by :func:`~worker.algorithms.method_choice.choose_network`): one candidate each.
 
 For a robust objective a member's and the mixture's ``objective`` is the worst term's loss
 (max_i L_i, of the mixture's expected losses for ``expected``); ``sizes.constraints``
@@ -41,7 +43,10 @@ def solve_network(spec: Spec, problem: NetworkProblem, options: SolverOptions,
     started = time.perf_counter()
     choice = chosen(problem, options.algorithm)
     deadline = started + options.time_limit_s
-    if ALGORITHMS[choice.name].certified:      # a small robust linear problem: exact
+    record = ALGORITHMS[choice.name]
+    if record.network_runner is not None:     # a method of its own on networks
+        trajectory = record.load(network=True)(problem, options, progress, deadline)
+    elif record.certified:                    # a small robust linear problem: exact
         trajectory = run_exact_robust(choice.name, problem, progress, deadline)
     else:
         trajectory = run_network_game(problem, options, choice.name, progress, deadline)

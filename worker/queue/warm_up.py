@@ -70,6 +70,8 @@ WARM_UP_JOBS: dict[str, dict] = {
         constraints=_LINEAR["constraints"], solver={"algorithm": "exact_qp"}),
     "lagrangian: network (forward and backward passes)": _with(
         _NETWORK, solver={"algorithm": "lagrangian", "iterations": 200}),
+    "lbfgsb: network (full-batch forward and backward passes)": _with(
+        _NETWORK, solver={"algorithm": "lbfgsb"}),
 }
 
 
