@@ -18,10 +18,11 @@ from worker.problem.network import Network, NetworkProblem, Term
 
 
 def mlp_problem(n: int, *, sizes: tuple[int, ...] = (4, 3, 1), loss: str = "logistic",
-                terms: int = 1) -> NetworkProblem:
-    """An MLP on n empty rows (the rule reads only the sizes), in the box [-1, 1]."""
+                terms: int = 1, l2: float = 1e-4) -> NetworkProblem:
+    """An MLP on n empty rows (the rule reads only the sizes and the penalty), in the box
+    [-1, 1]."""
     network = Network(sizes, bias=True)
-    term = Term(sp.csr_matrix((n, sizes[0])), np.ones(n), LOSSES[loss].code)
+    term = Term(sp.csr_matrix((n, sizes[0])), np.ones(n), LOSSES[loss].code, l2=l2)
     box = np.ones(network.parameters)
     return NetworkProblem(network, [term] * terms, terms > 1, -box, box)
 
@@ -41,18 +42,20 @@ def test_a_small_mlp_with_only_the_box_goes_to_lbfgsb_and_one_example_more_does_
     (mlp_problem(50, loss="hinge"), "lagrangian"),                  # not differentiable
     (mlp_problem(50, terms=2), "lagrangian"),                       # a robust max_of
     (mlp_problem(50, loss="squared_hinge"), "lbfgsb"),
+    (mlp_problem(50, l2=0.0), "lagrangian"),       # a hidden layer without a penalty
+    (mlp_problem(50, sizes=(4, 3), l2=0.0), "lbfgsb"),   # linear scores: convex
 ])
 def test_the_games_keep_what_lbfgsb_cannot_solve(problem, method):
     assert chosen(problem, "auto").name == method
 
 
 def mlp_spec(**solver) -> dict:
-    """A small MLP on a nonlinear boundary, no constraints and no penalties."""
+    """A small MLP on a nonlinear boundary, no constraints, an l2 penalty."""
     rng = np.random.default_rng(7)
     x = rng.normal(size=(300, 3))
     y = np.where(x[:, 0] + 0.5 * x[:, 1] ** 2 > 0.5, 1.0, -1.0)
     return {"model": {"type": "mlp", "hidden": [8], "init_seed": 2},
-            "objective": {"type": "empirical_risk", "loss": "logistic",
+            "objective": {"type": "empirical_risk", "loss": "logistic", "l2": 1e-4,
                           "data": {"features": x.tolist(), "labels": y.tolist()}},
             "solver": solver}
 
