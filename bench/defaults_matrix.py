@@ -175,6 +175,8 @@ SPECIAL = {
     "adult-rates": ("Adult, 0.95 TPR(all) <= TPR(G) <= TPR(all)/0.95, 6 sex x race cells "
                     "(a quarter of the rows quick)", "fairlearn EG", run_adult_rates),
     "mlp": ("MLP 64-32-1 on digits (>= 5), 1,257 training images", "scikit-learn MLP", run_mlp),
+    "mlp-l2": ("the same MLP, l2 = 1e-4 (scikit-learn: alpha = l2 n)", "scikit-learn MLP",
+               lambda directory, quick: run_mlp(directory, quick, l2=1e-4)),
     "file-defaults": ("logistic over an svmlight file, 200,000 x 100 sparse (20,000 quick)",
                       "scikit-learn",
                       lambda directory, quick: run_file(directory, quick, svrg=False)),

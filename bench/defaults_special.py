@@ -153,21 +153,24 @@ def run_adult_rates(directory: Path, quick: bool) -> dict:
             "method": result.algorithm, "stats": _stats(result)}
 
 
-def run_mlp(directory: Path, quick: bool) -> dict:
+def run_mlp(directory: Path, quick: bool, l2: float = 0.0) -> dict:
     """A one-hidden-layer MLP (32 ReLU units) on digits >= 5 vs < 5 (1,797 images, 70/30
-    split) against scikit-learn's MLPClassifier of the same shape; test errors."""
+    split) against scikit-learn's MLPClassifier of the same shape; test errors. With ``l2``
+    the objective carries (l2/2)||theta||^2 and the peer the same penalty: its alpha
+    penalizes (alpha/2n)||W||^2, so alpha = l2 n (its biases go unpenalized)."""
     digits = load_digits()
     x, y = digits.data / 16.0, np.where(digits.target >= 5, 1.0, -1.0)
     order = np.random.default_rng(0).permutation(y.size)
     cut = int(0.7 * y.size)
     fit, held = order[:cut], order[cut:]
     spec = {"spec_version": 1, "model": {"type": "mlp", "hidden": [32]},
-            "objective": {"type": "empirical_risk", "loss": "logistic",
+            "objective": {"type": "empirical_risk", "loss": "logistic", "l2": l2,
                           "data": {"features": ref(directory, "xd.npz", sp.csr_matrix(x[fit])),
                                    "labels": ref(directory, "yd.npy", y[fit])}}}
     result, seconds = _timed_solve(spec, directory)
     began = time.perf_counter()
-    peer = MLPClassifier(hidden_layer_sizes=(32,), max_iter=2000, random_state=0)
+    peer = MLPClassifier(hidden_layer_sizes=(32,), max_iter=2000, random_state=0,
+                         **({"alpha": l2 * fit.size} if l2 > 0 else {}))
     peer.fit(x[fit], y[fit])
     peer_seconds = time.perf_counter() - began
     return {"seconds": seconds, "peer_seconds": peer_seconds,

@@ -10,7 +10,7 @@ these seconds pass what the LightTouch family takes on the rows of ``defaults_ma
 
 Writes bench/results/method_crossover.json and a PNG of seconds against exact_work.
 
-Run: ``PYTHONPATH=. .venv/bin/python bench/method_crossover.py`` (some 5 minutes;
+Run: ``PYTHONPATH=. .venv/bin/python bench/method_crossover.py`` (some 3 minutes;
 ``--rework`` recomputes the work column of the stored rows without timing them again)
 """
 
@@ -38,7 +38,7 @@ from worker.problem.lattice_rows import lattice_edges  # noqa: E402
 RESULTS = Path(__file__).resolve().parent / "results"
 BUDGET_S = 2.0
 DENSE = [(1000, 10), (1000, 40), (4000, 10), (4000, 40), (4000, 80), (16000, 10),
-         (16000, 40)]
+         (16000, 40), (20000, 50), (32000, 50)]
 LATTICE = [([4, 4, 4], 5000), ([8, 8, 4], 10000), ([8, 8, 8], 10000)]
 
 
