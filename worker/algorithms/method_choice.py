@@ -15,9 +15,10 @@ In this order (the first that applies):
    constraint rows', d^2 for the coordinates' block, and :data:`CONE_WORK` per example for
    the logistic's two exponential cones. Exact when it is at most :data:`EXACT_MAX_WORK`:
    ``bench/method_crossover.py`` measured Clarabel at 0.02-0.6 s up to 160,000, 1-6 s at
-   330,000-1,040,000 (13 s for a dense hinge at 1.0 million) and 6-21 s at 1.5-1.6 million,
+   330,000-1,040,000 (13 s for a dense hinge at 1.0 million) and 6-21 s at 1.5-2.4 million,
    while the LightTouch family's defaults took 12-93 s on the full-size hinge and logistic
-   rows of ``bench/defaults_matrix.py`` (1.0-1.5 million; see
+   rows of ``bench/defaults_matrix.py`` (1.0-2.0 million), and on the logistic one with
+   10,000 rows (2.0 million, Clarabel 17 s) ran to a 300 s limit (see
    docs/method-choice.md). The LightTouch paper's lattice (d = 4,096, m = 24,576,
    n = 612,587; Clarabel 800-1,000 s, LightTouch 1% in 4.5 s) is over 16.8 million (d^2 alone).
 4. otherwise the LightTouch family (LightTouch paper, §3.2): FullTouch when m <= 16
@@ -55,10 +56,10 @@ from worker.problem.compiled import QUADRATIC, CompiledProblem
 from worker.problem.network import NetworkProblem
 
 FULLTOUCH_MAX_M = 16
-#: The largest program an exact method takes, in :func:`exact_work`: up to about 20 seconds
-#: of Clarabel, less than the LightTouch family takes there (bench/results/method_crossover.json,
+#: The largest program an exact method takes, in :func:`exact_work`: about 15-30 seconds of
+#: Clarabel, less than the LightTouch family takes there (bench/results/method_crossover.json,
 #: defaults_matrix.json; docs/method-choice.md).
-EXACT_MAX_WORK = 1_600_000
+EXACT_MAX_WORK = 2_500_000
 #: An example of a logistic loss costs as many nonzeros as this (its variables t, a, e and
 #: six cone rows; 0.4 ms each at n = 16,000, d = 10 against 0.19 ms for the hinge).
 CONE_WORK = 25
