@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import lsq_linear, nnls
+from scipy.optimize import lsq_linear
 
 from worker.kernels.constraints import max_violation
 from worker.kernels.layout import ProblemArrays
@@ -36,11 +36,6 @@ GAMMA_CEILING = 1e6
 #: ordering rows active, that took 30 s of a 5 s time limit for a sum of multipliers that
 #: 1,000 iterations give within 0.02% in a fifth of the time.
 LSMR_ITERATIONS = 1_000
-#: Lawson and Hanson's active-set NNLS on the dense d x k matrix of normals solves the fit
-#: exactly when d^2 k is at most this (its cost grows as d^2 k: 0.17 s for d = 50 and 9,999
-#: active linear rows, where the bounded least squares by LSMR took 19 s and stopped short of
-#: the fit, at a sum of multipliers of 1,042 for an exact 2.85).
-DENSE_NNLS_WORK = 25_000_000
 #: One checkpoint raises gamma at most this much: estimates at a poorly converged average
 #: overshoot, and a too-large gamma slows every later step.
 MAX_GROWTH = 4.0
@@ -89,21 +84,9 @@ def stationary_multipliers(arrays: ProblemArrays, problem: CompiledProblem, w: n
         sp.csr_matrix((-np.ones(at_lower.size), (np.arange(at_lower.size), at_lower)),
                       shape=(at_lower.size, d)),
     ], format="csr")
-    return active, _nonnegative_fit(normals, -gradient)[:active.size], gradient
-
-
-def _nonnegative_fit(normals: sp.csr_matrix, target: np.ndarray) -> np.ndarray:
-    """argmin over x >= 0 of ||normals' x - target||_2, normals of shape (k, d), target (d,):
-    Lawson and Hanson's NNLS on the dense matrix when small enough
-    (:data:`DENSE_NNLS_WORK`), else scipy's bounded least squares with LSMR steps."""
-    k, d = normals.shape
-    if d * d * k <= DENSE_NNLS_WORK:
-        try:
-            return nnls(normals.T.toarray(), target, maxiter=10 * max(k, 1))[0]
-        except RuntimeError:   # its iteration limit: the iterative fit below has none
-            pass
-    return lsq_linear(normals.T.tocsr(), target, bounds=(0.0, np.inf), lsmr_tol="auto",
-                      max_iter=200, lsmr_maxiter=LSMR_ITERATIONS).x
+    fit = lsq_linear(normals.T.tocsr(), -gradient, bounds=(0.0, np.inf), lsmr_tol="auto",
+                     max_iter=200, lsmr_maxiter=LSMR_ITERATIONS)
+    return active, fit.x[:active.size], gradient
 
 
 def penalized_objective(arrays: ProblemArrays, w: np.ndarray, gamma: float) -> float:
