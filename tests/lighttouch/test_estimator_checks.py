@@ -1,5 +1,6 @@
 """scikit-learn's estimator checks: every one passes but the documented exemptions
-(:data:`lighttouch.estimators.CLASSIFIER_EXPECTED_FAILED_CHECKS`, run as expected failures).
+(:data:`lighttouch.estimators.CLASSIFIER_EXPECTED_FAILED_CHECKS`, none now; any listed run
+as expected failures).
 
 ``check_array_api_input`` is left out: it runs only when ``SCIPY_ARRAY_API=1`` was set
 before scipy was first imported (for the whole process), and the estimators declare no array
