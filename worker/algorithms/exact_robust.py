@@ -23,7 +23,7 @@ from worker.algorithms.exact import clarabel_solve
 from worker.algorithms.loop import ProgressCallback
 from worker.algorithms.one_answer import answer_trajectory, gap_stats
 from worker.algorithms.options import Trajectory
-from worker.algorithms.robust_form import HINGE, LOGISTIC, robust_program
+from worker.algorithms.robust_form import HINGE, robust_program
 from worker.algorithms.smooth_part import loss_value_and_gradient
 from worker.problem.compiled import Objective
 from worker.problem.network import NetworkProblem, Term
@@ -46,11 +46,6 @@ def run_exact_robust(name: str, problem: NetworkProblem, progress: ProgressCallb
     stats |= gap_stats(worst, robust_bound(problem, w, z[:q], hinge_duals))
     return answer_trajectory(name, w, lambda: (worst, problem.box_violation(w)), stats, began,
                              progress)
-
-
-def needs_conic(problem: NetworkProblem) -> bool:
-    """Whether a term is logistic (exponential cones: ``exact_conic``)."""
-    return any(term.code == LOGISTIC for term in problem.terms)
 
 
 def robust_bound(problem: NetworkProblem, w: np.ndarray, weights: np.ndarray,
