@@ -93,9 +93,9 @@ SERIAL_SALT = 0x5EED5E41A1
 
 @dataclass(frozen=True)
 class BatchGradient:
-    """grad F^(v_k) (mean over ``examples`` rows), shape (d,), the mean loss F^(v_k) over
-    the same rows, whether they were every row (``exact``: then both are L(v_k) and its
-    gradient), what computing them cost, and the serial phase's examples when the driver
+    """grad F^(v_k) (mean over ``examples`` rows), shape (d,), whether they were every row
+    (``exact``: then it is grad L(v_k), and ``loss`` is L(v_k); 0 for a sampled batch), what
+    computing them cost, and the serial phase's examples when the driver
     holds no rows (else None)."""
 
     mean: np.ndarray

@@ -87,8 +87,9 @@ def row_uniform(key, row):
 @kernel
 def gradient_sum(rows, w, key, fraction, out):
     """Add sum of grad l_i(w) over the partition's selected rows to out; return their count
-    and the sum of their losses l_i(w) (one pass gives both: with every row selected, the
-    exact L(v_k) of a certificate, :mod:`worker.algorithms.snapshot_rule`).
+    and, when every row is selected (``fraction`` >= 1), the sum of their losses l_i(w), the
+    exact L(v_k) of a certificate (:mod:`worker.algorithms.snapshot_rule`; 0 for a sampled
+    batch, whose losses nothing reads).
 
     Parameters
     ----------
@@ -114,7 +115,8 @@ def gradient_sum(rows, w, key, fraction, out):
             continue
         count += 1
         score = row_dot(rows.indptr, rows.indices, rows.data, r, w)
-        losses += loss_value(rows.kind, score, rows.labels[r])
+        if fraction >= 1.0:            # only a batch of every row is a certificate's L(v_k)
+            losses += loss_value(rows.kind, score, rows.labels[r])
         slope = loss_slope(rows.kind, score, rows.labels[r])
         if slope != 0.0:
             for k in range(rows.indptr[r], rows.indptr[r + 1]):
