@@ -82,7 +82,7 @@ class ClientSettings(BaseSettings):
     """``lighttouch submit``'s defaults for ``--url`` and ``--api-key``: ``LIGHTTOUCH_URL``
     (the API's base URL; default ``http://localhost:8000``) and ``LIGHTTOUCH_API_KEY``."""
 
-    model_config = SettingsConfigDict(env_prefix="LIGHTTOUCH_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="LIGHTTOUCH_", extra="ignore", frozen=True)
 
     url: str = "http://localhost:8000"
     api_key: SecretStr | None = None

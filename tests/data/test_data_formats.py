@@ -80,8 +80,11 @@ def test_svmlight_round_trip_matches_sklearn(tmp_path, seed, density, zero_based
                                                    n_features=9, zero_based=zero_based)
     ref = {"uri": uri, "zero_based": zero_based, "n_features": 9}
     matrix, read_labels = examples(ref, tmp_path)
-    assert isinstance(matrix, sp.csr_matrix if density < 0.5 else np.ndarray)
-    np.testing.assert_array_equal(as_dense(matrix), expected.toarray())
+    assert isinstance(matrix, sp.csr_matrix)  # examples keep the file's form
+    np.testing.assert_array_equal(matrix.toarray(), expected.toarray())
+    as_matrix = load(ref, tmp_path)            # a matrix is dense when dense enough
+    assert isinstance(as_matrix, sp.csr_matrix if density < 0.5 else np.ndarray)
+    np.testing.assert_array_equal(as_dense(as_matrix), expected.toarray())
     np.testing.assert_array_equal(read_labels, expected_labels)
     np.testing.assert_array_equal(load_vector({"uri": uri}, tmp_path), expected_labels)
 

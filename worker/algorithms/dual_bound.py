@@ -30,7 +30,8 @@ from worker.problem.compiled import LOSS_HINGE, CompiledProblem
 
 
 def lagrangian_bound(problem: CompiledProblem, point: np.ndarray, multipliers: np.ndarray,
-                     hinge_weights: np.ndarray | None = None) -> float:
+                     hinge_weights: np.ndarray | None = None,
+                     tangent: tuple[float, np.ndarray] | None = None) -> float:
     """LB <= the problem's optimum (module docstring).
 
     Parameters
@@ -43,6 +44,8 @@ def lagrangian_bound(problem: CompiledProblem, point: np.ndarray, multipliers: n
         y; negative entries are taken as 0.
     hinge_weights : ndarray, shape (n,), optional
         alpha for a hinge objective (clipped to [0, 1]); without them the tangent is used.
+    tangent : (float, ndarray of shape (d,)), optional
+        L(point) and its gradient, when the caller has them (else computed here).
 
     Returns
     -------
@@ -57,7 +60,8 @@ def lagrangian_bound(problem: CompiledProblem, point: np.ndarray, multipliers: n
         slope = -np.asarray(signed.T @ alpha).ravel() / n
         constant = float(alpha.sum()) / n
     else:
-        value, slope = loss_value_and_gradient(objective, point)
+        value, slope = loss_value_and_gradient(objective, point) if tangent is None \
+            else tangent
         constant = value - float(slope @ point)
     return minorant_bound(problem, constant, slope, np.maximum(multipliers, 0.0))
 

@@ -29,6 +29,7 @@ from worker.algorithms.options import SolverOptions, Trajectory
 from worker.algorithms.smooth_part import loss_value_and_gradient
 from worker.blas import one_blas_thread
 from worker.problem.compiled import LOSS_HINGE, CompiledProblem
+from worker.problem.csr import for_products
 
 GRADIENT_TOLERANCE = 1e-8
 #: Stop when a step lowers f by less than this share of ``solver.tolerance`` (relatively).
@@ -55,14 +56,16 @@ def run_lbfgsb(problem: CompiledProblem, options: SolverOptions,
                      "constraint is the box")
     began = time.perf_counter()
     objective = problem.objective
+    rows = for_products(objective.features)
 
     def smooth_part(w: np.ndarray) -> tuple[float, np.ndarray]:
-        value, gradient = loss_value_and_gradient(objective, w)
+        value, gradient = loss_value_and_gradient(objective, w, rows)
         return value + 0.5 * objective.l2 * float(w @ w), gradient + objective.l2 * w
 
     w, stats = minimize_in_box(smooth_part, np.zeros(problem.d), problem.lower, problem.upper,
                                objective.l1, options.tolerance, deadline)
-    stats |= certificate_stats(problem, w, np.zeros(0))
+    stats |= certificate_stats(problem, w, np.zeros(0),
+                               tangent=loss_value_and_gradient(objective, w, rows))
     return one_answer("lbfgsb", problem, w, stats, began, progress)
 
 

@@ -15,7 +15,7 @@ from worker.algorithms.driver import Candidates
 from worker.algorithms.dual_bound import lagrangian_bound
 from worker.algorithms.loop import Progress, ProgressCallback
 from worker.algorithms.options import Trajectory
-from worker.algorithms.smooth_part import objective_value
+from worker.algorithms.smooth_part import objective_value, regularizer
 from worker.errors import SpecError
 from worker.problem.compiled import CompiledProblem
 from worker.stats import Stats, Value
@@ -34,16 +34,21 @@ class OneAnswerStats(Stats):
 
 
 def certificate_stats(problem: CompiledProblem, w: np.ndarray, multipliers: np.ndarray,
-                      hinge_weights: np.ndarray | None = None) -> dict[str, float | str]:
+                      hinge_weights: np.ndarray | None = None,
+                      tangent: tuple[float, np.ndarray] | None = None) -> dict[str, float | str]:
     """``stats`` of the answer w (d,): when the bound of
     :func:`~worker.algorithms.dual_bound.lagrangian_bound` is finite, ``lower_bound``, ``gap``
     (f(w) - lower_bound), ``relative_gap`` (gap / |lower_bound|, when that is not 0) and
     ``certificate: "lagrangian_bound"`` (the keys of the hinge bound,
     :func:`~worker.candidates.lower_bound.lower_bound_stats`); otherwise
-    ``certificate: "none"``."""
-    bound = lagrangian_bound(problem, w, multipliers, hinge_weights)
-    return gap_stats(objective_value(problem.objective, w) if np.isfinite(bound) else np.inf,
-                     bound)
+    ``certificate: "none"``. ``tangent``: L(w) and its gradient (d,), when the method has
+    them."""
+    bound = lagrangian_bound(problem, w, multipliers, hinge_weights, tangent)
+    if not np.isfinite(bound):
+        return gap_stats(np.inf, bound)
+    value = objective_value(problem.objective, w) if tangent is None else \
+        tangent[0] + regularizer(problem.objective, w)
+    return gap_stats(value, bound)
 
 
 def gap_stats(value: float, bound: float) -> dict[str, float | str]:

@@ -9,12 +9,15 @@ so they use the losses' numpy references (:class:`~worker.losses.Loss`), not the
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from worker.losses import BY_CODE, QUADRATIC
 from worker.problem.compiled import Objective
 
 
-def loss_value_and_gradient(objective: Objective, w: np.ndarray) -> tuple[float, np.ndarray]:
+def loss_value_and_gradient(objective: Objective, w: np.ndarray,
+                            rows: np.ndarray | sp.csr_matrix | None = None
+                            ) -> tuple[float, np.ndarray]:
     """L(w) and a (sub)gradient of it.
 
     Parameters
@@ -22,6 +25,8 @@ def loss_value_and_gradient(objective: Objective, w: np.ndarray) -> tuple[float,
     objective : Objective
         Features X (n, d) and labels (n,), or Q (d, d) and c (d,).
     w : ndarray, shape (d,)
+    rows : ndarray or csr_matrix, shape (n, d), optional
+        X as :func:`~worker.problem.csr.for_products` holds it (default: ``objective.features``).
 
     Returns
     -------
@@ -33,11 +38,12 @@ def loss_value_and_gradient(objective: Objective, w: np.ndarray) -> tuple[float,
         product = objective.quadratic @ w
         return float(0.5 * w @ product + objective.linear @ w), product + objective.linear
     loss = BY_CODE[objective.kind]
-    scores = objective.features @ w
+    rows = objective.features if rows is None else rows
+    scores = rows @ w
     n = max(objective.n, 1)
     value = float(loss.reference_value(scores, objective.labels).sum()) / n
     slopes = loss.reference_slope(scores, objective.labels)
-    return value, np.asarray(objective.features.T @ slopes).ravel() / n
+    return value, np.asarray(rows.T @ slopes).ravel() / n
 
 
 def objective_value(objective: Objective, w: np.ndarray) -> float:

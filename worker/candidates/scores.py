@@ -41,7 +41,7 @@ def score_candidates(arrays: ProblemArrays, problem: CompiledProblem, solutions:
                      values: ObjectiveValues | None = None) -> Scores:
     """Evaluate f and every g_i at each candidate (solutions shape (T, d))."""
     count = solutions.shape[0]
-    objectives = (values or _on_rows(arrays))(solutions)
+    objectives = (values or on_rows(arrays))(solutions)
     worst = np.full(problem.m, -np.inf)
     row = np.empty(problem.m)
     max_violations = np.zeros(count)
@@ -70,10 +70,26 @@ def evaluate_point(arrays: ProblemArrays, problem: CompiledProblem, w: np.ndarra
         violations = np.concatenate([violations, problem.rates.values(w)])
     box = max(float(np.max(problem.lower - w, initial=0.0)),
               float(np.max(w - problem.upper, initial=0.0)))
-    objective = float((values or _on_rows(arrays))(w[None, :])[0])
+    objective = float((values or on_rows(arrays))(w[None, :])[0])
     return objective, max(0.0, float(violations.max(initial=0.0)), box)
 
 
-def _on_rows(arrays: ProblemArrays) -> ObjectiveValues:
+def on_rows(arrays: ProblemArrays) -> ObjectiveValues:
     """f over the kernel arrays' own rows."""
     return lambda points: np.array([objective_value(arrays, w) for w in points])
+
+
+def remembered(values: ObjectiveValues) -> ObjectiveValues:
+    """``values`` that evaluates each distinct point once: a one-answer method's candidate,
+    the mixture's mean and its projection are often the same point, each a pass over the
+    rows (or a round over partitions). Points not seen before go to ``values`` together."""
+    known: dict[bytes, float] = {}
+
+    def evaluate(points: np.ndarray) -> np.ndarray:
+        keys = [point.tobytes() for point in points]
+        fresh = [k for k, key in enumerate(keys) if key not in known]
+        if fresh:
+            for k, value in zip(fresh, values(points[fresh]), strict=True):
+                known[keys[k]] = float(value)
+        return np.array([known[key] for key in keys])
+    return evaluate

@@ -11,7 +11,13 @@ import numpy as np
 
 from worker.algorithms.arrays import ProblemArrays
 from worker.candidates.lower_bound import LowerBoundStats, lower_bound_stats
-from worker.candidates.scores import ObjectiveValues, evaluate_point, score_candidates
+from worker.candidates.scores import (
+    ObjectiveValues,
+    evaluate_point,
+    on_rows,
+    remembered,
+    score_candidates,
+)
 from worker.candidates.shrink import best_mixture
 from worker.pipeline.summary import CandidateScores
 from worker.problem.compiled import CompiledProblem
@@ -56,8 +62,11 @@ class LinearScoring:
     def notes(self) -> list[str]:
         return self.problem.notes
 
+    def __post_init__(self) -> None:
+        self._objectives = remembered(self.values or on_rows(self.arrays))
+
     def score(self, solutions: np.ndarray) -> CandidateScores:
-        scores = score_candidates(self.arrays, self.problem, solutions, self.values)
+        scores = score_candidates(self.arrays, self.problem, solutions, self._objectives)
         return CandidateScores(scores.objectives, scores.violations, scores.max_violations,
                                int(scores.columns.size))
 
@@ -68,7 +77,7 @@ class LinearScoring:
         return float(weights @ scores.objectives)
 
     def point(self, solution: np.ndarray) -> tuple[float, float]:
-        return evaluate_point(self.arrays, self.problem, solution, self.values)
+        return evaluate_point(self.arrays, self.problem, solution, self._objectives)
 
     def project(self, mean: np.ndarray) -> Projection | None:
         """Π_g(mean); none with rate constraints (their feasible set is not convex).

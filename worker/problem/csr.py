@@ -3,6 +3,6 @@ above it, which do not read data themselves."""
 
 from __future__ import annotations
 
-from worker.data.csr import as_csr, kernel_parts
+from worker.data.csr import as_csr, for_products, kernel_parts
 
-__all__ = ["as_csr", "kernel_parts"]
+__all__ = ["as_csr", "for_products", "kernel_parts"]
