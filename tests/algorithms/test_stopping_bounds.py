@@ -9,7 +9,8 @@ import numpy as np
 
 from worker import solve
 from worker.algorithms import network_games
-from worker.algorithms.stopping import StageEstimate
+from worker.algorithms.games import FIRST_STAGE
+from worker.algorithms.stopping import SnapshotBound, StageEstimate
 
 
 def stops_at(values: list[float], lower: float) -> int | None:
@@ -56,3 +57,29 @@ def test_an_mlp_with_defaults_stops_earlier_within_tolerance_of_the_longer_run(m
     assert bounded.stats["iterations"] < unbounded.stats["iterations"]
     assert bounded.expected.objective <= 1e-3
     assert abs(bounded.expected.objective - unbounded.expected.objective) <= 1e-3
+
+
+def test_the_bound_at_a_snapshot_stops_between_a_stages_ends():
+    result = solve(mlp_spec())
+    stage_ends = {FIRST_STAGE * 2**k for k in range(20)}
+    assert result.stats["stopped_by"] == "converged"
+    assert result.stats["bound_checks"] >= 1
+    assert result.stats["iterations"] not in stage_ends
+    assert result.expected.objective <= 1e-3
+
+
+def test_a_snapshot_bound_tests_the_point_alone_and_within_its_share_of_time():
+    seen = []
+
+    def value(points: np.ndarray, weights: np.ndarray) -> tuple[float, float, float]:
+        seen.append(points.shape)
+        return float(points[0, 0]), float(points[0, 1]), 0.0
+
+    bound = SnapshotBound(value, 0.0, 1e-3, 1.0, 0.01)
+    assert bound.holds(np.array([5e-4, 0.0]), run_s=1.0)
+    assert not bound.holds(np.array([2e-3, 0.0]), run_s=1.0)     # loss above the tolerance
+    assert not bound.holds(np.array([5e-4, 0.02]), run_s=1.0)    # violation above its limit
+    assert seen == [(1, 2)] * 3 and bound.checks == 3
+    bound.spent_s = 1.0                                           # its share is spent
+    assert not bound.holds(np.array([0.0, 0.0]), run_s=1.0)
+    assert bound.checks == 3 and len(seen) == 3

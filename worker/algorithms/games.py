@@ -52,7 +52,7 @@ from worker.algorithms.loop import ChunkedLoop, ProgressCallback
 from worker.algorithms.multiplier_step import auto_eta_lambda, rate_noise
 from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
 from worker.algorithms.step_rule import WARMUP_PART, copied, warmup_end, warmup_measurements
-from worker.algorithms.stopping import StageEstimate
+from worker.algorithms.stopping import SnapshotBound, StageEstimate
 from worker.kernels.constraints import max_violation
 from worker.kernels.games import (
     LAGRANGIAN,
@@ -268,6 +268,10 @@ STAGE_VIOLATION = 0.01
 #: to the time limit.
 LOSS_SCALE = 1.0
 
+#: How a stretch of :func:`play` ended: it reached its last iteration, or a snapshot passed
+#: the bound's test (otherwise the deadline passed).
+FINISHED, BOUNDED = "finished", "bounded"
+
 #: (solutions (C, d), weights (C,)) -> (objective, largest expected violation, the relative
 #: statistical floor of the tolerance) of a stage's mixture.
 MixtureValue = Callable[[np.ndarray, np.ndarray], tuple[float, float, float]]
@@ -294,21 +298,25 @@ def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
     """
     candidates, objective_weights = Candidates(), []
 
-    def snapshots(start: int, stop: int) -> bool:
+    def snapshots(start: int, stop: int, bound: SnapshotBound | None = None) -> str:
+        """Play to ``stop``, keeping snapshots: how it ended (FINISHED, BOUNDED by
+        ``bound`` at a snapshot, or the deadline)."""
         for iteration in snapshot_iterations(start, stop, options.candidates):
             finished = loop.run(advance, iteration)
             candidates.add(theta, loop.iteration, "iterate", int(counters[CHECKS]),
                            loop.seconds)
             objective_weights.append(float(lam[0]))
             if not finished:
-                return False
-        return True
+                return "time_limit"
+            if bound is not None and bound.holds(theta, loop.seconds):
+                return BOUNDED
+        return FINISHED
 
     if options.until_converged and value is not None:
         ended = _stages(loop, snapshots, candidates, objective_weights, options, value,
                         lower)
     else:
-        ended = {"stopped_by": "iterations" if snapshots(0, options.iterations)
+        ended = {"stopped_by": "iterations" if snapshots(0, options.iterations) == FINISHED
                  else "time_limit"}
     candidates = candidates.last(options.candidates)
     loop.report(force=True)
@@ -319,19 +327,26 @@ def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
     return candidates, weights / weights.sum(), stats
 
 
-def _stages(loop: ChunkedLoop, snapshots: Callable[[int, int], bool], candidates: Candidates,
-            weights: list[float], options: SolverOptions, value: MixtureValue,
-            lower: float = -math.inf) -> dict:
-    """Doubling stages of :func:`play` until the rule or the deadline stops them."""
+def _stages(loop: ChunkedLoop, snapshots: Callable[[int, int, SnapshotBound | None], str],
+            candidates: Candidates, weights: list[float], options: SolverOptions,
+            value: MixtureValue, lower: float = -math.inf) -> dict:
+    """Doubling stages of :func:`play` until the rule or the deadline stops them; with a
+    finite ``lower``, the bound's test also runs at snapshots between a stage's ends
+    (:class:`~worker.algorithms.stopping.SnapshotBound`)."""
     estimate = StageEstimate(options.tolerance, LOSS_SCALE, two_sided=True, lower=lower)
+    bound = SnapshotBound(value, lower, options.tolerance, LOSS_SCALE, STAGE_VIOLATION) \
+        if math.isfinite(lower) else None
     stages, stop = 0, FIRST_STAGE
     stopped_by = "time_limit"
     while True:
         first = len(candidates.solutions)
         loop.total_iterations = stop
-        finished = snapshots(loop.iteration, stop)
+        ended = snapshots(loop.iteration, stop, bound)
         stages += 1
-        if not finished:
+        if ended == BOUNDED:
+            stopped_by = "converged"
+            break
+        if ended != FINISHED:
             break
         objective, violation, floor = value(np.array(candidates.solutions[first:]),
                                             np.array(weights[first:]) / sum(weights[first:]))
@@ -341,7 +356,8 @@ def _stages(loop: ChunkedLoop, snapshots: Callable[[int, int], bool], candidates
             break
         stop *= 2
     return {"stopped_by": stopped_by, "stages": stages,
-            "stage_tolerance": estimate.tolerance} | estimate.stats()
+            "stage_tolerance": estimate.tolerance} | estimate.stats() | \
+        ({} if bound is None else {"bound_checks": bound.checks})
 
 
 def mixture_value(problem: CompiledProblem, arrays: ProblemArrays, solutions: np.ndarray,
