@@ -148,6 +148,23 @@ def test_nan_in_a_parquet_table_names_the_row(base, tmp_path):
         summarize_spec(edited(base, ["objective", "data", "table"], table), roots=[tmp_path])
 
 
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+@pytest.mark.parametrize(("path", "value"), [
+    (["model", "features", 0, "column"], "blank"),
+    (["model", "features", 1, "column"], "blank"),
+    (["objective", "data", "label"], "blank"),
+])
+def test_a_column_of_empty_cells_names_its_first_row(base, tmp_path, fmt, path, value):
+    """A column with no value at all (read as Arrow's null type) is refused like one with a
+    missing cell: at row 0, as a feature (numeric or categorical) or as the label."""
+    table = write_table(tmp_path / "blank", {"age": [20.0, 30.0, 40.0], "sex": ["F"] * 3,
+                                             "y": [1, -1, 1], "blank": [None] * 3}, fmt)
+    spec = edited(edited(base, ["objective", "data", "table"], table), path, value)
+    with pytest.raises(DataError, match=r"column 'blank' row 0 is empty \(a missing value\); "
+                                        "fill it or drop the row"):
+        summarize_spec(spec, roots=[tmp_path])
+
+
 @given(st.lists(st.floats(-1e6, 1e6), min_size=2, max_size=8))
 def test_keypoints_are_accepted_exactly_when_they_increase(keypoints):
     spec = {"model": {"type": "calibrated_linear",

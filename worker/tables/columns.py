@@ -46,8 +46,7 @@ class Table:
         column = self.column(name)
         if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
             column = self._parsed(name, pc.utf8_trim_whitespace(column), hint)
-        elif not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)
-                  or pa.types.is_boolean(column.type) or pa.types.is_decimal(column.type)):
+        elif not _numeric(column.type):
             raise DataError(self.path, f"column {name!r} holds {column.type} values, not "
                                        f"numbers{hint}")
         self._no_missing(name, column)
@@ -99,6 +98,15 @@ class Table:
             row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
             raise DataError(self.path, f"column {name!r} row {row} is empty (a missing "
                                        "value); fill it or drop the row")
+
+
+def _numeric(kind: pa.DataType) -> bool:
+    """Whether a column of this type is read as numbers as it is: integers, floats,
+    booleans, decimals, and the null type of a column whose every cell is empty (its first
+    row is then refused as a missing value)."""
+    return (pa.types.is_integer(kind) or pa.types.is_floating(kind)
+            or pa.types.is_boolean(kind) or pa.types.is_decimal(kind)
+            or pa.types.is_null(kind))
 
 
 def listed(names: list[str]) -> str:
