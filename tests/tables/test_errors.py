@@ -165,6 +165,25 @@ def test_a_column_of_empty_cells_names_its_first_row(base, tmp_path, fmt, path, 
         summarize_spec(spec, roots=[tmp_path])
 
 
+@pytest.mark.parametrize(("cells", "row"), [(["20", "NaN", "40"], 1), (["nan"] * 3, 0),
+                                            (["20", "30", "-NaN"], 2)])
+def test_a_nan_cell_of_a_csv_table_is_nan_not_empty(base, tmp_path, cells, row):
+    """A csv cell spelling NaN is the number NaN, refused as not finite (not as empty)."""
+    table = tmp_path / "nan.csv"
+    table.write_text("age,sex,y\n" + "".join(f"{cell},F,1\n" for cell in cells))
+    spec = edited(base, ["objective", "data", "table"], {"uri": table.as_uri()})
+    with pytest.raises(DataError, match=rf"objective.data.table: column 'age' row {row} is "
+                                        "nan; every value must be finite"):
+        summarize_spec(spec, roots=[tmp_path])
+
+
+def test_nan_in_a_categorical_column_is_refused_not_a_category(base, tmp_path):
+    table = write_table(tmp_path / "nan", {"age": [20.0, 30.0, 40.0], "y": [1, -1, 1],
+                                           "sex": [1.0, np.nan, 2.0]}, "parquet")
+    with pytest.raises(DataError, match=r"objective.data.table: column 'sex' row 1 is nan"):
+        summarize_spec(edited(base, ["objective", "data", "table"], table), roots=[tmp_path])
+
+
 @given(st.lists(st.floats(-1e6, 1e6), min_size=2, max_size=8))
 def test_keypoints_are_accepted_exactly_when_they_increase(keypoints):
     spec = {"model": {"type": "calibrated_linear",

@@ -52,11 +52,7 @@ class Table:
         self._no_missing(name, column)
         values = np.asarray(pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False),
                             dtype=np.float64)
-        bad = np.flatnonzero(~np.isfinite(values))
-        if bad.size:
-            row = int(bad[0])
-            raise DataError(self.path, f"column {name!r} row {row} is {values[row]}; every "
-                                       "value must be finite: replace or drop that row")
+        self._finite(name, values)
         return values
 
     def text(self, name: str) -> pa.Array:
@@ -65,6 +61,7 @@ class Table:
         self._no_missing(name, column)
         if pa.types.is_floating(column.type):
             column = pc.cast(column, pa.float64())
+            self._finite(name, column.to_numpy(zero_copy_only=False))
             integral = pc.all(pc.equal(pc.floor(column), column)).as_py()
             column = pc.cast(column, pa.int64()) if integral else column
         return pc.utf8_trim_whitespace(pc.cast(column, pa.string()))
@@ -98,6 +95,14 @@ class Table:
             row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
             raise DataError(self.path, f"column {name!r} row {row} is empty (a missing "
                                        "value); fill it or drop the row")
+
+    def _finite(self, name: str, values: np.ndarray) -> None:
+        """Refuse the first NaN or infinite value of a column's ``values`` (rows,)."""
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            row = int(bad[0])
+            raise DataError(self.path, f"column {name!r} row {row} is {values[row]}; every "
+                                       "value must be finite: replace or drop that row")
 
 
 def _numeric(kind: pa.DataType) -> bool:
