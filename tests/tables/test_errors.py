@@ -184,6 +184,20 @@ def test_nan_in_a_categorical_column_is_refused_not_a_category(base, tmp_path):
         summarize_spec(edited(base, ["objective", "data", "table"], table), roots=[tmp_path])
 
 
+@pytest.mark.parametrize("group", [{"column": "sex", "equals": "F"},
+                                   {"all_of": [{"column": "age", "gte": 30}]}])
+def test_a_column_group_of_pairs_is_refused_naming_the_group(base, group):
+    table = base["objective"]["data"]["table"]
+    spec = edited(edited(base, ["objective", "loss"], "pairwise_hinge"), ["objective", "data"],
+                  {"positive": table, "negative": table, "groups": {"women": group}})
+    with pytest.raises(SpecError) as error:
+        parse_spec(spec)
+    assert str(error.value) == (
+        "objective.data.groups.women: column groups are not available for pairwise data "
+        "(data.positive, data.negative): a group here is a 0/1 vector with one entry per "
+        "pair, and rate constraints do not count on pairs; drop the group")
+
+
 @given(st.lists(st.floats(-1e6, 1e6), min_size=2, max_size=8))
 def test_keypoints_are_accepted_exactly_when_they_increase(keypoints):
     spec = {"model": {"type": "calibrated_linear",
