@@ -76,7 +76,10 @@ class CalibratedFeature(ResultModel):
     them); a categorical one maps ``categories[i]`` to ``outputs[i]``. In a calibrated linear
     model ``outputs`` are the parameters ``offset .. offset + len(outputs) - 1`` of the
     deployed solution (the projected mean, else the mean); in a lattice they are the lattice
-    coordinates the keypoints (or the categories) map to."""
+    coordinates the keypoints (or the categories) map to. ``monotonic`` is the declared
+    direction: a categorical feature's ``order`` is its ``monotonic_order`` as declared, along
+    which the model rises (``increasing``, also an order declared without a direction) or
+    falls (``decreasing``); without an order it is ``none``."""
 
     column: str
     kind: Literal["numeric", "categorical"]

@@ -148,6 +148,56 @@ def test_nan_in_a_parquet_table_names_the_row(base, tmp_path):
         summarize_spec(edited(base, ["objective", "data", "table"], table), roots=[tmp_path])
 
 
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+@pytest.mark.parametrize(("path", "value"), [
+    (["model", "features", 0, "column"], "blank"),
+    (["model", "features", 1, "column"], "blank"),
+    (["objective", "data", "label"], "blank"),
+])
+def test_a_column_of_empty_cells_names_its_first_row(base, tmp_path, fmt, path, value):
+    """A column with no value at all (read as Arrow's null type) is refused like one with a
+    missing cell: at row 0, as a feature (numeric or categorical) or as the label."""
+    table = write_table(tmp_path / "blank", {"age": [20.0, 30.0, 40.0], "sex": ["F"] * 3,
+                                             "y": [1, -1, 1], "blank": [None] * 3}, fmt)
+    spec = edited(edited(base, ["objective", "data", "table"], table), path, value)
+    with pytest.raises(DataError, match=r"column 'blank' row 0 is empty \(a missing value\); "
+                                        "fill it or drop the row"):
+        summarize_spec(spec, roots=[tmp_path])
+
+
+@pytest.mark.parametrize(("cells", "row"), [(["20", "NaN", "40"], 1), (["nan"] * 3, 0),
+                                            (["20", "30", "-NaN"], 2)])
+def test_a_nan_cell_of_a_csv_table_is_nan_not_empty(base, tmp_path, cells, row):
+    """A csv cell spelling NaN is the number NaN, refused as not finite (not as empty)."""
+    table = tmp_path / "nan.csv"
+    table.write_text("age,sex,y\n" + "".join(f"{cell},F,1\n" for cell in cells))
+    spec = edited(base, ["objective", "data", "table"], {"uri": table.as_uri()})
+    with pytest.raises(DataError, match=rf"objective.data.table: column 'age' row {row} is "
+                                        "nan; every value must be finite"):
+        summarize_spec(spec, roots=[tmp_path])
+
+
+def test_nan_in_a_categorical_column_is_refused_not_a_category(base, tmp_path):
+    table = write_table(tmp_path / "nan", {"age": [20.0, 30.0, 40.0], "y": [1, -1, 1],
+                                           "sex": [1.0, np.nan, 2.0]}, "parquet")
+    with pytest.raises(DataError, match=r"objective.data.table: column 'sex' row 1 is nan"):
+        summarize_spec(edited(base, ["objective", "data", "table"], table), roots=[tmp_path])
+
+
+@pytest.mark.parametrize("group", [{"column": "sex", "equals": "F"},
+                                   {"all_of": [{"column": "age", "gte": 30}]}])
+def test_a_column_group_of_pairs_is_refused_naming_the_group(base, group):
+    table = base["objective"]["data"]["table"]
+    spec = edited(edited(base, ["objective", "loss"], "pairwise_hinge"), ["objective", "data"],
+                  {"positive": table, "negative": table, "groups": {"women": group}})
+    with pytest.raises(SpecError) as error:
+        parse_spec(spec)
+    assert str(error.value) == (
+        "objective.data.groups.women: column groups are not available for pairwise data "
+        "(data.positive, data.negative): a group here is a 0/1 vector with one entry per "
+        "pair, and rate constraints do not count on pairs; drop the group")
+
+
 @given(st.lists(st.floats(-1e6, 1e6), min_size=2, max_size=8))
 def test_keypoints_are_accepted_exactly_when_they_increase(keypoints):
     spec = {"model": {"type": "calibrated_linear",

@@ -12,6 +12,7 @@ import math
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
@@ -67,13 +68,23 @@ class ExampleData(StrictModel):
     groups: dict[str, VectorValue] | None = None
 
 
+def _no_column_group(raw: Any) -> Any:
+    """Refuse a group by column (``column`` or ``all_of``) among pairs' 0/1 vectors."""
+    if isinstance(raw, dict) and ("column" in raw or "all_of" in raw):
+        raise ValueError("column groups are not available for pairwise data "
+                         "(data.positive, data.negative): a group here is a 0/1 vector with "
+                         "one entry per pair, and rate constraints do not count on pairs; "
+                         "drop the group")
+    return raw
+
+
 class PairData(StrictModel):
     """Pairs of examples for pairwise_hinge: row i of ``positive`` should outscore row i of
     ``negative``."""
 
     positive: MatrixValue
     negative: MatrixValue
-    groups: dict[str, VectorValue] | None = None
+    groups: dict[str, Annotated[VectorValue, BeforeValidator(_no_column_group)]] | None = None
 
     _not_examples = refusing("features", "labels", because="pairwise_hinge takes "
                               "data.positive and data.negative (rows x+ and x- of each pair), "

@@ -63,11 +63,33 @@ class NumericCalibrator:
 
 @dataclass(frozen=True)
 class CategoricalCalibrator:
-    """One output per category; ``order`` lists categories from lowest to highest output."""
+    """One output per category; ``order`` lists categories from lowest to highest output,
+    and ``decreasing`` says the order was declared the other way (highest first)."""
 
     column: str
     categories: tuple[str, ...]
     order: tuple[str, ...] = ()
+    decreasing: bool = False
+
+    @classmethod
+    def declared(cls, column: str, categories: tuple[str, ...], order: tuple[str, ...],
+                 monotonic: str) -> CategoricalCalibrator:
+        """The calibrator of an order as a spec's ``monotonic_order`` (or a Result's
+        ``order``) declares it: outputs rise along ``order``, or fall along it when
+        ``monotonic`` is ``"decreasing"``."""
+        decreasing = monotonic == "decreasing" and bool(order)
+        return cls(column, categories, order[::-1] if decreasing else order, decreasing)
+
+    @property
+    def monotonic(self) -> str:
+        """The direction of the outputs along :attr:`declared_order`: ``"increasing"`` or
+        ``"decreasing"``, ``"none"`` without an order."""
+        return "none" if not self.order else "decreasing" if self.decreasing else "increasing"
+
+    @property
+    def declared_order(self) -> tuple[str, ...]:
+        """``order`` as declared: highest first when :attr:`decreasing`."""
+        return self.order[::-1] if self.decreasing else self.order
 
     @property
     def size(self) -> int:
@@ -128,6 +150,4 @@ def _fit_categorical(feature: TableFeature, tables: list[Table],
         if category not in categories:
             raise DataError(path, f"monotonic_order names {category!r}, which column "
                                   f"{feature.column!r} never holds in training")
-    if feature.monotonic == "decreasing":
-        order = order[::-1]
-    return CategoricalCalibrator(feature.column, categories, order)
+    return CategoricalCalibrator.declared(feature.column, categories, order, feature.monotonic)

@@ -46,18 +46,13 @@ class Table:
         column = self.column(name)
         if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
             column = self._parsed(name, pc.utf8_trim_whitespace(column), hint)
-        elif not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)
-                  or pa.types.is_boolean(column.type) or pa.types.is_decimal(column.type)):
+        elif not _numeric(column.type):
             raise DataError(self.path, f"column {name!r} holds {column.type} values, not "
                                        f"numbers{hint}")
         self._no_missing(name, column)
         values = np.asarray(pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False),
                             dtype=np.float64)
-        bad = np.flatnonzero(~np.isfinite(values))
-        if bad.size:
-            row = int(bad[0])
-            raise DataError(self.path, f"column {name!r} row {row} is {values[row]}; every "
-                                       "value must be finite: replace or drop that row")
+        self._finite(name, values)
         return values
 
     def text(self, name: str) -> pa.Array:
@@ -66,6 +61,7 @@ class Table:
         self._no_missing(name, column)
         if pa.types.is_floating(column.type):
             column = pc.cast(column, pa.float64())
+            self._finite(name, column.to_numpy(zero_copy_only=False))
             integral = pc.all(pc.equal(pc.floor(column), column)).as_py()
             column = pc.cast(column, pa.int64()) if integral else column
         return pc.utf8_trim_whitespace(pc.cast(column, pa.string()))
@@ -99,6 +95,23 @@ class Table:
             row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
             raise DataError(self.path, f"column {name!r} row {row} is empty (a missing "
                                        "value); fill it or drop the row")
+
+    def _finite(self, name: str, values: np.ndarray) -> None:
+        """Refuse the first NaN or infinite value of a column's ``values`` (rows,)."""
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            row = int(bad[0])
+            raise DataError(self.path, f"column {name!r} row {row} is {values[row]}; every "
+                                       "value must be finite: replace or drop that row")
+
+
+def _numeric(kind: pa.DataType) -> bool:
+    """Whether a column of this type is read as numbers as it is: integers, floats,
+    booleans, decimals, and the null type of a column whose every cell is empty (its first
+    row is then refused as a missing value)."""
+    return (pa.types.is_integer(kind) or pa.types.is_floating(kind)
+            or pa.types.is_boolean(kind) or pa.types.is_decimal(kind)
+            or pa.types.is_null(kind))
 
 
 def listed(names: list[str]) -> str:

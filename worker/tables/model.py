@@ -93,7 +93,8 @@ class TableModel(ABC):
     def from_result(cls, model: CalibratedModel) -> TableModel:
         """The transform a Result's model describes."""
         calibrators = tuple(
-            CategoricalCalibrator(f.column, tuple(f.categories or ()), tuple(f.order or ()))
+            CategoricalCalibrator.declared(f.column, tuple(f.categories or ()),
+                                           tuple(f.order or ()), f.monotonic)
             if f.kind == "categorical" else
             NumericCalibrator(f.column, np.array(f.keypoints, dtype=np.float64), f.monotonic,
                               f.convexity)
@@ -190,7 +191,8 @@ def _feature(calibrator: Calibrator, offset: int | None,
     if isinstance(calibrator, CategoricalCalibrator):
         return CalibratedFeature(column=calibrator.column, kind="categorical",
                                  categories=list(calibrator.categories),
-                                 order=list(calibrator.order) or None,
+                                 monotonic=calibrator.monotonic,
+                                 order=list(calibrator.declared_order) or None,
                                  offset=offset, outputs=outputs.tolist())
     return CalibratedFeature(column=calibrator.column, kind="numeric",
                              keypoints=calibrator.keypoints.tolist(),

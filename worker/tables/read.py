@@ -33,6 +33,10 @@ from worker.tables.columns import Table, listed
 CSV_EXPANSION = 3
 #: Bytes per cell of a columnar file's selected columns (a number or a short text's offset).
 CELL_BYTES = 16
+#: The csv cells read as missing values: pyarrow's (empty, ``NA``, ``null``, ...) but the
+#: spellings of NaN, which read as the number NaN, so that a refusal says the row is NaN.
+CSV_NULLS = [cell for cell in pa_csv.ConvertOptions().null_values
+             if cell.lstrip("-").lower() != "nan"]
 
 
 def read_table(ref: DataRef, columns: Sequence[str], path: str, *, roots: Sequence[Path],
@@ -95,7 +99,8 @@ def _csv(stream: BinaryIO, ref: DataRef, wanted: list[str], size: int, path: str
     check_expansion(CSV_EXPANSION * size, "the csv table", path)
     return pa_csv.read_csv(
         stream, read_options=pa_csv.ReadOptions(autogenerate_column_names=not ref.header),
-        convert_options=pa_csv.ConvertOptions(include_columns=_selected(names, wanted, path)))
+        convert_options=pa_csv.ConvertOptions(include_columns=_selected(names, wanted, path),
+                                              null_values=CSV_NULLS))
 
 
 def _parquet(stream: BinaryIO, ref: DataRef, wanted: list[str], size: int,
