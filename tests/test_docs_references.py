@@ -1,6 +1,6 @@
 """Every cross-reference resolves: ``:mod:``/``:func:``/``:class:``/``:meth:`` (and
-``:data:``/``:attr:``) roles in the docstrings of worker/ and service/ name something
-importable, and every relative link of docs/*.md and README.md names a file of the
+``:data:``/``:attr:``) roles in the docstrings of worker/, service/ and lighttouch/ name
+something importable, and every relative link of docs/*.md and README.md names a file of the
 repository."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 ROLE = re.compile(r":(mod|func|class|meth|data|attr):`([^`]+)`")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
-MODULES = sorted(p for package in ("worker", "service") for p in (ROOT / package).rglob("*.py"))
+MODULES = sorted(p for package in ("worker", "service", "lighttouch") for p in (ROOT / package).rglob("*.py"))
 PAGES = sorted([*(ROOT / "docs").glob("*.md"), ROOT / "README.md"])
 
 
