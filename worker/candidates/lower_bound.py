@@ -14,8 +14,8 @@ the optimum, the examples away from the kink lie on the same piece at the optimu
 close to it: with the LightTouch paper's lattice problem (d = 4,096, m = 24,576,
 n = 612,587) and the projected mean of a 60-second run (+0.24% above the exact optimum),
 keeping no example gave LB 1.07% below the optimum in 1.8 s, the 2,801 within 0.01 of the
-kink 0.23% below in 8 s, the 8,340 within 0.03 0.038% below in 15-20 s (README "Certified
-lower bound").
+kink 0.23% below in 8 s, the 8,340 within 0.03 0.038% below in 15-20 s
+(docs/guarantees.md#certified-lower-bound).
 
 Only plain hinge objectives (``pairwise_hinge`` compiles to one) without l1, l2 or rate
 constraints and with their examples in memory have this LP; :func:`hinge_lower_bound`

@@ -31,8 +31,8 @@ rho the larger of the last two ratios of decreases at that count; the polish sto
 ``"tolerance"`` when that is at most ``tolerance * f``, with ``"time_limit"`` at the deadline,
 and with ``"stalled"`` when a round does not lower f (the LP's own tolerances). With the
 LightTouch paper's lattice problem (d = 4,096, m = 24,576, n = 612,587) from a 30-second
-LightTouch run, 7 LPs of ~0.5 s took the answer to +0.093% of the exact optimum (README
-"Polishing hinge-loss LPs").
+LightTouch run, 7 LPs of ~0.5 s took the answer to +0.093% of the exact optimum
+(docs/guarantees.md#polishing-hinge-loss-lps).
 """
 
 from __future__ import annotations
