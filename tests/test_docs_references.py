@@ -37,9 +37,15 @@ def without_code_blocks(page: Path) -> str:
 
 
 def anchors(page: Path) -> set[str]:
-    """The anchors of ``page``'s headings, as GitHub derives them."""
-    return {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
-            for heading in re.findall(r"^#+\s+(.*)$", without_code_blocks(page), flags=re.M)}
+    """The anchors of ``page``'s headings, as GitHub derives them (a repeated one with
+    ``-1``, ``-2``, ... appended)."""
+    seen: dict[str, int] = {}
+    for heading in re.findall(r"^#+\s+(.*)$", without_code_blocks(page), flags=re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        seen[slug] = seen.get(slug, -1) + 1
+        if seen[slug]:
+            seen[f"{slug}-{seen[slug]}"] = 0
+    return set(seen)
 
 
 def module_name(path: Path) -> str:

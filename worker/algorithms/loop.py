@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 _TARGET_CHUNK_S = 0.25
 #: Reports take at most this share of the run: describing the point evaluates the objective
 #: on every example, and a report after every snapshot once took most of a run at the
-#: LightTouch paper's lattice size (measured: docs/algorithms.md#algorithms, "Fast
-#: iterations").
+#: LightTouch paper's lattice size (measured: docs/algorithms.md, "Fast iterations").
 REPORT_SHARE = 0.05
 
 

@@ -34,7 +34,7 @@ GAMMA_CEILING = 1e6
 #: Inner LSMR iterations per step of the bounded least squares. Unbounded, LSMR runs to its
 #: own tolerance at every step, which on the paper's lattice with every ordering row active
 #: took longer than a run's time limit for little more accuracy in the sum of multipliers
-#: (measured: docs/algorithms.md#algorithms, "Automatic γ").
+#: (measured: docs/algorithms.md, "Automatic γ").
 LSMR_ITERATIONS = 1_000
 #: One checkpoint raises gamma at most this much: estimates at a poorly converged average
 #: overshoot, and a too-large gamma slows every later step.

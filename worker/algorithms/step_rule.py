@@ -4,7 +4,7 @@ Algorithm 4 steps by ``eta_w / sqrt(t)``. The best ``eta_w`` follows R / G, the 
 the start to the optimum over the size of the stochastic directions (the SGD bound
 R^2 / eta + eta G^2 is smallest at eta ~ R / G), and both depend on the data: on the lattice
 ranking problems of :mod:`worker.datasets.lattice` the best fixed ``eta_w`` grows with d,
-and ``eta_w = 1`` lands far above the optimum (measured: docs/algorithms.md#algorithms,
+and ``eta_w = 1`` lands far above the optimum (measured: docs/algorithms.md,
 "Automatic step scale"). The rule measures R and G in a warm-up, then fixes the scale:
 
 1. **Two warm-ups race** over the first ``1 / WARMUP_PART`` of the iterations, each from the
@@ -24,7 +24,7 @@ and ``eta_w = 1`` lands far above the optimum (measured: docs/algorithms.md#algo
    a bound is infinite.
 2. **Then** ``eta_w = STEP_FRACTION * r / G`` in the usual ``eta_w / sqrt(t)`` schedule
    (t keeps counting). DoG alone stays near ``r / G``; a quarter of it lands closer to the
-   optimum, and closer than the best fixed scale (measured: docs/algorithms.md#algorithms,
+   optimum, and closer than the best fixed scale (measured: docs/algorithms.md,
    "Automatic step scale").
 
 Scaling the features by c and the box by 1/c scales G by c and r by 1/c, so the chosen step

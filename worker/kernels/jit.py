@@ -4,9 +4,9 @@ The kernels take their arrays in namedtuple bundles (:mod:`worker.kernels.layout
 runtime counts references to every array taken out of a bundle, and its pruning pass does not
 remove the counts across nested calls: on the lattice problem of ``bench/iteration_bench.py``
 the atomic increments and decrements made one example's subgradient cost several times the
-arithmetic (measured: docs/algorithms.md#algorithms, "Fast iterations"). The kernels here
-allocate nothing (their callers allocate every array), so they are compiled without the
-runtime and count nothing. A kernel that must allocate uses ``njit``.
+arithmetic (measured: docs/algorithms.md, "Fast iterations"). The kernels here allocate
+nothing (their callers allocate every array), so they are compiled without the runtime and
+count nothing. A kernel that must allocate uses ``njit``.
 """
 
 from __future__ import annotations
