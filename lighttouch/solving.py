@@ -17,6 +17,6 @@ def solve(spec: dict[str, Any], progress: Callable[[Any], None] | None = None) -
     ``data:`` URIs of their ``.npy``/``.npz`` bytes (:mod:`lighttouch.arrays`), exactly as
     :class:`lighttouch.Client` sends them, so both give the same answer for the same seed.
     ``progress`` is called between chunks with the engine's progress report. Invalid specs
-    raise :class:`SpecError` naming the JSON path of each bad field.
+    raise :class:`~lighttouch.SpecError` naming the JSON path of each bad field.
     """
     return solve_spec(encode_arrays(spec), progress=progress)

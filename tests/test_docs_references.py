@@ -1,7 +1,9 @@
 """Every cross-reference resolves: ``:mod:``/``:func:``/``:class:``/``:meth:`` (and
-``:data:``/``:attr:``) roles in the docstrings of worker/ and service/ name something
-importable, and every relative link of docs/*.md and README.md names a file of the
-repository."""
+``:data:``/``:attr:``) roles in the docstrings of worker/, service/ and lighttouch/ name
+something importable; every relative link of docs/*.md and README.md names a file of the
+repository (and a heading of it, when it names one); every ``docs/page.md#heading`` the code
+points to names a page and one of its headings, and none cites a README section the README
+no longer has; every test file the pages name exists."""
 
 from __future__ import annotations
 
@@ -16,8 +18,34 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 ROLE = re.compile(r":(mod|func|class|meth|data|attr):`([^`]+)`")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
-MODULES = sorted(p for package in ("worker", "service") for p in (ROOT / package).rglob("*.py"))
+MODULES = sorted(p for package in ("worker", "service", "lighttouch")
+                 for p in (ROOT / package).rglob("*.py"))
 PAGES = sorted([*(ROOT / "docs").glob("*.md"), ROOT / "README.md"])
+DOCS_POINTER = re.compile(r"docs/([\w-]+\.md)(?:#([\w-]+))?")
+README_SECTION = re.compile(r'README\s+"([^"]+)"')
+TEST_FILE = re.compile(r"`(tests/[\w/]+\.py)(?:::\w+)?`")
+#: Modules that still cite a README section since moved to docs/: each with where it went.
+#: The test fails once one no longer does, so the list only shrinks.
+STALE_README = {
+    "worker/spec/models.py": 'README "Problem spec", now docs/spec.md#problem-spec-v1',
+    "worker/pipeline/solve.py": 'README "Problem spec", now docs/spec.md#problem-spec-v1',
+}
+
+
+def without_code_blocks(page: Path) -> str:
+    return re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+
+
+def anchors(page: Path) -> set[str]:
+    """The anchors of ``page``'s headings, as GitHub derives them (a repeated one with
+    ``-1``, ``-2``, ... appended)."""
+    seen: dict[str, int] = {}
+    for heading in re.findall(r"^#+\s+(.*)$", without_code_blocks(page), flags=re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        seen[slug] = seen.get(slug, -1) + 1
+        if seen[slug]:
+            seen[f"{slug}-{seen[slug]}"] = 0
+    return set(seen)
 
 
 def module_name(path: Path) -> str:
@@ -86,11 +114,37 @@ def test_docstring_references_resolve(path: Path):
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_relative_links_name_existing_files(page: Path):
-    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
     broken = []
-    for target in LINK.findall(text):
-        if re.match(r"[a-z]+:|#", target):
+    for target in LINK.findall(without_code_blocks(page)):
+        if re.match(r"[a-z]+:", target):
             continue
-        if not (page.parent / target.split("#", 1)[0]).exists():
+        file, _, anchor = target.partition("#")
+        linked = page.parent / file if file else page
+        if not linked.exists() or (anchor and linked.suffix == ".md"
+                                   and anchor not in anchors(linked)):
             broken.append(target)
     assert not broken, f"{page.name}: {broken}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_named_test_files_exist(page: Path):
+    missing = [name for name in TEST_FILE.findall(without_code_blocks(page))
+               if not (ROOT / name).exists()]
+    assert not missing, f"{page.name}: {missing}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_pointers_to_the_docs_resolve(path: Path):
+    text = path.read_text(encoding="utf-8")
+    broken = [match.group(0) for match in DOCS_POINTER.finditer(text)
+              if not (ROOT / "docs" / match.group(1)).exists()
+              or (match.group(2) and match.group(2) not in anchors(ROOT / "docs" / match.group(1)))]
+    assert not broken, f"{path.relative_to(ROOT)}: {broken}"
+    readme = anchors(ROOT / "README.md")
+    stale = [section for section in map(" ".join, map(str.split, README_SECTION.findall(text)))
+             if re.sub(r"[^\w\- ]", "", section.lower()).replace(" ", "-") not in readme]
+    name = str(path.relative_to(ROOT))
+    if name in STALE_README:
+        assert stale, f"{name} no longer cites a moved README section: drop it from STALE_README"
+    else:
+        assert not stale, f"{name}: README sections it cites are gone (now in docs/): {stale}"

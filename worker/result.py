@@ -1,4 +1,5 @@
-"""The Result (README "Result"): the mixture of at most m+1 solutions, its mean, the projection."""
+"""The Result (docs/spec.md#result): the mixture of at most m+1 solutions, its mean, the
+projection."""
 
 from __future__ import annotations
 

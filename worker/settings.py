@@ -155,9 +155,9 @@ def read_settings(kind: type[SettingsKind]) -> SettingsKind:
     invalid variable.
 
     Read once per distinct set of ``LIGHTTOUCH_*`` variables (names in any case, as
-    pydantic-settings matches them): a read takes 3-4 ms, which a 40 ms solve paid three
-    times. The settings returned are shared, so callers copy before changing one
-    (``model_copy``)."""
+    pydantic-settings matches them): a read costs a noticeable share of a small solve, which
+    asks for its settings more than once (measured: docs/benchmarks.md#fixed-costs-measured).
+    The settings returned are shared, so callers copy before changing one (``model_copy``)."""
     variables = tuple(sorted((name, value) for name, value in os.environ.items()
                              if name.upper().startswith("LIGHTTOUCH_")))
     return _settings_under(kind, variables)

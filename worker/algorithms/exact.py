@@ -4,11 +4,10 @@ exponential-cone program (``exact_conic``: the logistic loss, and everything exa
 
 The program is :mod:`.conic_form`'s: the linear, ordering and lattice rows A w <= b and the
 box as they are, l1 and l2 terms included. Interior points need no step or tolerance from the
-user (Clarabel's own, 1e-8 relative, are far below ``solver.tolerance``). The hinge LP
-through HiGHS's interior point (without crossover, as the polish runs it) took 1.4-1.7x
-Clarabel's time on the rows of ``bench/method_crossover.py`` (0.34 s against 0.20 s at
-n = 3,000, d = 24; 9.5 s against 6.0 s at n = 20,000, d = 512; dense n = 20,000, d = 50:
-40 s against 34 s; HiGHS's simplex 78 s), so both methods use Clarabel.
+user (Clarabel's own, 1e-8 relative, are far below ``solver.tolerance``). Both methods use
+Clarabel: on the hinge LPs of ``bench/method_crossover.py`` HiGHS's interior point (without
+crossover, as the polish runs it) and its simplex took longer (measured:
+docs/method-choice.md#where-the-crossover-lies-measured).
 
 The answer is one candidate, certified by the Lagrangian bound of :mod:`.dual_bound` from
 Clarabel's multipliers: ``stats.lower_bound``, ``stats.gap``. ``stats.stopped_by`` is

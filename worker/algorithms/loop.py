@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 _TARGET_CHUNK_S = 0.25
 #: Reports take at most this share of the run: describing the point evaluates the objective
-#: on every example (37 ms at the LightTouch paper's lattice size, n = 612,587), and a report
-#: after every snapshot once took 55% of a 10-second run there.
+#: on every example, and a report after every snapshot once took most of a run at the
+#: LightTouch paper's lattice size (measured: docs/algorithms.md, "Fast iterations").
 REPORT_SHARE = 0.05
 
 

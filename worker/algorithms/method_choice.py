@@ -6,37 +6,37 @@ In this order (the first that applies):
    handle them, Cotter et al. 2019).
 2. a differentiable objective (not the hinge) whose only constraint is the box: ``lbfgsb``.
    L-BFGS-B costs one pass over the data per iteration and needs tens to hundreds of them
-   for 1e-9; SGD needs millions of samples for 1e-3 (Adult, n = 32,561, d = 125: 0.3 s
-   against 76 s, docs/method-choice.md).
+   for 1e-9, where SGD needs millions of samples for 1e-3 (measured:
+   docs/method-choice.md#the-rule).
 3. a program small enough: ``exact_qp`` (hinge LP, QPs) or ``exact_conic`` (logistic
    through exponential cones), both by Clarabel. An interior point takes 20-40 iterations
    whatever the tolerance, each a sparse LDL factorization of the program's KKT matrix, whose
    cost grows faster than its nonzeros. :func:`exact_work` counts them: the data's, the
    constraint rows', d^2 for the coordinates' block, and :data:`CONE_WORK` per example for
-   the logistic's two exponential cones. Exact when it is at most :data:`EXACT_MAX_WORK`:
-   ``bench/method_crossover.py`` measured Clarabel at 0.02-0.6 s up to 160,000, 1-6 s at
-   330,000-1,040,000 (13 s for a dense hinge at 1.0 million) and 6-21 s at 1.5-2.4 million,
-   while the LightTouch family's defaults took 12-93 s on the full-size hinge and logistic
-   rows of ``bench/defaults_matrix.py`` (1.0-2.0 million), and on the logistic one with
-   10,000 rows (2.0 million, Clarabel 17 s) ran to a 300 s limit (see
-   docs/method-choice.md). The LightTouch paper's lattice (d = 4,096, m = 24,576,
-   n = 612,587; Clarabel 800-1,000 s, LightTouch 1% in 4.5 s) is over 16.8 million (d^2 alone).
+   the logistic's two exponential cones. Exact when it is at most :data:`EXACT_MAX_WORK`,
+   the size up to which Clarabel took less time than the LightTouch family's defaults
+   (``bench/method_crossover.py`` against ``bench/defaults_matrix.py``, measured:
+   docs/method-choice.md#where-the-crossover-lies-measured). The LightTouch paper's lattice
+   (d = 4,096, m = 24,576, n = 612,587) is over 16.8 million (d^2 alone), where LightTouch
+   reaches 1% long before Clarabel ends (measured: docs/benchmarks.md, accuracy per second).
 4. otherwise the LightTouch family (LightTouch paper, §3.2): FullTouch when m <= 16
    (checking everything is as cheap as sampling) — Epro-SGD instead when l2 > 0, Epro-ORDA
-   when also l1 > 0 (O(1/T) rates, and ORDA's proximal steps measured 7-19x closer than
-   Epro-SGD with l1, bench/results/epro_rate.json) — and LightTouch above 16.
+   when also l1 > 0 (O(1/T) rates, and with l1 ORDA's proximal steps land closer to the
+   optimum than Epro-SGD's, measured by ``bench/epro_rate.py``:
+   docs/algorithms.md#strongly-convex-problems-epro-sgd-and-epro-orda) — and LightTouch
+   above 16.
 
 Networks and softmax objectives never come here (:mod:`worker.pipeline.network`). One whose
 only constraint is the box (one differentiable term, no rate constraints,
 :func:`~worker.algorithms.lbfgsb_network.network_box_only`) comes to :func:`choose_network`:
 full-batch L-BFGS-B when :func:`network_work`, n P, is at most :data:`NETWORK_MAX_WORK`
-(``bench/network_crossover.py``: a one-hidden-layer MLP on 1,000 to 128,000 rows took 0.1-27 s
-by L-BFGS-B against the games' 5-145 s; docs/method-choice.md) and the objective is convex
-(linear scores, no hidden layer) or has an l2 penalty; the games otherwise, as every other
-network problem. Without a penalty a network's full-batch minimizer fits the training set:
-on the digits MLP L-BFGS-B tested at 3.18% error (mean of 5 seeds) against the games'
-1.89%, which stop at a training loss near 4e-4; with ``l2: 1e-4`` it tested at 1.5% in
-0.2 s where the games took 8-30 s. A robust ``max_of`` of a linear model over convex losses
+(up to which ``bench/network_crossover.py`` found L-BFGS-B faster than the games at every
+size) and the objective is convex (linear scores, no hidden layer) or has an l2 penalty; the
+games otherwise, as every other network problem. Without a penalty a network's full-batch
+minimizer fits the training set and tests worse than the games, which stop at their
+tolerance; with one, L-BFGS-B tests about as well in a fraction of the games' time (measured:
+docs/method-choice.md#networks-whose-only-constraint-is-the-box). A robust ``max_of`` of a
+linear model over convex losses
 (:func:`~worker.algorithms.robust_form.exact_robust_applies`) comes to :func:`choose_robust`:
 its epigraph program is exact (``exact_conic`` with a logistic term, else ``exact_qp``) when
 :func:`robust_work` is at most :data:`EXACT_MAX_WORK`, by the same measure as rule 3, and
@@ -56,17 +56,18 @@ from worker.problem.compiled import QUADRATIC, CompiledProblem
 from worker.problem.network import NetworkProblem
 
 FULLTOUCH_MAX_M = 16
-#: The largest program an exact method takes, in :func:`exact_work`: about 15-30 seconds of
-#: Clarabel, less than the LightTouch family takes there (bench/results/method_crossover.json,
-#: defaults_matrix.json; docs/method-choice.md).
+#: The largest program an exact method takes, in :func:`exact_work`: Clarabel takes less
+#: there than the LightTouch family (bench/results/method_crossover.json,
+#: defaults_matrix.json; measured: docs/method-choice.md#where-the-crossover-lies-measured).
 EXACT_MAX_WORK = 2_500_000
 #: An example of a logistic loss costs as many nonzeros as this (its variables t, a, e and
-#: six cone rows; 0.4 ms each at n = 16,000, d = 10 against 0.19 ms for the hinge).
+#: six cone rows; measured: docs/method-choice.md#where-the-crossover-lies-measured).
 CONE_WORK = 25
 #: The largest network L-BFGS-B trains when ``auto`` chooses, in :func:`network_work`: it
-#: was 5-120x faster than the games at every size measured up to here, 135 million on noisy
-#: labels and 270 million on the digits (bench/results/network_crossover_*.json,
-#: docs/method-choice.md); beyond it the games, whose steps cost the same whatever n.
+#: was faster than the games at every size measured up to here, 135 million on noisy labels
+#: and 270 million on the digits (bench/results/network_crossover_*.json, measured:
+#: docs/method-choice.md#networks-whose-only-constraint-is-the-box); beyond it the games,
+#: whose steps cost the same whatever n.
 NETWORK_MAX_WORK = 250_000_000
 
 

@@ -16,9 +16,9 @@ eta^2 sigma^2, floats above its floor by about eta sigma^2 / (2 s) on noise alon
 stationary mean of a reflected random walk), taking weight from the objective. Rates over
 small subsets are that noisy (sigma^2 ~ 1 / (k_r p) for a share p of the examples): Adult's
 TPR parity over the six sex x race cells in both directions (12 constraints, sigma^2 = 5.4
-against 0.8 for §6.2's four groups) left at 1.0 only 0.01-0.13 of lambda on the objective
-and a test error 3.2 points above ExponentiatedGradient's; at 0.046 it is within 0.3 points
-(docs/algorithms.md).
+against 0.8 for §6.2's four groups) left at 1.0 little of lambda on the objective and a test
+error well above ExponentiatedGradient's, and the lowered step closes the gap (measured:
+docs/algorithms.md#rate-constraints-and-the-two-player-games).
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ Defaults:
   the multipliers held, then AdaGrad's per-coordinate step half the largest distance a
   coordinate went (the step its regret bound asks for on a box of that width, Duchi, Hazan &
   Singer 2011). A fixed step cannot suit every scale: 0.05 left a robust problem with
-  features of scale 0.03 +3.75% above its min-max after 2,000 steps. With hidden layers it
+  features of scale 0.03 well above its min-max (measured:
+  docs/stopping-rules.md#automatic-steps). With hidden layers it
   stays AdaGrad's :data:`AUTO_ETA`, so a coordinate moves by about eta_w / sqrt(t) after t
   steps of steady gradients whatever their scale (the paper's §6 grid-searched powers of
   two; measured on the corrupted digits and Adult, bench/robust_digits.py).

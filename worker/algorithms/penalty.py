@@ -32,9 +32,9 @@ VIOLATION_TOLERANCE = 1e-3
 SAFETY_FACTOR = 2.0
 GAMMA_CEILING = 1e6
 #: Inner LSMR iterations per step of the bounded least squares. Unbounded, LSMR runs to its
-#: own tolerance at every step: on the paper's lattice early in a run, with all 24,576
-#: ordering rows active, that took 30 s of a 5 s time limit for a sum of multipliers that
-#: 1,000 iterations give within 0.02% in a fifth of the time.
+#: own tolerance at every step, which on the paper's lattice with every ordering row active
+#: took longer than a run's time limit for little more accuracy in the sum of multipliers
+#: (measured: docs/algorithms.md, "Automatic γ").
 LSMR_ITERATIONS = 1_000
 #: One checkpoint raises gamma at most this much: estimates at a poorly converged average
 #: overshoot, and a too-large gamma slows every later step.

@@ -8,14 +8,11 @@ objective f_low is below f everywhere, so
     LB = min { f_low(w) : A w <= b, lower <= w <= upper }  <=  min over the same set of f,
 
 an LP with d + k variables and m + k rows for k kept examples, solved by HiGHS's interior
-point to its tolerances (without crossover, which took most of the LP's 138 s at 6.1M pairs
-and does not change the value). When w_ref is near
-the optimum, the examples away from the kink lie on the same piece at the optimum and LB is
-close to it: with the LightTouch paper's lattice problem (d = 4,096, m = 24,576,
-n = 612,587) and the projected mean of a 60-second run (+0.24% above the exact optimum),
-keeping no example gave LB 1.07% below the optimum in 1.8 s, the 2,801 within 0.01 of the
-kink 0.23% below in 8 s, the 8,340 within 0.03 0.038% below in 15-20 s (README "Certified
-lower bound").
+point to its tolerances (without crossover, which took most of the LP's time at 6.1M pairs
+and does not change the value). When w_ref is near the optimum, the examples away from the
+kink lie on the same piece at the optimum and LB is close to it; more kept examples give a
+tighter bound in a larger LP (measured on the LightTouch paper's lattice problem:
+docs/guarantees.md#certified-lower-bound).
 
 Only plain hinge objectives (``pairwise_hinge`` compiles to one) without l1, l2 or rate
 constraints and with their examples in memory have this LP; :func:`hinge_lower_bound`
@@ -41,18 +38,17 @@ BAND = 0.01
 KEEP = 4096
 #: While the bound leaves the answer more than TARGET (relative) from it and the time allows,
 #: the band doubles, at most WIDENINGS times: the examples that change piece between the
-#: answer and the optimum lie within a margin distance that does not shrink with n, and at
-#: 3x the paper's pairs an answer 0.1% above the optimum needed more than 0.01 (the 8,185
-#: examples within it bound the optimum 0.83% below; the 15,701 within 0.02, 0.38% below).
-#: TARGET is the 1% a default job's answer is certified within (docs/guarantees.md): wider
-#: LPs cost minutes near the optimum.
+#: answer and the optimum lie within a margin distance that does not shrink with n, so at a
+#: few times the paper's pairs BAND no longer holds them (measured:
+#: docs/guarantees.md#certified-lower-bound). TARGET is the 1% a default job's answer is
+#: certified within: wider LPs cost minutes near the optimum.
 TARGET = 1e-2
 WIDENINGS = 2
 #: The LP's time limit: this share of the seconds the algorithm ran, at least MIN_SECONDS and
 #: at most MAX_SECONDS, so the bound adds at most a quarter to a long solve and a job still
-#: ends within the minute a work horse is given after its time limit. (An ordering chain over
-#: d = 100,000 coordinates with 50,000 examples took 96 s; d = 1,000,000 was still running
-#: after 300 s.)
+#: ends within the minute a work horse is given after its time limit. (A long ordering chain
+#: needs more than MAX_SECONDS, and its job ends without a bound: measured,
+#: docs/guarantees.md#certified-lower-bound.)
 TIME_SHARE = 0.25
 MIN_SECONDS = 10.0
 MAX_SECONDS = 30.0

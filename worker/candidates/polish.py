@@ -16,23 +16,22 @@ is ``"optimal"``.
 Each round sets r from its center so that the LP keeps :data:`EXAMPLES` hinges besides those
 on the kink (the EXAMPLES-th smallest |z_i - 1| / |x_i|_1 that is not 0); when no more
 examples are off the kink, r is infinite and one LP gives the exact optimum. A fixed r let
-the kept examples grow as margins gathered near the kink (4,096 to 15,000 on a 2^8 lattice
-with 20,000 pairs, 3 s per LP); a count keeps every LP small. But the same count lies
-nearer the kink as the pairs grow, and a step that reaches a side of the trust region was
-held back by it: the count then doubles, up to :data:`GROWTH` times the first (at 3x the
-paper's pairs, 4,096 moved the answer by a steady 4.5e-5 a round, which the estimate below
-read as convergence at +0.24%; growing to 16,384 the polish stops at +0.1%). Each LP is HiGHS's
-interior point without crossover (a crossover once ran for minutes at the paper's size; the
-pipeline projects the answer anyway).
+the kept examples grow as margins gathered near the kink, and every LP with them; a count
+keeps every LP small. But the same count lies nearer the kink as the pairs grow, and a step
+that reaches a side of the trust region was held back by it: the count then doubles, up to
+:data:`GROWTH` times the first (a fixed count's steady small steps read as convergence well
+short of the tolerance at a few times the paper's pairs; measured:
+docs/guarantees.md#polishing-hinge-loss-lps). Each LP is HiGHS's interior point without
+crossover (a crossover once ran for minutes at the paper's size; the pipeline projects the
+answer anyway).
 
 Once the count stays, rounds shrink the excess over the optimum geometrically, so the
 remaining excess is about Delta_k rho / (1 - rho), with Delta_k the last round's decrease and
 rho the larger of the last two ratios of decreases at that count; the polish stops with
 ``"tolerance"`` when that is at most ``tolerance * f``, with ``"time_limit"`` at the deadline,
-and with ``"stalled"`` when a round does not lower f (the LP's own tolerances). With the
-LightTouch paper's lattice problem (d = 4,096, m = 24,576, n = 612,587) from a 30-second
-LightTouch run, 7 LPs of ~0.5 s took the answer to +0.093% of the exact optimum (README
-"Polishing hinge-loss LPs").
+and with ``"stalled"`` when a round does not lower f (the LP's own tolerances). What it
+takes on the LightTouch paper's lattice problem (d = 4,096, m = 24,576, n = 612,587) is
+measured in docs/guarantees.md#polishing-hinge-loss-lps.
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ never see half an entry. Reading an entry refreshes its modification time; when 
 size passes the cap the least recently used entries are removed. The total is a scan of
 every entry, so a process keeps its own tally (its last scan plus what it stored since) and
 scans again only when the tally passes the cap or is :data:`RESCAN_S` old: a job's new files
-cost no scan each (0.19 s for three terms' six files over 260 entries), and the cap holds
-up to what other processes store within that time.
+cost no scan each (a scan can take longer than a small job's solve; measured:
+docs/benchmarks.md#fixed-costs-measured), and the cap holds up to what other processes
+store within that time.
 
 Entries are memory-mapped copy-on-write: a hit copies nothing (pages come from the page
 cache as they are touched), the arrays are ordinary writable ndarrays, and a write changes

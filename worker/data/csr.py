@@ -30,8 +30,8 @@ def as_csr(matrix, *, drop_zeros: bool = False) -> sp.csr_matrix:
 
 def _dense_as_csr(matrix: np.ndarray) -> sp.csr_matrix:
     """A dense (r, c) array's nonzeros as canonical CSR, built from its row-major nonzero
-    mask: half the time of scipy's route through COO (20,000 x 50: 11 ms against 23 ms),
-    which a dense table pays on every solve."""
+    mask: faster than scipy's route through COO, which a dense table would pay on every solve
+    (measured: docs/benchmarks.md#fixed-costs-measured)."""
     with np.errstate(over="ignore", invalid="ignore"):
         dense = np.asarray(matrix, dtype=np.float64)
     nonzero = dense != 0
@@ -44,9 +44,9 @@ def _dense_as_csr(matrix: np.ndarray) -> sp.csr_matrix:
 
 def for_products(matrix: sp.csr_matrix) -> np.ndarray | sp.csr_matrix:
     """A CSR matrix (r, c) as held for many products M x and M' y: dense when at least
-    :data:`DENSE_MIN_DENSITY` of its entries are non-zero (a BLAS product: at 20,000 x 50,
-    0.45 ms against CSR's 0.7 ms for M x and 0.96 ms for M' y; the copy takes 1.4 ms and at
-    most 16 bytes a non-zero), else ``matrix`` itself."""
+    :data:`DENSE_MIN_DENSITY` of its entries are non-zero (a BLAS product is then faster than
+    CSR's, and the copy takes at most 16 bytes a non-zero; measured:
+    docs/benchmarks.md#fixed-costs-measured), else ``matrix`` itself."""
     cells = matrix.shape[0] * matrix.shape[1]
     return matrix.toarray() if cells and matrix.nnz >= DENSE_MIN_DENSITY * cells else matrix
 

@@ -120,8 +120,8 @@ def read_examples(features: MatrixValue, labels: VectorValue | None, path: str, 
     once. Label values are not judged here: which values a loss accepts is the compiler's
     call. Features from a reference keep their file's form (CSR from a sparse file, dense
     from a dense one): the engine compiles examples to CSR, so turning a sparse file's
-    dense-enough rows into an array would only be undone (at 20,000 x 50, 15 ms of a 50 ms
-    logistic regression).
+    dense-enough rows into an array would only be undone, at a cost a small solve notices
+    (measured: docs/benchmarks.md#fixed-costs-measured).
     """
     features_path, labels_path = f"{path}.features", f"{path}.labels"
     if labels is not None:

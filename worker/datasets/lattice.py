@@ -297,8 +297,8 @@ def write_problem(
     algorithm : str
         Solver algorithm written in the spec.
     compressed : bool
-        Deflate the npz files: about 28% smaller at D = 12, but ~20x slower to write
-        (3.5 s per file at paper size) and ~4x slower to load.
+        Deflate the npz files: smaller, but much slower to write and to load (measured:
+        docs/benchmarks.md#fixed-costs-measured).
 
     Returns
     -------

@@ -80,8 +80,8 @@ from worker.settings import DaskSettings, DataSettings
 from worker.stats import Stats, stat
 
 #: ``workers: auto`` keeps the batch phase in-process below this many feature nonzeros:
-#: a full gradient over 612k rows takes 42 ms serially and 140-225 ms on a LocalCluster,
-#: so a cluster pays off only for data near one machine's memory.
+#: a cluster's rounds cost more than a serial full gradient except on data near one
+#: machine's memory (measured: docs/algorithms.md#big-data-svrg-ol-and-a-dask-cluster).
 SMALL_DATA_NONZEROS = 2**28
 
 #: The same threshold for data the workers read from files, in bytes of the files.

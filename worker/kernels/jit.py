@@ -3,9 +3,10 @@
 The kernels take their arrays in namedtuple bundles (:mod:`worker.kernels.layout`). numba's
 runtime counts references to every array taken out of a bundle, and its pruning pass does not
 remove the counts across nested calls: on the lattice problem of ``bench/iteration_bench.py``
-the atomic increments and decrements made one example's subgradient cost 2.2 µs instead of
-0.3 µs. The kernels here allocate nothing (their callers allocate every array), so they are
-compiled without the runtime and count nothing. A kernel that must allocate uses ``njit``.
+the atomic increments and decrements made one example's subgradient cost several times the
+arithmetic (measured: docs/algorithms.md, "Fast iterations"). The kernels here allocate
+nothing (their callers allocate every array), so they are compiled without the runtime and
+count nothing. A kernel that must allocate uses ``njit``.
 """
 
 from __future__ import annotations

@@ -31,7 +31,8 @@ def slope(score, label):
 
 def reference_value(score: np.ndarray, label: np.ndarray) -> np.ndarray:
     """log(1 + exp(z)) = max(z, 0) + log1p(exp(-|z|)) for z = -y s, elementwise: the same
-    values as ``np.logaddexp(0, z)`` in 60% of its time (L-BFGS-B evaluates it every step)."""
+    values as ``np.logaddexp(0, z)`` in less time, which counts because L-BFGS-B evaluates it
+    every step (measured: docs/benchmarks.md#fixed-costs-measured)."""
     z = -label * score
     return np.maximum(z, 0.0) + np.log1p(np.exp(-np.abs(z)))
 

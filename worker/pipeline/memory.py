@@ -28,9 +28,8 @@ _BYTES_PER_NONZERO = 12 + 16
 #: pairs), and the kernels' copy (16) of rows padded to up to 1.25 times the entries
 #: (:data:`worker.algorithms.arrays.PAD_SLACK`).
 #: Beyond the live arrays the process keeps 9 more resident (what the allocator holds of the
-#: lowering's and the compile's freed temporaries): at 6.1M pairs the job's resident memory
-#: rose 7.6 GB over its start, where the arrays above are 6.3 GB (and an earlier estimate of
-#: 28 bytes an entry, 4.1 GB, was under a peak of 11.8 GB).
+#: lowering's and the compile's freed temporaries; measured at 6.1M pairs:
+#: docs/benchmarks.md#scale-the-paper-lattice-from-raw-pairs).
 _BYTES_PER_EXAMPLE_ENTRY = 12 + 12 + 16 * 1.25 + 9
 #: An example's vectors: labels and row starts (compiled and the kernels'), and the polish's
 #: and the lower bound's margins, reaches, distances, their order and masks.
