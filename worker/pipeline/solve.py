@@ -23,6 +23,7 @@ from worker.distributed.batch import PartitionedBatch, open_partitioned
 from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions
 from worker.model_types import MODEL_TYPES
+from worker.model_types.record import Lowering
 from worker.pipeline.memory import (
     check_memory,
     declared_parts,
@@ -31,7 +32,7 @@ from worker.pipeline.memory import (
 )
 from worker.pipeline.network import solve_network
 from worker.pipeline.polishing import algorithm_options, polished_candidates, polishes
-from worker.pipeline.reporting import add_report, data_source, refuse_split
+from worker.pipeline.reporting import Reported, data_source, refuse_split, report_result
 from worker.pipeline.scoring import LinearScoring
 from worker.pipeline.summary import SummaryStats
 from worker.pipeline.summary import summarize as summarize_scored
@@ -62,13 +63,17 @@ class JobSettings:
     cluster: DaskSettings
 
 
-@dataclass
+@dataclass(frozen=True)
 class Solved:
-    """A job solved and reported on, before its stats are merged: the Result and the records
-    of the stages that ran (None: a stage that did not), in order."""
+    """A job solved and reported on, before its Result is assembled (:func:`_assembled`):
+    the Result the summary made, the records of the stages that ran (None: a stage that did
+    not), in order, what the report stage adds, and the bytes the partitions read (counted
+    with the data source's)."""
 
     result: Result
-    records: list[Stats | None]
+    records: tuple[Stats | None, ...]
+    reported: Reported = Reported()
+    partition_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -158,13 +163,25 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
     lowered = MODEL_TYPES[model.model.type].lower(model, source)   # the compilers' spec
     solved = _solved_by_kind(lowered.spec, lowered.source, settings, earlier, progress,
                              started, max_job_bytes)
-    result = solved.result
+    return _assembled(solved, lowered, started)
+
+
+def _assembled(solved: Solved, lowered: Lowering, started: float) -> Result:
+    """The job's Result, built once from what each stage returned: the summary's Result
+    with the report stage's report and notes, the model type's description of the deployed
+    solution, and every stage's stats merged in order (the data source's last, with what the
+    partitions read, then the job's own)."""
+    result, reported = solved.result, solved.reported
+    update: dict[str, Any] = {"report": reported.report,
+                              "notes": [*result.notes, *reported.notes]}
     described = lowered.describe(deployed_solution(result))
     if described is not None:
-        result.model = described
-    result.stats = merged(*solved.records, lowered.source.stats,
-                          JobStats(time.perf_counter() - started))
-    return result
+        update["model"] = described
+    loaded = lowered.source.stats
+    loaded = replace(loaded, bytes_read=loaded.bytes_read + solved.partition_bytes)
+    update["stats"] = merged(*solved.records, reported.stats, loaded,
+                             JobStats(time.perf_counter() - started))
+    return result.model_copy(update=update)
 
 
 def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
@@ -181,7 +198,7 @@ def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
         result, records = solve_network(
             model, problem, warm_options(options, earlier, problem.network.parameters),
             progress)
-        solved = Solved(result, [*records, LoadTime(load_s)])
+        solved = Solved(result, (*records, LoadTime(load_s)))
     elif (plan := plan_partitions(model, source.roots, svrg.partition_rows,
                                   settings.cluster.partition_bytes, settings.data)) is None:
         problem = compile_problem(model, source)
@@ -195,12 +212,11 @@ def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
             check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
             solved = _solved(model, problem, warm_options(options, earlier, problem.d),
                              progress, started, batch)
-            solved.records.append(PartitionStats(len(plan.pieces), batch.value_rounds,
-                                                 batch.value_bytes))
-        source.stats.bytes_read += plan.size      # what the partitions read
-        return solved
-    solved.records.append(add_report(model, problem, source, solved.result))
-    return solved
+            partitions = PartitionStats(len(plan.pieces), batch.value_rounds,
+                                        batch.value_bytes)
+        return replace(solved, records=(*solved.records, partitions),
+                       partition_bytes=plan.size)
+    return replace(solved, reported=report_result(model, problem, source, solved.result))
 
 
 def deployed_solution(result: Result) -> np.ndarray:
@@ -237,7 +253,7 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
         with_lower_bound=model.output.lower_bound and not certified, values=values,
         n=None if batch is None else batch.n, deadline=started + options.time_limit_s,
         tolerance=options.tolerance)
-    return Solved(result, [trajectory.run, polished, summary, LoadTime(load_s)])
+    return Solved(result, (trajectory.run, polished, summary, LoadTime(load_s)))
 
 
 def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: bool,
