@@ -42,25 +42,10 @@ from worker.problem.compile import DataSource, compile_problem
 from worker.problem.compile_network import compile_network_problem
 from worker.problem.compiled import CompiledProblem
 from worker.result import Result
-from worker.settings import (
-    DaskSettings,
-    DataSettings,
-    data_roots,
-    data_settings,
-    read_settings,
-)
+from worker.settings import DaskSettings, JobSettings, call_settings
 from worker.spec.models import Solver, Spec, parse_spec
 from worker.spec.solver import Output
 from worker.stats import Stats, merged, stat
-
-
-@dataclass(frozen=True)
-class JobSettings:
-    """The settings one job runs under, resolved once by :func:`solve`: the data settings
-    with the job's budget, and the Dask cluster's."""
-
-    data: DataSettings
-    cluster: DaskSettings
 
 
 @dataclass(frozen=True)
@@ -127,42 +112,46 @@ def solver_options(solver: Solver, cluster: DaskSettings) -> SolverOptions:
 
 def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None, *,
           roots: Sequence[Path] | None = None, max_job_bytes: int | None = None,
-          earlier: Result | None = None) -> Result:
+          earlier: Result | None = None, settings: JobSettings | None = None) -> Result:
     """Solve one problem in this process and return its :class:`~worker.result.Result`.
 
     Parameters
     ----------
     spec : dict or Spec
-        A problem spec (README "Problem spec"); invalid specs raise
+        A problem spec (docs/spec.md#problem-spec-v1); invalid specs raise
         :class:`~worker.errors.SpecError`.
     progress : callable, optional
         Called with a :class:`~worker.algorithms.loop.Progress` between chunks.
     roots : sequence of Path, optional
         Directories ``file://`` URIs may read; default ``LIGHTTOUCH_DATA_ROOTS`` or the cwd.
+        Not with ``settings`` (their ``roots``).
     max_job_bytes : int, optional
         Refuse (:class:`~worker.errors.SpecError`) a problem whose memory estimate exceeds
         it, from the spec before reading data and again once the data are compiled; also
         the budget of each file read. Default ``LIGHTTOUCH_MAX_JOB_BYTES`` for the files and
-        no check of the estimate.
+        no check of the estimate. Not with ``settings`` (their ``memory_limit`` and
+        ``data.max_job_bytes``).
     earlier : Result, optional
         The earlier job's Result that ``solver.warm_start.job`` names (the queue looks it
         up); a ``solver.warm_start.result`` file is read here.
-
-    Settings are resolved here, once, and passed down.
+    settings : JobSettings, optional
+        The job's settings, resolved once at its edge
+        (:func:`worker.settings.job_settings`: the CLI, the queue's task and the Python API
+        do) and passed down. Without them this call is its own edge: it resolves them from
+        ``roots``, ``max_job_bytes`` and the environment.
     """
     started = time.perf_counter()
     model = parse_spec(spec)
+    settings = call_settings(settings, roots, max_job_bytes)
     if model.sweep is not None:
         return solve_sweep(model, lambda variant, neighbour: solve(
-            variant, progress, roots=roots, max_job_bytes=max_job_bytes, earlier=neighbour),
-            earlier)
-    check_memory(declared_parts(model), max_job_bytes)
+            variant, progress, earlier=neighbour, settings=settings), earlier)
+    check_memory(declared_parts(model), settings.memory_limit)
     earlier = warm_result(model, earlier)
-    settings = JobSettings(data_settings(max_job_bytes), read_settings(DaskSettings))
-    source = data_source(model, roots if roots is not None else data_roots(), settings.data)
+    source = data_source(model, settings.roots, settings.data)
     lowered = MODEL_TYPES[model.model.type].lower(model, source)   # the compilers' spec
     solved = _solved_by_kind(lowered.spec, lowered.source, settings, earlier, progress,
-                             started, max_job_bytes)
+                             started)
     return _assembled(solved, lowered, started)
 
 
@@ -185,15 +174,15 @@ def _assembled(solved: Solved, lowered: Lowering, started: float) -> Result:
 
 
 def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
-                    earlier: Result | None,
-                    progress: ProgressCallback | None, started: float,
-                    max_job_bytes: int | None) -> Solved:
+                    earlier: Result | None, progress: ProgressCallback | None,
+                    started: float) -> Solved:
     """Compile the problem as its kind needs (a network; rows in memory; rows in partitions,
     for SVRG OL on files), check its memory estimate, solve it and report on it."""
     svrg, options = model.solver.svrg, solver_options(model.solver, settings.cluster)
     if model.network:  # networks, multiclass and robust objectives are never partitioned
         problem = compile_network_problem(model, source, MODEL_TYPES[model.model.type])
-        check_memory(network_memory_parts(problem, model.solver.candidates), max_job_bytes)
+        check_memory(network_memory_parts(problem, model.solver.candidates),
+                     settings.memory_limit)
         load_s = time.perf_counter() - started
         result, records = solve_network(
             model, problem, warm_options(options, earlier, problem.network.parameters),
@@ -202,14 +191,14 @@ def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
     elif (plan := plan_partitions(model, source.roots, svrg.partition_rows,
                                   settings.cluster.partition_bytes, settings.data)) is None:
         problem = compile_problem(model, source)
-        check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
+        check_memory(memory_parts(problem, model.solver.candidates), settings.memory_limit)
         solved = _solved(model, problem, warm_options(options, earlier, problem.d),
                          progress, started)
     else:
         refuse_split(model)
         with open_partitioned(plan, options.svrg, model.solver.seed, settings.data) as batch:
             problem = compile_problem(model, source, width_elsewhere=batch.d)
-            check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
+            check_memory(memory_parts(problem, model.solver.candidates), settings.memory_limit)
             solved = _solved(model, problem, warm_options(options, earlier, problem.d),
                              progress, started, batch)
             partitions = PartitionStats(len(plan.pieces), batch.value_rounds,
