@@ -8,6 +8,7 @@ from typing import Any
 from lighttouch.arrays import encode_arrays
 from worker.pipeline.solve import solve as solve_spec
 from worker.result import Result
+from worker.settings import job_settings
 
 
 def solve(spec: dict[str, Any], progress: Callable[[Any], None] | None = None) -> Result:
@@ -17,6 +18,7 @@ def solve(spec: dict[str, Any], progress: Callable[[Any], None] | None = None) -
     ``data:`` URIs of their ``.npy``/``.npz`` bytes (:mod:`lighttouch.arrays`), exactly as
     :class:`lighttouch.Client` sends them, so both give the same answer for the same seed.
     ``progress`` is called between chunks with the engine's progress report. Invalid specs
-    raise :class:`~lighttouch.SpecError` naming the JSON path of each bad field.
+    raise :class:`~lighttouch.SpecError` naming the JSON path of each bad field. The engine's
+    settings (``LIGHTTOUCH_*``: data roots, data limits, the Dask cluster) are read here, once.
     """
-    return solve_spec(encode_arrays(spec), progress=progress)
+    return solve_spec(encode_arrays(spec), progress=progress, settings=job_settings())

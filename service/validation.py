@@ -27,7 +27,7 @@ from typing import Any
 from worker.data.references import check_references
 from worker.errors import DataError, LightTouchError, SpecError
 from worker.pipeline.memory import check_memory, declared_parts
-from worker.settings import data_roots
+from worker.settings import data_roots, job_settings
 from worker.spec.models import parse_spec
 
 #: Address space a validation child may take beyond its start and the per-job budget: the
@@ -120,7 +120,7 @@ def _child(send: Connection, raw: Any, max_job_bytes: int) -> None:
 
     _limit_address_space(max_job_bytes + HEADROOM_BYTES)
     try:
-        answer: tuple = ("ok", summarize_spec(raw, max_job_bytes=max_job_bytes))
+        answer: tuple = ("ok", summarize_spec(raw, settings=job_settings(max_job_bytes)))
     except SpecError as error:
         answer = ("spec", error.issues)
     except DataError as error:

@@ -12,7 +12,7 @@ from scipy.optimize import nnls
 
 import worker.projection as projection
 from worker.problem.compiled import ConstraintSet
-from worker.projection import Projection, project
+from worker.projection import Projection, project, project_box
 
 TOL_X = 1e-6          # agreement with the CVXPY reference
 TOL_VIOLATION = 1e-7  # residual violation of every returned "optimal" solution
@@ -258,9 +258,11 @@ def test_orderings_with_bounds_varying_on_a_piece_take_qp_path():
 def test_no_constraints_clips_to_box():
     cons = ConstraintSet(sp.csr_matrix((0, 4)), np.zeros(0))
     lower, upper = np.array([0.0, -np.inf, -1.0, 2.0]), np.array([1.0, 0.0, np.inf, 2.0])
-    result = project(np.array([3.0, 5.0, -7.0, 0.0]), cons, lower, upper)
-    assert (result.method, result.status, result.max_violation) == ("clip", "optimal", 0.0)
-    np.testing.assert_array_equal(result.solution, [1.0, 0.0, -1.0, 2.0])
+    point = np.array([3.0, 5.0, -7.0, 0.0])
+    for result in (project(point, cons, lower, upper), project_box(point, lower, upper)):
+        assert (result.method, result.status, result.max_violation) == ("clip", "optimal", 0.0)
+        np.testing.assert_array_equal(result.solution, [1.0, 0.0, -1.0, 2.0])
+    assert project_box(point, np.full(4, 3.0), np.full(4, 2.0)).status == "infeasible"
 
 
 def test_single_chain_is_isotonic_regression():

@@ -14,7 +14,13 @@ from service.auth import DEV_TENANT, KeyRing
 from service.errors import Unauthorized
 from service.settings import ServiceSettings, client_settings, load_service_settings
 from worker.errors import ConfigError
-from worker.settings import child_environment, data_roots, load_settings
+from worker.settings import (
+    call_settings,
+    child_environment,
+    data_roots,
+    job_settings,
+    load_settings,
+)
 
 
 @pytest.mark.parametrize(("variable", "value"), [
@@ -91,6 +97,18 @@ def test_data_roots(monkeypatch, tmp_path):
     assert data_roots() == [tmp_path.resolve(), (tmp_path / "b").resolve()]
     monkeypatch.delenv("LIGHTTOUCH_DATA_ROOTS")
     assert data_roots() == [Path.cwd()]
+
+
+def test_a_jobs_settings_hold_its_budget_and_roots(monkeypatch, tmp_path):
+    monkeypatch.setenv("LIGHTTOUCH_DATA_ROOTS", str(tmp_path))
+    settings = job_settings(2**30)
+    assert settings.roots == (tmp_path.resolve(),)
+    assert settings.data.max_job_bytes == settings.memory_limit == 2**30
+    assert job_settings(roots=[Path("/srv")]).roots == (Path("/srv"),)
+    assert job_settings().memory_limit is None
+    assert call_settings(settings, None, None) is settings
+    with pytest.raises(ValueError, match="in the settings"):
+        call_settings(settings, [tmp_path], None)
 
 
 def test_api_keys_map_keys_to_tenants(monkeypatch):

@@ -17,6 +17,7 @@ from worker.errors import DataError, SpecError
 from worker.pipeline.validate import summarize_spec
 from worker.report.schema import Report
 from worker.result import Result
+from worker.settings import job_settings
 from worker.spec.json_text import decode_spec_json
 
 
@@ -30,15 +31,17 @@ def read_spec(path: str) -> Any:
 
 
 def solve_file(spec_path: str, progress: ProgressCallback | None = None) -> Result:
-    """Solve the spec in ``spec_path``, reporting progress between chunks."""
+    """Solve the spec in ``spec_path``, reporting progress between chunks, under the
+    settings of this process's environment (resolved here, at the command)."""
     from worker.pipeline.solve import solve
 
-    return solve(read_spec(spec_path), progress=progress)
+    return solve(read_spec(spec_path), progress=progress, settings=job_settings())
 
 
 def validate_file(spec_path: str) -> dict:
-    """What the spec would run (sizes, algorithm, memory estimate), without solving."""
-    return summarize_spec(read_spec(spec_path))
+    """What the spec would run (sizes, algorithm, memory estimate), without solving, under
+    the settings of this process's environment (resolved here, at the command)."""
+    return summarize_spec(read_spec(spec_path), settings=job_settings())
 
 
 def predict_file(result_path: str, examples_path: str, mode: str, seed: int) -> dict:

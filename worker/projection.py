@@ -102,10 +102,10 @@ def project(point: np.ndarray, constraints: ConstraintSet, lower: np.ndarray,
     """
     start = time.perf_counter()
     point, lower, upper = _checked(point, constraints, lower, upper, method)
+    if constraints.m == 0:
+        return _clip(point, lower, upper, start)
     if np.any(lower > upper):
         name, x, status = "clip", np.clip(point, lower, upper), "infeasible"
-    elif constraints.m == 0:
-        name, x, status = "clip", np.clip(point, lower, upper), "optimal"
     elif method == "auto" and (x := _isotonic(point, constraints, lower, upper)) is not None:
         name, status = "isotonic", "optimal"
     else:
@@ -116,12 +116,51 @@ def project(point: np.ndarray, constraints: ConstraintSet, lower: np.ndarray,
     return Projection(x, violation, name, status, time.perf_counter() - start)
 
 
+def project_box(point: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> Projection:
+    """Project ``point`` onto the box ``lower <= x <= upper`` alone: :func:`project` with no
+    constraints, the ``"clip"`` path (a per-coordinate clip).
+
+    Parameters
+    ----------
+    point : ndarray, shape (d,)
+        Finite point to project.
+    lower, upper : ndarray, shape (d,)
+        Box W; entries may be ``-inf`` / ``+inf``.
+
+    Returns
+    -------
+    Projection
+        ``method="clip"``; ``status="infeasible"`` when some ``lower > upper``.
+
+    Raises
+    ------
+    ValueError
+        On mismatched shapes, a non-finite point or NaN bounds.
+    """
+    start = time.perf_counter()
+    return _clip(*_checked_arrays(point, lower, upper, None), start)
+
+
+def _clip(point: np.ndarray, lower: np.ndarray, upper: np.ndarray, start: float
+          ) -> Projection:
+    """The ``"clip"`` projection of checked arrays (d,), timed from ``start``."""
+    x = np.clip(point, lower, upper)
+    status = "infeasible" if np.any(lower > upper) else "optimal"
+    return Projection(x, _box_violation(x, lower, upper), "clip", status,
+                      time.perf_counter() - start)
+
+
 def _checked(point, constraints, lower, upper, method):
-    """Validate shapes and convert to float64 arrays of shape (d,)."""
+    """Validate the method, shapes and values; float64 arrays of shape (d,)."""
     if method not in ("auto", "qp"):
         raise ValueError(f"method must be 'auto' or 'qp', got {method!r}")
+    return _checked_arrays(point, lower, upper, constraints.matrix.shape[1])
+
+
+def _checked_arrays(point, lower, upper, d: int | None):
+    """Validate shapes (d,) (None: the point's length) and values; float64 arrays."""
     arrays = [np.asarray(a, dtype=np.float64) for a in (point, lower, upper)]
-    d = constraints.matrix.shape[1]
+    d = arrays[0].shape[0] if d is None and arrays[0].ndim == 1 else d
     if any(a.shape != (d,) for a in arrays):
         raise ValueError(f"point, lower and upper must have shape ({d},), got "
                          f"{[a.shape for a in arrays]}")
@@ -133,8 +172,13 @@ def _checked(point, constraints, lower, upper, method):
 def _violation(x: np.ndarray, constraints: ConstraintSet, lower: np.ndarray,
                upper: np.ndarray) -> float:
     """max(0, max (A x - b), max (lower - x), max (x - upper)) for x of shape (d,)."""
-    parts = [constraints.values(x), lower - x, x - upper]
-    return float(max(0.0, *(np.max(p, initial=0.0) for p in parts)))
+    return max(float(np.max(constraints.values(x), initial=0.0)),
+               _box_violation(x, lower, upper))
+
+
+def _box_violation(x: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> float:
+    """max(0, max (lower - x), max (x - upper)) for x of shape (d,)."""
+    return float(max(0.0, np.max(lower - x, initial=0.0), np.max(x - upper, initial=0.0)))
 
 
 def _isotonic(point: np.ndarray, constraints: ConstraintSet, lower: np.ndarray,

@@ -9,7 +9,9 @@ the variable before any work:
   the spec): hosts http(s) may reach although private, bytes and seconds of one fetch, the
   parsed-data cache, the S3 endpoint and credentials;
 * :class:`EngineSettings`: the directories ``file://`` URIs may read;
-* :class:`DaskSettings`: the cluster of SVRG OL's batch phase.
+* :class:`DaskSettings`: the cluster of SVRG OL's batch phase;
+* :class:`JobSettings`: all of them as one job runs under them, resolved once at the job's
+  edge (the command, the queue's task, the Python API; :func:`job_settings`) and passed down.
 
 Child processes (the local stack's API and workers) get this process's environment with
 changes from :func:`child_environment`.
@@ -19,7 +21,8 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, TypeVar
 
@@ -185,3 +188,64 @@ def load_settings() -> None:
 def child_environment(changes: Mapping[str, str]) -> dict[str, str]:
     """The environment of a child process: this process's, with ``changes``."""
     return {**os.environ, **changes}
+
+
+@dataclass(frozen=True)
+class JobSettings:
+    """The settings one job runs under (:func:`job_settings`).
+
+    Attributes
+    ----------
+    roots : tuple of Path
+        Directories ``file://`` URIs may read.
+    data : DataSettings
+        The data settings, whose ``max_job_bytes`` is the job's budget and each file's.
+    cluster : DaskSettings
+        The cluster of SVRG OL's batch phase.
+    memory_limit : int or None
+        The budget the job's memory estimate is checked against; None: it is not checked.
+    """
+
+    roots: tuple[Path, ...]
+    data: DataSettings
+    cluster: DaskSettings
+    memory_limit: int | None = None
+
+
+def job_settings(max_job_bytes: int | None = None,
+                 roots: Sequence[Path] | None = None) -> JobSettings:
+    """One job's settings, read from the environment at the job's edge.
+
+    Parameters
+    ----------
+    max_job_bytes : int, optional
+        The job's budget: its memory estimate is checked against it, and each file read is
+        held to it. Default: ``LIGHTTOUCH_MAX_JOB_BYTES`` for the files, no check of the
+        estimate.
+    roots : sequence of Path, optional
+        Directories ``file://`` URIs may read; default :func:`data_roots`.
+
+    Returns
+    -------
+    JobSettings
+    """
+    return JobSettings(tuple(roots) if roots is not None else tuple(data_roots()),
+                       data_settings(max_job_bytes), read_settings(DaskSettings),
+                       max_job_bytes)
+
+
+def call_settings(settings: JobSettings | None, roots: Sequence[Path] | None,
+                  max_job_bytes: int | None) -> JobSettings:
+    """The settings of a call that takes either ``settings`` resolved by its caller or
+    ``roots`` and ``max_job_bytes`` (a library call, then its own edge: :func:`job_settings`).
+
+    Raises
+    ------
+    ValueError
+        ``settings`` with ``roots`` or ``max_job_bytes``: they belong in the settings.
+    """
+    if settings is None:
+        return job_settings(max_job_bytes, roots)
+    if roots is not None or max_job_bytes is not None:
+        raise ValueError("give roots and max_job_bytes in the settings, not beside them")
+    return settings

@@ -17,7 +17,7 @@ from worker.errors import SpecError
 from worker.pipeline.memory import declared_parts, memory_parts
 from worker.pipeline.validate import summarize_spec
 from worker.problem.compile import DataSource, compile_problem
-from worker.settings import data_settings
+from worker.settings import data_settings, job_settings
 from worker.spec.models import parse_spec
 from worker.tables.lower import lower_tables
 
@@ -46,7 +46,10 @@ def test_compiled_data_over_the_budget_name_the_data():
         summarize_spec(spec, max_job_bytes=budget)
     with pytest.raises(SpecError) as solved:
         solve(spec, max_job_bytes=budget)
+    with pytest.raises(SpecError) as at_the_edge:       # settings resolved by the caller
+        solve(spec, settings=job_settings(budget))
     assert validated.value.issues[0][0] == solved.value.issues[0][0] == "objective.data"
+    assert at_the_edge.value.issues == solved.value.issues
     assert summarize_spec(spec, max_job_bytes=budget + 1)["memory_estimate_bytes"] == budget + 1
 
 

@@ -12,8 +12,6 @@ import pyarrow.csv as pa_csv
 import pyarrow.feather as feather
 import pyarrow.parquet as pq
 
-FORMATS = ("csv", "parquet", "feather")
-
 
 def write_table(path: Path, columns: dict, fmt: str = "csv") -> dict:
     """Write the columns to ``path`` (its suffix set to the format); the data reference."""

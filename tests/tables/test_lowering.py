@@ -8,14 +8,16 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from tests.tables.raw import FORMATS, curvature_matrix, hat_basis, one_hot, write_table
+from tests.tables.raw import curvature_matrix, hat_basis, one_hot, write_table
 from tests.tables.test_transforms import reference_simplex
 from worker.datasets.lattice import PAPER_DIMS, make_truth, problem_spec, sample_pairs
 from worker.datasets.simplex import simplex_interpolation
 from worker.problem.compile import DataSource, compile_problem
 from worker.settings import data_settings
 from worker.spec.models import parse_spec
+from worker.spec.tables import TABLE_FORMATS
 from worker.tables.lower import lower_tables
+from worker.tables.read import TABLE_READERS
 
 
 def compiled_pair(model_spec: dict, hand_built: dict, root):
@@ -57,7 +59,11 @@ def raw_columns(n: int, seed: int) -> dict:
     return {"x": x, "z": z, "c": c, "y": y, "unused": rng.random(n)}
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_table_format_the_spec_accepts_has_a_reader():
+    assert set(TABLE_READERS) == set(TABLE_FORMATS)
+
+
+@pytest.mark.parametrize("fmt", TABLE_FORMATS)
 def test_calibrated_linear_compiles_to_the_hand_built_problem(tmp_path, fmt):
     columns = raw_columns(300, 0)
     x, z, c, y = (columns[k] for k in "xzcy")

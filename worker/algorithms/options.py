@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -51,7 +50,7 @@ class RunStats(Stats):
     """The run stage's record (:mod:`worker.stats`): the algorithm's own counters, then the
     seconds it ran, and which method ran and why (``auto``'s choice)."""
 
-    algorithm: Mapping[str, Value] | Stats
+    algorithm: Stats
     solve_s: float
     method: str
     method_reason: str
@@ -66,9 +65,8 @@ class Trajectory:
     algorithm: str
     candidates: Candidates
     arrays: ProblemArrays | None
-    #: the algorithm's own record (:mod:`worker.stats`; a plain mapping of entries is
-    #: taken too)
-    stats: Mapping[str, Value] | Stats = field(default_factory=dict)
+    #: the algorithm's own record (:mod:`worker.stats`)
+    stats: Stats
     #: weights (C,) of the algorithm's own mixture of its candidates (the games' theta-bar,
     #: Theorems 2-3), reported next to the shrunk mixture; None for the other algorithms.
     baseline: np.ndarray | None = None
@@ -79,7 +77,7 @@ class Trajectory:
         """The run's stats: the record's entries, or the algorithm's own before it is timed."""
         if self.run is not None:
             return self.run.as_stats()
-        return self.stats.as_stats() if isinstance(self.stats, Stats) else dict(self.stats)
+        return self.stats.as_stats()
 
 
 def start_point(problem, options: SolverOptions, default: np.ndarray | None = None

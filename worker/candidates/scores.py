@@ -17,10 +17,14 @@ import numpy as np
 from worker.kernels.constraints import constraint_values
 from worker.kernels.layout import ProblemArrays
 from worker.kernels.objective import objective_value
-from worker.problem.compiled import CompiledProblem
+from worker.problem.compiled import CompiledProblem, ConstraintSet
 
 #: f at each of K points: (K, d) -> (K,).
 ObjectiveValues = Callable[[np.ndarray], np.ndarray]
+
+#: Values (candidates x rows) of one block of constraint rows scored at once
+#: (:func:`_violated_by_rows`): 8 MiB, so m = 10^6 rows never make a (T, m) matrix.
+BLOCK_VALUES = 2**20
 
 
 @dataclass(frozen=True)
@@ -40,19 +44,12 @@ class Scores:
 def score_candidates(arrays: ProblemArrays, problem: CompiledProblem, solutions: np.ndarray,
                      values: ObjectiveValues | None = None) -> Scores:
     """Evaluate f and every g_i at each candidate (solutions shape (T, d))."""
-    count = solutions.shape[0]
     objectives = (values or on_rows(arrays))(solutions)
-    worst = np.full(problem.m, -np.inf)
-    row = np.empty(problem.m)
-    max_violations = np.zeros(count)
-    for c in range(count):
-        constraint_values(arrays, solutions[c], row)
-        np.maximum(worst, row, out=worst)
-        max_violations[c] = max(0.0, row.max(initial=0.0))
-    columns = np.flatnonzero(worst > 0)
-    sub = problem.constraints.matrix[columns]
-    violations = np.asarray((sub @ solutions.T).T - problem.constraints.rhs[columns])
-    violations = violations.reshape(count, columns.size)
+    if 1 <= arrays.a_width <= 2:    # rows of one or two entries, which the kernel reads
+        columns, violations, max_violations = _violated_by_kernel(arrays, problem.constraints,
+                                                                  solutions)
+    else:
+        columns, violations, max_violations = _violated_by_rows(problem.constraints, solutions)
     if problem.rates is not None:
         rates = problem.rates.values(solutions)
         np.maximum(max_violations, rates.max(axis=1, initial=0.0), out=max_violations)
@@ -60,6 +57,51 @@ def score_candidates(arrays: ProblemArrays, problem: CompiledProblem, solutions:
         columns = np.concatenate([columns, problem.m + hit])
         violations = np.hstack([violations, rates[:, hit]])
     return Scores(objectives, columns, violations, max_violations)
+
+
+def _violated_by_kernel(arrays: ProblemArrays, constraints: ConstraintSet,
+                        solutions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The violated columns, their values (T, k) and each candidate's largest violation, for
+    rows of at most two entries (orderings, lattices, bounds on pairs): the kernel finds the
+    columns, a pass of one or two reads a row per candidate, cheaper than a product of every
+    row with every candidate; the CSR rows then give the values of those columns alone, as
+    for every other layout (the kernel's difference rows ``c (w_a - w_b)`` may differ from
+    the CSR's ``c w_a - c w_b`` in the last bit)."""
+    count = solutions.shape[0]
+    worst = np.full(constraints.m, -np.inf)
+    row = np.empty(constraints.m)
+    max_violations = np.zeros(count)
+    for c in range(count):
+        constraint_values(arrays, solutions[c], row)
+        np.maximum(worst, row, out=worst)
+        max_violations[c] = max(0.0, row.max(initial=0.0))
+    columns = np.flatnonzero(worst > 0)
+    sub = constraints.matrix[columns]
+    violations = np.asarray((sub @ solutions.T).T - constraints.rhs[columns])
+    return columns, violations.reshape(count, columns.size), max_violations
+
+
+def _violated_by_rows(constraints: ConstraintSet, solutions: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_violated_by_kernel` for longer rows, each value computed once: the CSR product
+    of each block of rows with every candidate (the kernel's sums, in the same order, to the
+    bit, but reading each row once, not once per candidate), keeping the rows some candidate
+    violates. A block holds about :data:`BLOCK_VALUES` values."""
+    count = solutions.shape[0]
+    step = max(1, BLOCK_VALUES // max(count, 1))
+    points = np.ascontiguousarray(solutions.T)
+    max_violations = np.zeros(count)
+    columns, kept = [], []
+    for start in range(0, constraints.m, step):
+        block = constraints.matrix[start:start + step] @ points \
+            - constraints.rhs[start:start + step, None]
+        np.maximum(max_violations, block.max(axis=0, initial=0.0), out=max_violations)
+        hit = np.flatnonzero(block.max(axis=1, initial=-np.inf) > 0)
+        columns.append(start + hit)
+        kept.append(block[hit])
+    if not kept:
+        return np.zeros(0, dtype=np.int64), np.zeros((count, 0)), max_violations
+    return np.concatenate(columns), np.concatenate(kept).T, max_violations
 
 
 def evaluate_point(arrays: ProblemArrays, problem: CompiledProblem, w: np.ndarray,

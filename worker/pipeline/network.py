@@ -18,7 +18,6 @@ import time
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-import scipy.sparse as sp
 
 from worker.algorithms.exact_robust import run_exact_robust
 from worker.algorithms.loop import ProgressCallback
@@ -28,9 +27,8 @@ from worker.algorithms.registry import ALGORITHMS, chosen
 from worker.candidates.shrink import best_mixture, best_robust_mixture
 from worker.pipeline.summary import CandidateScores, SummaryStats, summarize
 from worker.pipeline.warm import with_warm_candidates
-from worker.problem.compiled import ConstraintSet
 from worker.problem.network import NetworkProblem
-from worker.projection import Projection, project
+from worker.projection import Projection, project_box
 from worker.result import NetworkModel, Result, Sizes
 from worker.spec.models import Spec
 from worker.stats import Stats
@@ -108,8 +106,7 @@ class NetworkScoring:
         problem = self.problem
         if problem.rates is not None:
             return None
-        return project(mean, ConstraintSet(sp.csr_matrix((0, problem.d)), np.zeros(0)),
-                       problem.lower, problem.upper)
+        return project_box(mean, problem.lower, problem.upper)
 
     def projection_stats(self, projection: Projection, objective: float,
                          solve_s: float) -> None:

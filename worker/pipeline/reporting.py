@@ -1,5 +1,5 @@
 """The pipeline's side of the report (:mod:`worker.report`): the data source that holds out
-``validation.fraction`` of the rows, and the report of a solved problem put in its Result."""
+``validation.fraction`` of the rows, and the report of a solved problem for its Result."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from worker.problem.compiled import CompiledProblem
 from worker.problem.network import NetworkProblem
 from worker.report.build import reportable, solve_report
 from worker.report.metrics import Deployed
+from worker.report.schema import Report
 from worker.report.split import SplitSource
 from worker.result import Result
 from worker.settings import DataSettings
@@ -68,21 +69,31 @@ class ReportStats(Stats):
     report_s: float
 
 
-def add_report(spec: Spec, problem: CompiledProblem | NetworkProblem, source: DataSource,
-               result: Result) -> ReportStats | None:
-    """Put the report in ``result`` where :func:`reportable` and return the stage's record;
-    else say why there is none (and return None)."""
+@dataclass(frozen=True)
+class Reported:
+    """What the report stage adds to a Result: its report (None: none), the notes saying
+    why there is none, and the stage's record (None: it did not run)."""
+
+    report: Report | None = None
+    notes: tuple[str, ...] = ()
+    stats: ReportStats | None = None
+
+
+def report_result(spec: Spec, problem: CompiledProblem | NetworkProblem, source: DataSource,
+                  result: Result) -> Reported:
+    """The report of ``result`` and the stage's record where :func:`reportable`; else the
+    note saying why there is none (when the spec asks for validation)."""
     if not reportable(spec):
-        if spec.validation is not None:
-            result.notes.append("validation: no report for this objective (reports cover "
-                                "one empirical risk on the hinge, logistic, squared and "
-                                "squared_hinge losses)")
-        return None
+        if spec.validation is None:
+            return Reported()
+        return Reported(notes=("validation: no report for this objective (reports cover "
+                               "one empirical risk on the hinge, logistic, squared and "
+                               "squared_hinge losses)",))
     began = time.perf_counter()
     if isinstance(problem, NetworkProblem):
         features, labels = problem.terms[0].features, problem.terms[0].labels
     else:
         features, labels = problem.objective.features, problem.objective.labels
-    result.report = solve_report(spec, features, labels, source, deployed_points(result),
-                                 spec.solver.tolerance)
-    return ReportStats(time.perf_counter() - began)
+    report = solve_report(spec, features, labels, source, deployed_points(result),
+                          spec.solver.tolerance)
+    return Reported(report, stats=ReportStats(time.perf_counter() - began))

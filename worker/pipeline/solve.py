@@ -23,6 +23,7 @@ from worker.distributed.batch import PartitionedBatch, open_partitioned
 from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions
 from worker.model_types import MODEL_TYPES
+from worker.model_types.record import Lowering
 from worker.pipeline.memory import (
     check_memory,
     declared_parts,
@@ -31,7 +32,7 @@ from worker.pipeline.memory import (
 )
 from worker.pipeline.network import solve_network
 from worker.pipeline.polishing import algorithm_options, polished_candidates, polishes
-from worker.pipeline.reporting import add_report, data_source, refuse_split
+from worker.pipeline.reporting import Reported, data_source, refuse_split, report_result
 from worker.pipeline.scoring import LinearScoring
 from worker.pipeline.summary import SummaryStats
 from worker.pipeline.summary import summarize as summarize_scored
@@ -41,34 +42,23 @@ from worker.problem.compile import DataSource, compile_problem
 from worker.problem.compile_network import compile_network_problem
 from worker.problem.compiled import CompiledProblem
 from worker.result import Result
-from worker.settings import (
-    DaskSettings,
-    DataSettings,
-    data_roots,
-    data_settings,
-    read_settings,
-)
+from worker.settings import DaskSettings, JobSettings, call_settings
 from worker.spec.models import Solver, Spec, parse_spec
 from worker.spec.solver import Output
 from worker.stats import Stats, merged, stat
 
 
 @dataclass(frozen=True)
-class JobSettings:
-    """The settings one job runs under, resolved once by :func:`solve`: the data settings
-    with the job's budget, and the Dask cluster's."""
-
-    data: DataSettings
-    cluster: DaskSettings
-
-
-@dataclass
 class Solved:
-    """A job solved and reported on, before its stats are merged: the Result and the records
-    of the stages that ran (None: a stage that did not), in order."""
+    """A job solved and reported on, before its Result is assembled (:func:`_assembled`):
+    the Result the summary made, the records of the stages that ran (None: a stage that did
+    not), in order, what the report stage adds, and the bytes the partitions read (counted
+    with the data source's)."""
 
     result: Result
-    records: list[Stats | None]
+    records: tuple[Stats | None, ...]
+    reported: Reported = Reported()
+    partition_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -122,85 +112,100 @@ def solver_options(solver: Solver, cluster: DaskSettings) -> SolverOptions:
 
 def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None, *,
           roots: Sequence[Path] | None = None, max_job_bytes: int | None = None,
-          earlier: Result | None = None) -> Result:
+          earlier: Result | None = None, settings: JobSettings | None = None) -> Result:
     """Solve one problem in this process and return its :class:`~worker.result.Result`.
 
     Parameters
     ----------
     spec : dict or Spec
-        A problem spec (README "Problem spec"); invalid specs raise
+        A problem spec (docs/spec.md#problem-spec-v1); invalid specs raise
         :class:`~worker.errors.SpecError`.
     progress : callable, optional
         Called with a :class:`~worker.algorithms.loop.Progress` between chunks.
     roots : sequence of Path, optional
         Directories ``file://`` URIs may read; default ``LIGHTTOUCH_DATA_ROOTS`` or the cwd.
+        Not with ``settings`` (their ``roots``).
     max_job_bytes : int, optional
         Refuse (:class:`~worker.errors.SpecError`) a problem whose memory estimate exceeds
         it, from the spec before reading data and again once the data are compiled; also
         the budget of each file read. Default ``LIGHTTOUCH_MAX_JOB_BYTES`` for the files and
-        no check of the estimate.
+        no check of the estimate. Not with ``settings`` (their ``memory_limit`` and
+        ``data.max_job_bytes``).
     earlier : Result, optional
         The earlier job's Result that ``solver.warm_start.job`` names (the queue looks it
         up); a ``solver.warm_start.result`` file is read here.
-
-    Settings are resolved here, once, and passed down.
+    settings : JobSettings, optional
+        The job's settings, resolved once at its edge
+        (:func:`worker.settings.job_settings`: the CLI, the queue's task and the Python API
+        do) and passed down. Without them this call is its own edge: it resolves them from
+        ``roots``, ``max_job_bytes`` and the environment.
     """
     started = time.perf_counter()
     model = parse_spec(spec)
+    settings = call_settings(settings, roots, max_job_bytes)
     if model.sweep is not None:
         return solve_sweep(model, lambda variant, neighbour: solve(
-            variant, progress, roots=roots, max_job_bytes=max_job_bytes, earlier=neighbour),
-            earlier)
-    check_memory(declared_parts(model), max_job_bytes)
+            variant, progress, earlier=neighbour, settings=settings), earlier)
+    check_memory(declared_parts(model), settings.memory_limit)
     earlier = warm_result(model, earlier)
-    settings = JobSettings(data_settings(max_job_bytes), read_settings(DaskSettings))
-    source = data_source(model, roots if roots is not None else data_roots(), settings.data)
+    source = data_source(model, settings.roots, settings.data)
     lowered = MODEL_TYPES[model.model.type].lower(model, source)   # the compilers' spec
     solved = _solved_by_kind(lowered.spec, lowered.source, settings, earlier, progress,
-                             started, max_job_bytes)
-    result = solved.result
+                             started)
+    return _assembled(solved, lowered, started)
+
+
+def _assembled(solved: Solved, lowered: Lowering, started: float) -> Result:
+    """The job's Result, built once from what each stage returned: the summary's Result
+    with the report stage's report and notes, the model type's description of the deployed
+    solution, and every stage's stats merged in order (the data source's last, with what the
+    partitions read, then the job's own)."""
+    result, reported = solved.result, solved.reported
+    update: dict[str, Any] = {"report": reported.report,
+                              "notes": [*result.notes, *reported.notes]}
     described = lowered.describe(deployed_solution(result))
     if described is not None:
-        result.model = described
-    result.stats = merged(*solved.records, lowered.source.stats,
-                          JobStats(time.perf_counter() - started))
-    return result
+        update["model"] = described
+    loaded = lowered.source.stats
+    loaded = replace(loaded, bytes_read=loaded.bytes_read + solved.partition_bytes)
+    update["stats"] = merged(*solved.records, reported.stats, loaded,
+                             JobStats(time.perf_counter() - started))
+    return result.model_copy(update=update)
 
 
 def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
-                    earlier: Result | None,
-                    progress: ProgressCallback | None, started: float,
-                    max_job_bytes: int | None) -> Solved:
+                    earlier: Result | None, progress: ProgressCallback | None,
+                    started: float) -> Solved:
     """Compile the problem as its kind needs (a network; rows in memory; rows in partitions,
     for SVRG OL on files), check its memory estimate, solve it and report on it."""
     svrg, options = model.solver.svrg, solver_options(model.solver, settings.cluster)
     if model.network:  # networks, multiclass and robust objectives are never partitioned
         problem = compile_network_problem(model, source, MODEL_TYPES[model.model.type])
-        check_memory(network_memory_parts(problem, model.solver.candidates), max_job_bytes)
+        check_memory(network_memory_parts(problem, model.solver.candidates),
+                     settings.memory_limit)
         load_s = time.perf_counter() - started
         result, records = solve_network(
             model, problem, warm_options(options, earlier, problem.network.parameters),
             progress)
-        solved = Solved(result, [*records, LoadTime(load_s)])
+        solved = Solved(result, (*records, LoadTime(load_s)))
     elif (plan := plan_partitions(model, source.roots, svrg.partition_rows,
                                   settings.cluster.partition_bytes, settings.data)) is None:
         problem = compile_problem(model, source)
-        check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
+        check_memory(memory_parts(problem, model.solver.candidates), settings.memory_limit)
         solved = _solved(model, problem, warm_options(options, earlier, problem.d),
                          progress, started)
     else:
         refuse_split(model)
         with open_partitioned(plan, options.svrg, model.solver.seed, settings.data) as batch:
             problem = compile_problem(model, source, width_elsewhere=batch.d)
-            check_memory(memory_parts(problem, model.solver.candidates), max_job_bytes)
+            check_memory(memory_parts(problem, model.solver.candidates), settings.memory_limit)
             solved = _solved(model, problem, warm_options(options, earlier, problem.d),
                              progress, started, batch)
-            solved.records.append(PartitionStats(len(plan.pieces), batch.value_rounds,
-                                                 batch.value_bytes))
-        source.stats.bytes_read += plan.size      # what the partitions read
-        return solved
-    solved.records.append(add_report(model, problem, source, solved.result))
-    return solved
+            partitions = PartitionStats(len(plan.pieces), batch.value_rounds,
+                                        batch.value_bytes)
+        return replace(solved, records=(*solved.records, partitions),
+                       partition_bytes=plan.size)
+    return replace(solved, reported=report_result(model, problem, source, solved.result))
 
 
 def deployed_solution(result: Result) -> np.ndarray:
@@ -237,7 +242,7 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
         with_lower_bound=model.output.lower_bound and not certified, values=values,
         n=None if batch is None else batch.n, deadline=started + options.time_limit_s,
         tolerance=options.tolerance)
-    return Solved(result, [trajectory.run, polished, summary, LoadTime(load_s)])
+    return Solved(result, (trajectory.run, polished, summary, LoadTime(load_s)))
 
 
 def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: bool,

@@ -27,6 +27,7 @@ from worker.queue.keys import SPEC, key
 from worker.queue.state import JobState
 from worker.queue.warm import earlier_result
 from worker.result import Result
+from worker.settings import job_settings
 from worker.spec.models import parse_spec
 
 log = logging.getLogger(__name__)
@@ -59,7 +60,7 @@ def run_job(time_limit_s: float, max_job_bytes: int | None = None) -> None:
             "solver": spec.solver.model_copy(update={"time_limit_s": time_limit_s})})
     earlier = earlier_result(connection, job.meta.get("tenant", ""), spec)
     result = solve(spec, progress=_progress_publisher(connection, job.id, running_ttl),
-                   max_job_bytes=max_job_bytes, earlier=earlier)
+                   earlier=earlier, settings=job_settings(max_job_bytes))
     _store_result(connection, job, result)
 
 
