@@ -268,9 +268,9 @@ STAGE_VIOLATION = 0.01
 #: to the time limit.
 LOSS_SCALE = 1.0
 
-#: How a stretch of :func:`play` ended: it reached its last iteration, or a snapshot passed
-#: the bound's test (otherwise the deadline passed).
-FINISHED, BOUNDED = "finished", "bounded"
+#: How a stretch of :func:`play` ended: it reached its last iteration, a snapshot passed
+#: the bound's test, or the deadline passed.
+FINISHED, BOUNDED, TIMED_OUT = "finished", "bounded", "timed_out"
 
 #: (solutions (C, d), weights (C,)) -> (objective, largest expected violation, the relative
 #: statistical floor of the tolerance) of a stage's mixture.
@@ -299,15 +299,15 @@ def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
     candidates, objective_weights = Candidates(), []
 
     def snapshots(start: int, stop: int, bound: SnapshotBound | None = None) -> str:
-        """Play to ``stop``, keeping snapshots: how it ended (FINISHED, BOUNDED by
-        ``bound`` at a snapshot, or the deadline)."""
+        """Play to ``stop``, keeping snapshots: how it ended (FINISHED; BOUNDED: ``bound``
+        held at a snapshot; TIMED_OUT: the deadline passed)."""
         for iteration in snapshot_iterations(start, stop, options.candidates):
             finished = loop.run(advance, iteration)
             candidates.add(theta, loop.iteration, "iterate", int(counters[CHECKS]),
                            loop.seconds)
             objective_weights.append(float(lam[0]))
             if not finished:
-                return "time_limit"
+                return TIMED_OUT
             if bound is not None and bound.holds(theta, loop.seconds):
                 return BOUNDED
         return FINISHED
@@ -346,7 +346,7 @@ def _stages(loop: ChunkedLoop, snapshots: Callable[[int, int, SnapshotBound | No
         if ended == BOUNDED:
             stopped_by = "converged"
             break
-        if ended != FINISHED:
+        if ended == TIMED_OUT:
             break
         objective, violation, floor = value(np.array(candidates.solutions[first:]),
                                             np.array(weights[first:]) / sum(weights[first:]))
