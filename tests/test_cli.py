@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from service.cli import relative_text
+from service.progress import gap_text
 from tests.specs import random_spec
 from worker import Result, solve
 
@@ -46,13 +46,14 @@ def test_solve_says_how_far_a_hinge_answer_can_be_from_the_optimum(tmp_path):
     assert process.returncode == 0, process.stderr
     gap = json.loads(out.read_text())["stats"]["relative_gap"]
     said = " ".join((process.stdout + process.stderr).split())
-    assert f"within {relative_text(gap)} of the optimum (certified)" in said, said
+    assert f"within {gap_text(gap)} of the optimum (certified)" in said, said
 
 
-def test_relative_gaps_print_as_percentages_or_tiny_numbers():
-    assert relative_text(0.0037) == "0.37%"
-    assert relative_text(2.4e-13) == "2.4e-13"
-    assert relative_text(-1e-15) == "0.0e+00"            # an LP's rounding below the bound
+def test_relative_gaps_print_as_percentages_of_the_optimum():
+    assert gap_text(0.0037) == "0.37%"
+    assert gap_text(1.546e-10) == "1.5e-8%"
+    assert gap_text(9.9e-5) == "9.9e-3%" and gap_text(1e-4) == "0.01%"
+    assert gap_text(-1e-15) == "0%"            # an LP's rounding below the bound
 
 
 def test_same_spec_and_seed_give_the_same_result():
