@@ -59,7 +59,9 @@ export class Convergence {
         points: [[x.of(run.progress.at(-1)), run.summary[field]]] }));
     const series = (field) => [...this.runs.map((run) => ({ label: run.label,
       points: run.progress.map((p) => [x.of(p), p[field]]) })), ...results(field)];
-    const figure = (caption, chart) => el("figure", {}, el("figcaption", { text: caption }), chart);
+    const dot = this.runs.some((run) => run.summary) ? "; the dot: the Result's" : "";
+    const figure = (caption, chart) => el("figure", {},
+      el("figcaption", { text: `${caption}${dot}` }), chart);
     show(this.charts,
       figure("Objective of the running average", lineChart({ name: "objective",
         title: "Objective of the running average", log: "positive", xLabel: x.label,
