@@ -155,7 +155,8 @@ class Job:
         return f"Job({self.id!r})"
 
     def status(self) -> dict[str, Any]:
-        """Status, timestamps, latest progress and error."""
+        """Status, timestamps, figures (the latest progress; once succeeded, the Result's
+        ``summary``) and error."""
         return self.client._send(protocol.job_call(self.id)).json()
 
     def events(self, last_event_id: str | None = None, timeout: float | None = None
