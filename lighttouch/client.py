@@ -23,7 +23,7 @@ from httpx_sse import ServerSentEvent
 from lighttouch.arrays import encode_arrays
 from service import client as protocol
 from service.errors import RemoteProblem, ServiceUnreachable
-from service.progress import progress_bar, report_event
+from service.progress import progress_bar
 from service.settings import client_settings
 from worker.errors import LightTouchError
 from worker.result import Result
@@ -155,7 +155,8 @@ class Job:
         return f"Job({self.id!r})"
 
     def status(self) -> dict[str, Any]:
-        """Status, timestamps, latest progress and error."""
+        """Status, timestamps, figures (the latest progress; once succeeded, the Result's
+        ``summary``) and error."""
         return self.client._send(protocol.job_call(self.id)).json()
 
     def events(self, last_event_id: str | None = None, timeout: float | None = None
@@ -170,10 +171,9 @@ class Job:
     def wait(self, timeout: float | None = None, progress: bool = True) -> dict[str, Any]:
         """Follow the job to its end with a progress bar (a terminal's or Jupyter's); its
         final status document. JobFailed if it failed or was cancelled."""
-        with progress_bar(not progress) as report:
+        with progress_bar(not progress) as bar:
             for event in self.events(timeout=timeout):
-                if event.name == "progress":
-                    report_event(report, event.data)
+                bar.event(event.name, event.data)
         return _finished(self.status())
 
     def result(self) -> Result:
@@ -256,10 +256,9 @@ class AsyncJob:
     async def wait(self, timeout: float | None = None, progress: bool = True
                    ) -> dict[str, Any]:
         """:meth:`Job.wait`."""
-        with progress_bar(not progress) as report:
+        with progress_bar(not progress) as bar:
             async for event in self.events(timeout=timeout):
-                if event.name == "progress":
-                    report_event(report, event.data)
+                bar.event(event.name, event.data)
         return _finished(await self.status())
 
     async def result(self) -> Result:

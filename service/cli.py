@@ -19,7 +19,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from service.progress import progress_bar, report_event
+from service.progress import progress_bar, summary_text
 from service.settings import client_settings, load_service_settings
 from worker.errors import LightTouchError
 from worker.settings import load_settings
@@ -47,6 +47,7 @@ def _worker(args: argparse.Namespace) -> int:
 
 def _submit(args: argparse.Namespace) -> int:
     from service import client
+    from worker.result import Summary
 
     url, api_key = _service_address(args)
     spec = sys.stdin.buffer.read() if args.spec == "-" else Path(args.spec).read_bytes()
@@ -56,8 +57,8 @@ def _submit(args: argparse.Namespace) -> int:
         if not (args.follow or args.output):
             sys.stdout.write(json.dumps(answer) + "\n")
             return 0
-        with progress_bar(args.quiet, _console) as report:
-            final = client.follow(http, answer["id"], lambda p: report_event(report, p))
+        with progress_bar(args.quiet, _console) as bar:
+            final = client.follow(http, answer["id"], bar.event)
         if final["status"] != "succeeded":
             _console.print(f"job {final['id']} {final['status']}: {final.get('error') or ''}",
                            style="red", markup=False, highlight=False)
@@ -65,7 +66,9 @@ def _submit(args: argparse.Namespace) -> int:
         result = client.job_call(answer["id"], part="/result").send(http).content
     if args.output:
         Path(args.output).write_bytes(result + b"\n")
-        _console.print(f"result written to {args.output}", highlight=False)
+        summary = Summary.model_validate(final["summary"])
+        _console.print(f"{summary_text(final['algorithm'], summary)}; result written to "
+                       f"{args.output}", highlight=False)
     else:
         sys.stdout.buffer.write(result + b"\n")
     return 0
@@ -80,29 +83,19 @@ def _service_address(args: argparse.Namespace) -> tuple[str, str | None]:
     return url, defaults.api_key.get_secret_value()
 
 
-def relative_text(gap: float) -> str:
-    """A relative gap as a percentage, or in scientific notation below 0.01%."""
-    gap = max(gap, 0.0)
-    return f"{gap:.2%}" if gap >= 1e-4 else f"{gap:.1e}"
-
-
 def _solve(args: argparse.Namespace) -> int:
     from worker.commands import solve_file
     load_settings()
 
-    with progress_bar(args.quiet, _console) as report:
-        result = solve_file(args.spec, lambda p: report(
+    with progress_bar(args.quiet, _console) as bar:
+        result = solve_file(args.spec, lambda p: bar.report(
             p.iteration, p.iterations, p.objective, p.max_violation, p.constraint_checks))
+        bar.finish(result.summary())
     text = result.model_dump_json(indent=None if args.output else 2)
     if args.output:
         Path(args.output).write_text(text + "\n", encoding="utf-8")
-        certified = result.stats.get("relative_gap")
-        bound = "" if certified is None else \
-            f"; projected answer within {relative_text(certified)} of the optimum (certified)"
-        _console.print(f"{result.algorithm}: objective {result.expected.objective:.6g}, "
-                       f"max violation {result.expected.max_violation:.3g}, "
-                       f"{len(result.mixture)} member(s){bound}; result written to "
-                       f"{args.output}")
+        _console.print(f"{summary_text(result.algorithm, result.summary())}; result written "
+                       f"to {args.output}", highlight=False)
     else:
         sys.stdout.write(text + "\n")
     return 0

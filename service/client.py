@@ -207,9 +207,10 @@ async def events_async(client: httpx.AsyncClient, job_id: str,
 
 
 def follow(client: httpx.Client, job_id: str,
-           on_progress: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-    """Follow a job to its end, reporting progress; its final status document."""
+           on_event: Callable[[str, dict[str, Any]], None]) -> dict[str, Any]:
+    """Follow a job to its end, passing each event's name and data to ``on_event`` (progress
+    reports, then a succeeded job's ``result`` event with its summary); its final status
+    document."""
     for event in events(client, job_id):
-        if event.event == "progress":
-            on_progress(json.loads(event.data))
+        on_event(event.event, json.loads(event.data))
     return job_call(job_id).send(client).json()

@@ -43,8 +43,10 @@ def submit(redis: Redis, settings: ServiceSettings, tenant: str, spec: Spec, tex
 
 
 def _view(record: JobRecord) -> JobView:
-    progress = JobProgress(**record.progress) if record.progress else None
-    return JobView(**{**asdict(record), "progress": progress}, links=job_links(record.id))
+    fields = asdict(record)
+    for name in ("progress", "last_progress"):
+        fields[name] = JobProgress(**fields[name]) if fields[name] else None
+    return JobView(**fields, links=job_links(record.id))
 
 
 def view(redis: Redis, tenant: str, job_id: str) -> JobView:

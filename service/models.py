@@ -8,6 +8,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 
 from worker.queue.state import JobState
+from worker.result import Summary
 
 
 class ApiModel(BaseModel):
@@ -34,7 +35,8 @@ class Submitted(ApiModel):
 
 
 class JobProgress(BaseModel):
-    """The latest progress report of a running job (running average of the iterates).
+    """A progress report of a running job (the running average of the iterates at one
+    iteration): the latest while it runs, the last it sent (history) once it has ended.
 
     Fields the engine may add to its progress reports later are ignored, not errors.
     """
@@ -48,7 +50,9 @@ class JobProgress(BaseModel):
 
 
 class JobView(ApiModel):
-    """A job's status, timestamps, latest progress and error."""
+    """A job's status, timestamps, figures and error: while it runs, its latest ``progress``;
+    once it has succeeded, its Result's ``summary`` (the figures to read), with the last
+    progress report kept as ``last_progress`` (history, not the outcome)."""
 
     id: str
     status: JobState
@@ -59,6 +63,8 @@ class JobView(ApiModel):
     started_at: datetime | None = None
     ended_at: datetime | None = None
     progress: JobProgress | None = None
+    last_progress: JobProgress | None = None
+    summary: Summary | None = None
     error: str | None = None
     links: JobLinks
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
 
-from service.cli import relative_text
-from tests.specs import random_spec
+from service.progress import gap_text, summary_text
+from tests.specs import random_spec, short_fairness_spec
 from worker import Result, solve
 
 TIMING = {"wall_s", "solve_s", "lp_s", "projection_s", "load_s", "data_load_s", "report_s",
@@ -16,7 +18,19 @@ TIMING = {"wall_s", "solve_s", "lp_s", "projection_s", "load_s", "data_load_s", 
 
 def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "service.cli", *args], input=stdin,
-                          capture_output=True, text=True, timeout=300, check=False)
+                          capture_output=True, text=True, timeout=300, check=False,
+                          env={**os.environ, "COLUMNS": "200"})
+
+
+def bar_end(stderr: str) -> dict[str, str]:
+    """The objective and violation the progress bar last drew (``f=``, ``viol=``)."""
+    return dict(re.findall(r"\b(f|viol)=(\S+)", stderr)[-2:])
+
+
+def ends_on(result: Result) -> dict[str, str]:
+    """What the bar's last figures read when they are ``result``'s."""
+    return {"f": f"{result.expected.objective:.6g}",
+            "viol": f"{result.expected.max_violation:.2e}"}
 
 
 def comparable(result: dict) -> dict:
@@ -46,13 +60,28 @@ def test_solve_says_how_far_a_hinge_answer_can_be_from_the_optimum(tmp_path):
     assert process.returncode == 0, process.stderr
     gap = json.loads(out.read_text())["stats"]["relative_gap"]
     said = " ".join((process.stdout + process.stderr).split())
-    assert f"within {relative_text(gap)} of the optimum (certified)" in said, said
+    assert f"within {gap_text(gap)} of the optimum (certified)" in said, said
 
 
-def test_relative_gaps_print_as_percentages_or_tiny_numbers():
-    assert relative_text(0.0037) == "0.37%"
-    assert relative_text(2.4e-13) == "2.4e-13"
-    assert relative_text(-1e-15) == "0.0e+00"            # an LP's rounding below the bound
+def test_the_bar_and_the_summary_end_on_the_results_figures_not_the_last_report(tmp_path):
+    spec_path = tmp_path / "spec.json"
+    spec_path.write_text(json.dumps(short_fairness_spec()))
+    out = tmp_path / "result.json"
+    process = run_cli("solve", str(spec_path), "-o", str(out))
+    assert process.returncode == 0, process.stderr
+    result = Result.model_validate_json(out.read_text())
+
+    assert result.expected.max_violation < 1e-6   # the last report's is about 0.05
+    assert bar_end(process.stderr) == ends_on(result), process.stderr
+    said = " ".join(process.stderr.split())
+    assert summary_text(result.algorithm, result.summary()) in said, said
+
+
+def test_relative_gaps_print_as_percentages_of_the_optimum():
+    assert gap_text(0.0037) == "0.37%"
+    assert gap_text(1.546e-10) == "1.5e-8%"
+    assert gap_text(9.9e-5) == "9.9e-3%" and gap_text(1e-4) == "0.01%"
+    assert gap_text(-1e-15) == "0%"            # an LP's rounding below the bound
 
 
 def test_same_spec_and_seed_give_the_same_result():

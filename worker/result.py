@@ -44,6 +44,20 @@ class Expected(ResultModel):
     max_violation: float
 
 
+class Summary(ResultModel):
+    """A Result's headline figures, the ones a person reads as a finished job's outcome: its
+    status document, its ``result`` event, the dashboard and the CLI's bar show these, not
+    the last progress report (docs/service.md#a-finished-jobs-figures)."""
+
+    #: the mixture's expected objective and largest expected violation (Result.expected)
+    objective: float
+    max_violation: float
+    #: the certified relative gap (stats.relative_gap); null when the run has no certificate
+    relative_gap: float | None = None
+    #: the number of mixture members
+    members: int
+
+
 class Point(ResultModel):
     """A single solution with its objective and maximum violation."""
 
@@ -129,6 +143,14 @@ class Result(ResultModel):
     model: NetworkModel | CalibratedModel | None = None
     stats: dict[str, float | int | str | bool]
     notes: list[str] = []
+
+    def summary(self) -> Summary:
+        """The headline figures of this Result."""
+        gap = self.stats.get("relative_gap")
+        return Summary(objective=self.expected.objective,
+                       max_violation=self.expected.max_violation,
+                       relative_gap=None if gap is None else float(gap),
+                       members=len(self.mixture))
 
 
 class FrontPoint(ResultModel):

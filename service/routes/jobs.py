@@ -56,7 +56,8 @@ def list_jobs(tenant: Tenant, redis: RedisDep,
 
 @router.get("/jobs/{job_id}", response_model=JobView, responses=problem_responses(404))
 def get_job(job_id: JobId, tenant: Tenant, redis: RedisDep) -> JobView:
-    """Status, timestamps, latest progress and error of a job."""
+    """Status, timestamps, figures and error of a job: its latest progress while it runs, its
+    Result's summary once it has succeeded."""
     return jobs.view(redis, tenant, job_id)
 
 
@@ -87,7 +88,8 @@ def get_solution(job_id: JobId, tenant: Tenant, redis: RedisDep,
 
 
 @router.get("/jobs/{job_id}/events", response_class=Response,
-            responses={200: {"description": "Server-Sent Events: progress, status, result",
+            responses={200: {"description": "Server-Sent Events: progress, status, result "
+                                            "(with the Result's summary)",
                              "content": {events.MEDIA_TYPE: {}}},
                        204: {"description": "the job has ended and its last event was seen"},
                        **problem_responses(400, 404)})

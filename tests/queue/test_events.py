@@ -61,7 +61,7 @@ def test_a_result_arriving_after_the_job_ended_is_not_stored(connection):
     job = load_job(connection, "alpha", job_id)
     failed = finish(connection, job, JobState.FAILED, error="the worker stopped heartbeating")
     late = finish(connection, job, JobState.SUCCEEDED, event=("result", {"status": "succeeded"}),
-                  stored=StoredResult('{"status": "succeeded"}', {"mean": b"npy"}))
+                  stored=StoredResult('{"status": "succeeded"}', {"mean": b"npy"}, {}))
 
     assert (failed, late) == (True, False)
     assert not connection.exists(keys.key(keys.RESULT, job_id), keys.key(keys.VECTORS, job_id))
@@ -73,7 +73,7 @@ def test_the_first_finisher_stores_its_result_with_its_outcome(connection):
     job_id = submitted(connection)
     job = load_job(connection, "alpha", job_id)
     stored = finish(connection, job, JobState.SUCCEEDED, event=("result", {"status": "x"}),
-                    stored=StoredResult('{"status": "succeeded"}', {"mean": b"npy"}))
+                    stored=StoredResult('{"status": "succeeded"}', {"mean": b"npy"}, {}))
     cancelled = finish(connection, job, JobState.CANCELLED)
 
     assert (stored, cancelled) == (True, False)

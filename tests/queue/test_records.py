@@ -7,7 +7,7 @@ from rq.job import Job, JobStatus
 
 from tests.queue.jobs import REPORT, submitted
 from worker.errors import JobNotFound
-from worker.queue.events import append_unless_ended, finish
+from worker.queue.events import StoredResult, append_unless_ended, finish
 from worker.queue.keys import JOBS, SERIALIZER, key
 from worker.queue.records import (
     JobFilter,
@@ -41,7 +41,20 @@ def test_a_record_carries_the_latest_progress_then_the_outcome(connection):
     assert queued.created_at is not None and queued.ended_at is None and queued.error is None
     assert reporting.progress == REPORT
     assert failed.status == JobState.FAILED and failed.error == "broke"
-    assert failed.ended_at is not None and failed.progress == REPORT
+    assert failed.ended_at is not None and failed.summary is None
+    assert (failed.progress, failed.last_progress) == (None, REPORT)   # history once ended
+
+
+def test_a_succeeded_record_reads_its_results_summary_not_its_last_progress(connection):
+    job_id = submitted(connection)
+    append_unless_ended(connection, job_id, "progress", REPORT, 600, latest_progress=True)
+    summary = {"objective": 0.25, "max_violation": 3.5e-10, "relative_gap": None, "members": 2}
+    finish(connection, load_job(connection, "alpha", job_id), JobState.SUCCEEDED,
+           stored=StoredResult("{}", {"mean": b"npy"}, summary))
+    record = job_record(connection, "alpha", job_id)
+
+    assert record.status == JobState.SUCCEEDED and record.summary == summary
+    assert (record.progress, record.last_progress) == (None, REPORT)
 
 
 def test_a_job_failed_outside_the_handlers_says_where_to_look(connection):

@@ -53,7 +53,9 @@ def test_a_job_streams_its_progress_and_stores_its_result_and_vectors(connection
     assert {name for name, _ in events[2:-1]} == {"progress"}
     assert events[-1] == ("result", {"status": "succeeded", "algorithm": result.algorithm,
                                      "sizes": result.sizes.model_dump(),
-                                     "expected": result.expected.model_dump()})
+                                     "expected": result.expected.model_dump(),
+                                     "summary": result.summary().model_dump()})
+    assert record.summary == result.summary().model_dump()
     np.testing.assert_array_equal(npy_values(vectors["mean"]), result.mean.solution)
     np.testing.assert_array_equal(npy_values(vectors["projected"]), result.projected.solution)
     np.testing.assert_array_equal(npy_values(vectors["mixture"]),

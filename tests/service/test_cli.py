@@ -11,14 +11,18 @@ import sys
 import pytest
 
 from service.local_stack import KEYS, REPO, Stack, small_spec, wait_for
+from service.progress import summary_text
 from tests.service.conftest import submit, wait_status
+from tests.specs import short_fairness_spec
+from tests.test_cli import bar_end, ends_on
+from worker.result import Result
 
 
 def lighttouch(*args: str, cwd) -> subprocess.CompletedProcess:
     """Run the command in ``cwd`` (the repository on the path until ``service`` is installed)."""
     return subprocess.run([sys.executable, "-m", "service.cli", *args], cwd=cwd,
-                          env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True,
-                          text=True, timeout=120)
+                          env={**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "200"},
+                          capture_output=True, text=True, timeout=120)
 
 
 def test_submit_follows_the_job_and_writes_the_result_as_the_api_returns_it(service: Stack,
@@ -31,7 +35,21 @@ def test_submit_follows_the_job_and_writes_the_result_as_the_api_returns_it(serv
     with service.client() as client:
         served = client.get(f"/v1/jobs/{job_id}/result").content
     assert (tmp_path / "result.json").read_bytes() == served + b"\n"
-    assert "solving" in done.stderr
+    assert "solved" in done.stderr
+
+
+def test_submit_follow_ends_its_bar_and_summary_on_the_results_figures(service: Stack,
+                                                                       tmp_path):
+    (tmp_path / "spec.json").write_text(json.dumps(short_fairness_spec()))
+    done = lighttouch("submit", "spec.json", "--url", service.url, "--api-key", KEYS["alpha"],
+                      "--follow", "-o", "result.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    result = Result.model_validate_json((tmp_path / "result.json").read_text())
+
+    assert result.expected.max_violation < 1e-6   # the last report's is about 0.05
+    assert bar_end(done.stderr) == ends_on(result), done.stderr
+    said = " ".join(done.stderr.split())
+    assert summary_text(result.algorithm, result.summary()) in said, said
 
 
 def test_submit_takes_the_service_and_key_from_the_environment(service: Stack, tmp_path):

@@ -64,7 +64,7 @@ def test_a_job_streams_ordered_progress_and_returns_the_in_process_result(servic
     assert json.loads(events[-1].data)["expected"] == result.json()["expected"]
     assert status["status"] == "succeeded" and status["error"] is None
     assert status["created_at"] <= status["started_at"] <= status["ended_at"]
-    assert status["progress"]["iteration"] == 20000
+    assert status["progress"] is None and status["last_progress"]["iteration"] == 20000
 
 
 def test_result_vectors_download_as_npy(service: Stack):

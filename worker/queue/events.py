@@ -94,10 +94,13 @@ return 1
 
 @dataclass(frozen=True)
 class StoredResult:
-    """What a succeeded job leaves: the Result JSON and its vectors (name -> ``.npy`` bytes)."""
+    """What a succeeded job leaves: the Result JSON, its vectors (name -> ``.npy`` bytes) and
+    its summary (:class:`worker.result.Summary` as a dict), which the job's outcome record
+    keeps, so that its status document shows the Result's figures, not the last progress."""
 
     result_json: str
     vectors: dict[str, bytes]
+    summary: dict[str, Any]
 
 
 def finish(connection: Redis, job: Job, state: JobState, *, error: str | None = None,
@@ -112,9 +115,10 @@ def finish(connection: Redis, job: Job, state: JobState, *, error: str | None = 
     """
     ttl = job.result_ttl
     ended = time.time()
-    outcome = {"status": str(state), "error": error, "ended_at": ended}
+    outcome = {"status": str(state), "error": error, "ended_at": ended,
+               "summary": stored.summary if stored else None}
     keys = [key(OUTCOME, job.id), key(RESULT, job.id), key(VECTORS, job.id)]
-    args: list[Any] = [json.dumps(outcome), ttl, stored.result_json if stored else ""]
+    args: list[Any] = [json_text(outcome), ttl, stored.result_json if stored else ""]
     for name, content in (stored.vectors if stored else {}).items():
         args += [name, content]
     if not connection.register_script(_CLAIM_OUTCOME)(keys=keys, args=args):

@@ -33,7 +33,13 @@ class JobRecord:
     created_at, started_at, ended_at : datetime or None
         When it was submitted, started running and ended.
     progress : dict or None
-        Its latest progress report (``iteration``, ``iterations``, ``objective``, ...).
+        While it has not ended: its latest progress report (``iteration``, ``iterations``,
+        ``objective``, ...).
+    last_progress : dict or None
+        Once it has ended: the last progress report it sent (history: the running average at
+        that iteration, not the outcome).
+    summary : dict or None
+        Once it has succeeded: its Result's figures (:class:`worker.result.Summary`).
     error : str or None
         Why it failed, for a failed job.
     """
@@ -46,6 +52,8 @@ class JobRecord:
     started_at: datetime | None
     ended_at: datetime | None
     progress: dict[str, Any] | None
+    last_progress: dict[str, Any] | None
+    summary: dict[str, Any] | None
     error: str | None
 
 
@@ -89,10 +97,13 @@ def _record(job: Job, outcome: dict | None, progress: dict | None) -> JobRecord:
         error = ("the job failed outside LightTouch's handlers; see the worker log"
                  if state == JobState.FAILED else None)
         ended = job.ended_at if state in TERMINAL else None
+    ongoing = state not in TERMINAL
     return JobRecord(id=job.id, status=state, name=job.meta.get("name"),
                      algorithm=job.meta.get("algorithm"),
                      created_at=job.created_at, started_at=job.started_at, ended_at=ended,
-                     progress=progress, error=error)
+                     progress=progress if ongoing else None,
+                     last_progress=None if ongoing else progress,
+                     summary=(outcome or {}).get("summary"), error=error)
 
 
 @dataclass(frozen=True)

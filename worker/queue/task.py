@@ -77,8 +77,9 @@ def _progress_publisher(connection: Redis, job_id: str, ttl: int) -> Callable[[P
 
 
 def _store_result(connection: Redis, job: Job, result: Result) -> None:
-    """End the job ``succeeded``, storing the Result JSON and its vectors as ``.npy`` — unless
-    it has already ended (then the result is dropped: one job, one outcome)."""
+    """End the job ``succeeded``, storing the Result JSON, its vectors as ``.npy`` and its
+    summary, and publishing the ``result`` event with that summary (the figures followers end
+    on) — unless it has already ended (then the result is dropped: one job, one outcome)."""
     vectors = {"mean": npy_bytes(result.mean.solution)}
     if result.projected is not None:
         vectors["projected"] = npy_bytes(result.projected.solution)
@@ -87,10 +88,12 @@ def _store_result(connection: Redis, job: Job, result: Result) -> None:
         vectors["mixture"] = npy_bytes(solutions)
     job.meta["algorithm"] = result.algorithm   # what "auto" chose, for listings
     job.save_meta()
-    summary = {"status": str(JobState.SUCCEEDED), "algorithm": result.algorithm,
-               "sizes": result.sizes.model_dump(), "expected": result.expected.model_dump()}
-    finish(connection, job, JobState.SUCCEEDED, event=("result", summary),
-           stored=StoredResult(result.model_dump_json(), vectors))
+    summary = result.summary().model_dump()
+    event = {"status": str(JobState.SUCCEEDED), "algorithm": result.algorithm,
+             "sizes": result.sizes.model_dump(), "expected": result.expected.model_dump(),
+             "summary": summary}
+    finish(connection, job, JobState.SUCCEEDED, event=("result", event),
+           stored=StoredResult(result.model_dump_json(), vectors, summary))
 
 
 def npy_bytes(values: list[float] | list[list[float]]) -> bytes:

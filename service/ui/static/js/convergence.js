@@ -1,5 +1,5 @@
 // Convergence charts of one or more runs: objective and max violation against iteration or
-// solver time, from the jobs' progress events.
+// solver time, from the jobs' progress events; a finished run's Result is a dot at its end.
 
 import { legend, lineChart } from "./chart.js";
 import { el, show } from "./dom.js";
@@ -40,6 +40,13 @@ export class Convergence {
     }
   }
 
+  /** Mark run `index` finished: its Result's summary is drawn as a dot after its last
+   * report (the mixture's expected figures, where the run's line is the running average). */
+  finish(index, summary) {
+    this.runs[index].summary = summary;
+    this.draw();
+  }
+
   /** The number of progress reports of run `index`. */
   count(index) {
     return this.runs[index].progress.length;
@@ -47,9 +54,14 @@ export class Convergence {
 
   draw() {
     const x = AXES[this.axis];
-    const series = (field) => this.runs.map((run) => ({ label: run.label,
-      points: run.progress.map((p) => [x.of(p), p[field]]) }));
-    const figure = (caption, chart) => el("figure", {}, el("figcaption", { text: caption }), chart);
+    const results = (field) => this.runs.filter((run) => run.summary && run.progress.length)
+      .map((run) => ({ label: `${run.label}: Result`,
+        points: [[x.of(run.progress.at(-1)), run.summary[field]]] }));
+    const series = (field) => [...this.runs.map((run) => ({ label: run.label,
+      points: run.progress.map((p) => [x.of(p), p[field]]) })), ...results(field)];
+    const dot = this.runs.some((run) => run.summary) ? "; the dot: the Result's" : "";
+    const figure = (caption, chart) => el("figure", {},
+      el("figcaption", { text: `${caption}${dot}` }), chart);
     show(this.charts,
       figure("Objective of the running average", lineChart({ name: "objective",
         title: "Objective of the running average", log: "positive", xLabel: x.label,

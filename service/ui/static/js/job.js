@@ -5,6 +5,7 @@ import { download, json } from "./api.js";
 import { Convergence } from "./convergence.js";
 import { badge, el, num, show, table, when } from "./dom.js";
 import { followEvents } from "./events.js";
+import { summaryText } from "./figures.js";
 import { frontSection } from "./front.js";
 import { modelSections } from "./model.js";
 import { problemBox } from "./problem.js";
@@ -85,6 +86,14 @@ export function jobPage(main, id) {
 
   let job = null;
   let resultShown = false;
+  let summarized = false;
+  // Once the job has succeeded (its status document has the Result's summary), the line
+  // and the chart end on the Result's figures, not on the last progress report.
+  const summarize = (summary) => {
+    summarized = true;
+    latest.textContent = summaryText(summary);
+    chart.finish(0, summary);
+  };
   const setJob = (document) => {
     job = document;
     show(status, badge(job.status));
@@ -95,6 +104,7 @@ export function jobPage(main, id) {
       el("strong", { text: `Job ${job.status}` }), el("p", { text: job.error })) : null);
     show(actions, ACTIVE.has(job.status) ? cancel : null,
       job.status === "succeeded" ? downloads : null);
+    if (job.summary) summarize(job.summary);
     if (job.status === "succeeded" && !resultShown) {
       resultShown = true;
       act(async () => show(result, resultSections(await json(`/v1/jobs/${id}/result`,
@@ -106,6 +116,7 @@ export function jobPage(main, id) {
       chart.add(0, event.data);
       const p = event.data;
       latest.dataset.reports = chart.count(0);
+      if (summarized) return;
       latest.textContent = `iteration ${num(p.iteration)} of ${num(p.iterations)} · `
         + `${num(p.elapsed_s)} s · objective ${num(p.objective)} · max violation `
         + `${num(p.max_violation)} · ${chart.count(0)} reports`;

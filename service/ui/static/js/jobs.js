@@ -2,6 +2,7 @@
 
 import { json } from "./api.js";
 import { badge, clipped, el, num, show, table, when } from "./dom.js";
+import { currentFigures } from "./figures.js";
 import { problemBox } from "./problem.js";
 
 const STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"];
@@ -56,12 +57,13 @@ export function jobsPage(main, params, go) {
         if (e.target.checked) chosen.add(job.id); else chosen.delete(job.id);
         compare.disabled = chosen.size < 2;
       } });
-    const p = job.progress || {};
+    const p = job.progress || job.last_progress || {};
+    const figures = currentFigures(job) || {};
     return [box, el("a", { href: `#/jobs/${job.id}`, class: "mono",
       "data-focus": `link-${job.id}`, text: job.id.slice(0, 12) }),
       clipped(job.name), job.algorithm || "—", badge(job.status), when(job.created_at),
       p.iteration === undefined ? "—" : `${num(p.iteration)} / ${num(p.iterations)}`,
-      num(p.objective), num(p.max_violation)];
+      num(figures.objective), num(figures.max_violation)];
   };
 
   let timer = null;

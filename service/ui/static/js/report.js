@@ -2,6 +2,7 @@
 // constraint on training and validation data (rates with their bootstrap interval bars).
 
 import { el, num, table } from "./dom.js";
+import { gapText } from "./figures.js";
 
 const DEFAULT_TOLERANCE = 1e-3;
 
@@ -16,7 +17,7 @@ export function verdict(result) {
   el("p", { class: "headline", text: feasible ? "Feasible" : "Not feasible" }),
   el("p", { text: `largest expected violation ${num(violation)} (tolerance ${num(tolerance)})` }),
   gap === undefined ? null
-    : el("p", { class: "gap", text: `certified: within ${num(100 * gap)}% of the optimum` }));
+    : el("p", { class: "gap", text: `certified: within ${gapText(gap)} of the optimum` }));
 }
 
 /** A rate's value with its interval as a bar on [0, 1] (widths set through the CSSOM). */
