@@ -62,3 +62,9 @@ export function badge(status) {
 export function show(node, ...children) {
   node.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined));
 }
+
+/** A closed <details>: its summary names what is inside (`title`: `line`), then `content`. */
+export function folded(title, line, ...content) {
+  return el("details", {}, el("summary", {}, el("strong", { text: title }), `: ${line}`),
+    ...content);
+}
