@@ -35,6 +35,15 @@ function multiples(low, high, step) {
   return ticks;
 }
 
+/** About `count` round ticks in [low, high], at least three where a round step gives them. */
+function axisTicks(low, high, count) {
+  let ticks = [];
+  for (let more = count; ticks.length < 3 && more <= 4 * count; more += 1) {
+    ticks = multiples(low, high, roundStep(low, high, more));
+  }
+  return ticks;
+}
+
 /** Powers of ten covering [low, high] (both > 0), thinned to about six. */
 function logTicks(low, high) {
   const first = Math.floor(Math.log10(low));
@@ -80,6 +89,7 @@ function yScale(values, log) {
  * @param {string} spec.yLabel
  * @param {string} spec.log - "always" (values <= 0 on the floor), "positive" (log-10 when
  *   every value is positive) or "never"
+ * @param {boolean} [spec.fromZero] - the x axis starts at 0 (else at the smallest x)
  * @param {Array<{label: string, points: Array<[number, number]>}>} spec.series
  * @returns {SVGElement} with data-points = the number of points drawn
  */
@@ -97,7 +107,7 @@ export function redraw(svg, spec) {
   draw(svg, spec, Number(svg.dataset.width) || WIDTH);
 }
 
-function draw(svg, { title, xLabel, yLabel, log, series }, available) {
+function draw(svg, { title, xLabel, yLabel, log, series, fromZero }, available) {
   const width = Math.max(Math.round(available), NARROWEST);
   svg.dataset.width = Math.round(available);
   const points = series.flatMap((s) => s.points).filter(([x, y]) => Number.isFinite(x)
@@ -113,7 +123,7 @@ function draw(svg, { title, xLabel, yLabel, log, series }, available) {
     return;
   }
   const xs = points.map(([x]) => x);
-  const x = { low: Math.min(0, ...xs), high: Math.max(...xs) };
+  const x = { low: Math.min(...(fromZero ? [0] : []), ...xs), high: Math.max(...xs) };
   if (x.high === x.low) x.high = x.low + 1;
   const y = yScale(points.map(([, v]) => v), log);
   const [yLow, yHigh] = [y.map(y.low), y.map(y.high)];
@@ -127,8 +137,7 @@ function draw(svg, { title, xLabel, yLabel, log, series }, available) {
     axes.append(el("svg:text", { x: MARGIN.left - 6, y: py(tick) + 4, "text-anchor": "end",
       text: y.log ? `1e${Math.round(Math.log10(tick))}` : num(tick) }));
   }
-  const xTicks = Math.max(3, Math.floor(inner.w / 90));
-  for (const tick of multiples(x.low, x.high, roundStep(x.low, x.high, xTicks))) {
+  for (const tick of axisTicks(x.low, x.high, Math.max(3, Math.floor(inner.w / 90)))) {
     axes.append(el("svg:text", { x: px(tick), y: HEIGHT - MARGIN.bottom + 16,
       "text-anchor": "middle", text: num(tick) }));
   }

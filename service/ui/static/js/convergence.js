@@ -58,8 +58,9 @@ export class Convergence {
   spec(name) {
     const { field, title, log, yLabel } = CHARTS[name];
     const x = AXES[this.axis];
-    return { name, title, log, yLabel, xLabel: x.label, series: this.runs.map((run) => ({
-      label: run.label, points: run.progress.map((p) => [x.of(p), p[field]]) })) };
+    return { name, title, log, yLabel, xLabel: x.label, fromZero: true,
+      series: this.runs.map((run) => ({ label: run.label,
+        points: run.progress.map((p) => [x.of(p), p[field]]) })) };
   }
 
   draw() {
