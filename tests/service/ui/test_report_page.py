@@ -78,6 +78,11 @@ def test_the_front_is_drawn_and_links_each_point_to_its_model(page: Page, sweep_
     expect(point.locator(":scope > summary")).to_contain_text("constraints[0].rhs = 0.5")
     expect(point.get_by_role("region", name="Constraints")).to_contain_text("validation")
     screenshot(page, "job_sweep_report")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_function("document.querySelector('.front-chart canvas')"
+                           ".getBoundingClientRect().right <= 390")   # redrawn at its width
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    screenshot(page, "job_sweep_report-phone")
 
 
 def test_a_certified_gap_is_shown_in_the_verdict(page: Page, service: Stack):
