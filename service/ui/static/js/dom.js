@@ -39,13 +39,13 @@ export function when(iso) {
     timeStyle: "medium" }) : "—";
 }
 
-/** A table with a header row and one row per item. */
+/** A table with a header row and one row per item, scrolling sideways in its own box. */
 export function table(caption, headings, rows) {
   return el("div", { class: "scroll" }, el("table", {},
     el("caption", { text: caption }),
     el("thead", {}, el("tr", {}, headings.map((h) => el("th", { scope: "col", text: h })))),
-    el("tbody", {}, rows.map((cells) => el("tr", {}, cells.map((c, k) =>
-      el("td", { "data-label": headings[k] }, c instanceof Node ? c : String(c))))))));
+    el("tbody", {}, rows.map((cells) => el("tr", {}, cells.map((c) =>
+      el("td", {}, c instanceof Node ? c : String(c))))))));
 }
 
 /** Text cut to its cell's width (the whole text in its tooltip). */

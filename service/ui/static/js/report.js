@@ -92,7 +92,8 @@ function summary(training, validation) {
 export function constraintsSection(result) {
   const report = result.report;
   if (!report) {
-    return el("p", { class: "muted", text: "No constraints report: reports cover one empirical risk (not max_of, quadratic or pairwise)." });
+    return el("p", { class: "muted", text: "No constraints report: reports cover one "
+      + "empirical risk (not max_of, quadratic or pairwise)." });
   }
   const held = report.validation;
   return el("section", { class: "constraints", "aria-label": "Constraints" },
