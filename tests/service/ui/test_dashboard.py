@@ -1,6 +1,7 @@
 """The web dashboard in headless Chromium against a real API, worker and Redis: sign in,
 submit, watch a job converge live (resuming after the API restarts), cancel, compare, tenancy,
-a bad spec's JSON path; screenshots of every page in tests/artifacts/."""
+a bad spec's JSON path; every page at phone width; screenshots of every page in
+tests/artifacts/."""
 
 from __future__ import annotations
 
@@ -91,8 +92,13 @@ def test_an_uploaded_example_validates_submits_and_succeeds_with_its_result(page
     page.get_by_role("button", name="Submit").click()
 
     expect(page.locator(".status")).to_contain_text("succeeded", timeout=120_000)
+    expect(page.locator(".job-name")).to_contain_text("QP with")
+    expect(page.get_by_role("region", name="Verdict")).to_contain_text("expected objective")
     expect(page.get_by_role("heading", name="Mixture")).to_be_visible()
-    expect(page.locator(".facts")).to_contain_text(["QP with", "method"])
+    projection = page.locator("details", has=page.locator("summary", has_text="Projection"))
+    expect(projection.locator(".facts")).to_be_hidden()
+    projection.locator("summary").click()
+    expect(projection.locator(".facts")).to_contain_text("method")
     assert int(page.locator("[data-chart=objective]").get_attribute("data-points")) > 0
     with page.expect_download() as result:
         page.get_by_role("button", name="Download Result JSON").click()
@@ -185,3 +191,48 @@ def test_a_bad_spec_shows_its_json_path(page: Page, console: Console):
     expect(page.get_by_role("alert")).to_contain_text("out of range")
     screenshot(page, "bad-spec")
     console.expect("422")
+
+
+def fits(page: Page, width: int) -> bool:
+    """Whether the page needs no horizontal scrolling at ``width``."""
+    return page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+def test_every_page_fits_a_phone_tables_scroll_in_their_box_and_charts_resize(
+        page: Page, finished: list[str]):
+    width = 390
+    page.set_viewport_size({"width": width, "height": 844})
+    page.goto("/ui/")
+    expect(page.get_by_label("API key")).to_be_visible()
+    screenshot(page, "signin-phone")
+    assert fits(page, width)
+    sign_in(page)
+    expect(page.get_by_label(f"compare {finished[0]}")).to_be_visible()
+    box = page.locator(".jobs .scroll")
+    assert box.evaluate("(node) => node.scrollWidth > node.clientWidth")  # scrolls inside
+    assert fits(page, width)
+
+    page.goto(f"/ui/#/jobs/{finished[0]}")
+    expect(page.get_by_role("heading", name="Mixture")).to_be_visible()
+    chart = page.locator("[data-chart=objective]")
+    expect(chart).not_to_have_attribute("data-points", "0")
+    drawn = chart.evaluate("(svg) => [Math.round(svg.getBoundingClientRect().width), "
+                           "Number(svg.dataset.width), svg.getBoundingClientRect().top]")
+    assert drawn[0] <= width and drawn[0] == drawn[1], drawn   # drawn at its own width
+    folded = page.evaluate("Math.min(...[...document.querySelectorAll('main details')]"
+                           ".map((node) => node.getBoundingClientRect().top))")
+    assert drawn[2] < folded
+    screenshot(page, "job-phone")
+    assert fits(page, width)
+
+    page.goto("/ui/#/submit")
+    page.get_by_label("Problem spec (JSON)").fill(json.dumps(small_spec()))
+    page.get_by_role("button", name="Validate").click()
+    expect(page.get_by_role("status")).to_contain_text("The spec is valid", timeout=60_000)
+    screenshot(page, "submit-phone")
+    assert fits(page, width)
+
+    page.goto(f"/ui/#/compare?ids={','.join(finished)}")
+    expect(page.locator("[data-chart=violation] path.line")).to_have_count(2)
+    screenshot(page, "compare-phone")
+    assert fits(page, width)

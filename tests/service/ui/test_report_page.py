@@ -1,9 +1,11 @@
 """The job page of a sweep with validation data in headless Chromium against a real API,
-worker and Redis: the verdict first, the constraints table (training vs validation, interval
-bars on rates) before the solver's statistics, and the front drawn with each point linked to
-its model; a screenshot in tests/artifacts/."""
+worker and Redis: the verdict first, then the convergence chart, the constraints tables
+(training vs validation, interval bars on rates) folded under a line each, and the front
+drawn with each point linked to its model; a screenshot in tests/artifacts/."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -28,25 +30,37 @@ def sweep_job(service: Stack) -> str:
     return job_id
 
 
-def test_the_page_leads_with_the_verdict_and_the_constraints(page: Page, sweep_job: str):
+def test_the_page_leads_with_the_verdict_then_the_chart_and_folds_the_constraints(
+        page: Page, sweep_job: str):
     sign_in(page)
     page.goto(f"/ui/#/jobs/{sweep_job}")
     verdict = page.get_by_role("region", name="Verdict")
     expect(verdict).to_contain_text("easible")
-    tables = page.get_by_role("region", name="Constraints").locator("table")
-    mixture = tables.filter(has_text="randomized classifier").first
-    expect(mixture.locator("thead")).to_contain_text("validation")
-    expect(mixture).to_contain_text("constraints[0] rate")
-    expect(mixture).to_contain_text("positive_prediction_rate(a)")
-    assert mixture.locator(".bar .interval").count() >= 1     # validation rates only
-    expect(tables.filter(has_text="deterministic model").first).to_be_visible()
-    order = page.evaluate("""() => {
-        const at = (text) => [...document.querySelectorAll('h2, caption, section')]
-            .findIndex((node) => node.textContent.startsWith(text));
-        return [at('Feasible') >= 0 ? at('Feasible') : at('Not feasible'),
-                at('Constraints'), at('Solver statistics')];
+    expect(verdict.locator(".objective")).to_contain_text("expected objective")
+    constraints = page.get_by_role("region", name="Constraints")
+    models = constraints.locator(":scope > details")
+    expect(models).to_have_count(3)     # mixture, mean and deterministic, each folded
+    for k in range(3):
+        expect(models.nth(k)).not_to_have_attribute("open", "")
+        expect(models.nth(k).locator("summary")).to_contain_text(
+            re.compile(r"1 constraint, (all within tolerance on training and validation"
+                       r"|beyond tolerance: constraints\[0\] on (training|validation))"))
+    mixture = models.filter(has_text="randomized classifier")
+    expect(mixture.locator("table")).to_be_hidden()
+    mixture.locator("summary").click()
+    table = mixture.locator("table")
+    expect(table).to_be_visible()
+    expect(table.locator("thead")).to_contain_text("validation")
+    expect(table).to_contain_text("constraints[0] rate")
+    expect(table).to_contain_text("positive_prediction_rate(a)")
+    assert table.locator(".bar .interval").count() >= 1     # validation rates only
+    tops = page.evaluate("""() => {
+        const top = (node) => node.getBoundingClientRect().top;
+        return {verdict: top(document.querySelector('.verdict')),
+                chart: top(document.querySelector('[data-chart=objective]')),
+                folded: Math.min(...[...document.querySelectorAll('main details')].map(top))};
     }""")
-    assert order[0] < order[1] < order[2], order
+    assert tops["verdict"] < tops["chart"] < tops["folded"], tops
 
 
 def test_the_front_is_drawn_and_links_each_point_to_its_model(page: Page, sweep_job: str):
@@ -61,9 +75,14 @@ def test_the_front_is_drawn_and_links_each_point_to_its_model(page: Page, sweep_
     expect(point).not_to_have_attribute("open", "")
     links.nth(2).click()
     expect(point).to_have_attribute("open", "")
-    expect(point.locator("summary")).to_contain_text("constraints[0].rhs = 0.5")
+    expect(point.locator(":scope > summary")).to_contain_text("constraints[0].rhs = 0.5")
     expect(point.get_by_role("region", name="Constraints")).to_contain_text("validation")
     screenshot(page, "job_sweep_report")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_function("document.querySelector('.front-chart canvas')"
+                           ".getBoundingClientRect().right <= 390")   # redrawn at its width
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    screenshot(page, "job_sweep_report-phone")
 
 
 def test_a_certified_gap_is_shown_in_the_verdict(page: Page, service: Stack):

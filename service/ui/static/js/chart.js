@@ -1,10 +1,23 @@
-// Line charts drawn as SVG: linear or log-10 y axis, any number of series.
+// Line charts drawn as SVG: linear or log-10 y axis, any number of series. A chart is drawn
+// at its on-screen width (redrawn when that changes), so its text keeps its size on a phone.
 
 import { el, num } from "./dom.js";
 
 const WIDTH = 640;
 const HEIGHT = 240;
 const MARGIN = { left: 64, right: 28, top: 10, bottom: 36 };
+const NARROWEST = 240;
+
+const specs = new WeakMap();
+const resizes = new ResizeObserver((entries) => {
+  for (const { target, contentRect } of entries) {
+    if (!target.isConnected) resizes.unobserve(target);
+    else if (contentRect.width > 0
+      && Math.round(contentRect.width) !== Number(target.dataset.width)) {
+      draw(target, specs.get(target), contentRect.width);
+    }
+  }
+});
 
 /** A round step giving about `count` ticks over [low, high]. */
 function roundStep(low, high, count = 5) {
@@ -18,6 +31,15 @@ function multiples(low, high, step) {
   const ticks = [];
   for (let k = Math.ceil(low / step - 1e-9); k * step <= high + step * 1e-9; k += 1) {
     ticks.push(k * step + 0);   // + 0 turns -0 into 0
+  }
+  return ticks;
+}
+
+/** About `count` round ticks in [low, high], at least three where a round step gives them. */
+function axisTicks(low, high, count) {
+  let ticks = [];
+  for (let more = count; ticks.length < 3 && more <= 4 * count; more += 1) {
+    ticks = multiples(low, high, roundStep(low, high, more));
   }
   return ticks;
 }
@@ -59,7 +81,7 @@ function yScale(values, log) {
 }
 
 /**
- * A line chart.
+ * A line chart, redrawn at its width whenever that changes.
  * @param {Object} spec
  * @param {string} spec.name - data-chart attribute (tests and styles find the chart by it)
  * @param {string} spec.title - accessible title
@@ -67,23 +89,41 @@ function yScale(values, log) {
  * @param {string} spec.yLabel
  * @param {string} spec.log - "always" (values <= 0 on the floor), "positive" (log-10 when
  *   every value is positive) or "never"
+ * @param {boolean} [spec.fromZero] - the x axis starts at 0 (else at the smallest x)
  * @param {Array<{label: string, points: Array<[number, number]>}>} spec.series
  * @returns {SVGElement} with data-points = the number of points drawn
  */
-export function lineChart({ name, title, xLabel, yLabel, log, series }) {
+export function lineChart(spec) {
+  const svg = el("svg:svg", { class: "chart", role: "img", "data-chart": spec.name });
+  specs.set(svg, spec);
+  draw(svg, spec, WIDTH);
+  resizes.observe(svg);
+  return svg;
+}
+
+/** Draw `svg` (a lineChart) again with a new spec, at its current width. */
+export function redraw(svg, spec) {
+  specs.set(svg, spec);
+  draw(svg, spec, Number(svg.dataset.width) || WIDTH);
+}
+
+function draw(svg, { title, xLabel, yLabel, log, series, fromZero }, available) {
+  const width = Math.max(Math.round(available), NARROWEST);
+  svg.dataset.width = Math.round(available);
   const points = series.flatMap((s) => s.points).filter(([x, y]) => Number.isFinite(x)
     && Number.isFinite(y));
-  const svg = el("svg:svg", { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: "chart", role: "img",
-    "data-chart": name, "data-points": points.length, "aria-label": title });
-  svg.append(el("svg:title", { text: title }));
-  const inner = { w: WIDTH - MARGIN.left - MARGIN.right, h: HEIGHT - MARGIN.top - MARGIN.bottom };
+  svg.setAttribute("viewBox", `0 0 ${width} ${HEIGHT}`);
+  svg.setAttribute("data-points", points.length);
+  svg.setAttribute("aria-label", title);
+  svg.replaceChildren(el("svg:title", { text: title }));
+  const inner = { w: width - MARGIN.left - MARGIN.right, h: HEIGHT - MARGIN.top - MARGIN.bottom };
   if (!points.length) {
-    svg.append(el("svg:text", { x: WIDTH / 2, y: HEIGHT / 2, class: "empty",
+    svg.append(el("svg:text", { x: width / 2, y: HEIGHT / 2, class: "empty",
       "text-anchor": "middle", text: "no points yet" }));
-    return svg;
+    return;
   }
   const xs = points.map(([x]) => x);
-  const x = { low: Math.min(0, ...xs), high: Math.max(...xs) };
+  const x = { low: Math.min(...(fromZero ? [0] : []), ...xs), high: Math.max(...xs) };
   if (x.high === x.low) x.high = x.low + 1;
   const y = yScale(points.map(([, v]) => v), log);
   const [yLow, yHigh] = [y.map(y.low), y.map(y.high)];
@@ -92,12 +132,12 @@ export function lineChart({ name, title, xLabel, yLabel, log, series }) {
 
   const axes = el("svg:g", { class: "axes" });
   for (const tick of y.ticks) {
-    axes.append(el("svg:line", { x1: MARGIN.left, x2: WIDTH - MARGIN.right, y1: py(tick),
+    axes.append(el("svg:line", { x1: MARGIN.left, x2: width - MARGIN.right, y1: py(tick),
       y2: py(tick), class: "grid" }));
     axes.append(el("svg:text", { x: MARGIN.left - 6, y: py(tick) + 4, "text-anchor": "end",
       text: y.log ? `1e${Math.round(Math.log10(tick))}` : num(tick) }));
   }
-  for (const tick of multiples(x.low, x.high, roundStep(x.low, x.high))) {
+  for (const tick of axisTicks(x.low, x.high, Math.max(3, Math.floor(inner.w / 90)))) {
     axes.append(el("svg:text", { x: px(tick), y: HEIGHT - MARGIN.bottom + 16,
       "text-anchor": "middle", text: num(tick) }));
   }
@@ -121,7 +161,6 @@ export function lineChart({ name, title, xLabel, yLabel, log, series }) {
         class: `dot series-${k % 8}` }));
     }
   });
-  return svg;
 }
 
 /** A legend naming each series in its color. */

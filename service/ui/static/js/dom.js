@@ -39,13 +39,13 @@ export function when(iso) {
     timeStyle: "medium" }) : "—";
 }
 
-/** A table with a header row and one row per item. */
+/** A table with a header row and one row per item, scrolling sideways in its own box. */
 export function table(caption, headings, rows) {
   return el("div", { class: "scroll" }, el("table", {},
     el("caption", { text: caption }),
     el("thead", {}, el("tr", {}, headings.map((h) => el("th", { scope: "col", text: h })))),
-    el("tbody", {}, rows.map((cells) => el("tr", {}, cells.map((c, k) =>
-      el("td", { "data-label": headings[k] }, c instanceof Node ? c : String(c))))))));
+    el("tbody", {}, rows.map((cells) => el("tr", {}, cells.map((c) =>
+      el("td", {}, c instanceof Node ? c : String(c))))))));
 }
 
 /** Text cut to its cell's width (the whole text in its tooltip). */
@@ -61,4 +61,10 @@ export function badge(status) {
 /** Replace the contents of `node`. */
 export function show(node, ...children) {
   node.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined));
+}
+
+/** A closed <details>: its summary names what is inside (`title`: `line`), then `content`. */
+export function folded(title, line, ...content) {
+  return el("details", {}, el("summary", {}, el("strong", { text: title }), `: ${line}`),
+    ...content);
 }

@@ -50,6 +50,15 @@ function draw(node, front, shown) {
       label, stroke, width: 2, points: { show: true, size: 7 } }))],
     axes: [{ label: "swept value" }, { label: "objective / error" }],
   };
-  // the chart measures its container, so draw once it is in the document
-  requestAnimationFrame(() => new uPlot(options, data, node));
+  // the chart measures its container, so draw once it is in the document, at its width
+  requestAnimationFrame(() => {
+    const plot = new uPlot({ ...options, width: node.clientWidth || options.width }, data, node);
+    const resizes = new ResizeObserver(() => {
+      if (!node.isConnected) resizes.disconnect();
+      else if (node.clientWidth && node.clientWidth !== plot.width) {
+        plot.setSize({ width: node.clientWidth, height: options.height });
+      }
+    });
+    resizes.observe(node);
+  });
 }

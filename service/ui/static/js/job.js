@@ -1,9 +1,11 @@
-// The job page: live status and convergence chart; the Result's verdict, constraints and a
-// sweep's front first, then its stats, mixture, projection and notes; cancel and downloads.
+// The job page: the status and, once it has ended, the verdict (or the error) first; then the
+// live convergence chart, the mixture, the constraints (one folded table per model), a
+// sweep's front and a calibrated model's pictures; the numbers, projection, statistics and
+// the job's timestamps folded last; cancel and downloads.
 
 import { download, json } from "./api.js";
 import { Convergence } from "./convergence.js";
-import { badge, el, num, show, table, when } from "./dom.js";
+import { badge, el, folded, num, show, table, when } from "./dom.js";
 import { followEvents } from "./events.js";
 import { summaryText } from "./figures.js";
 import { frontSection } from "./front.js";
@@ -18,35 +20,39 @@ function facts(pairs) {
     [el("dt", { text: term }), el("dd", {}, value instanceof Node ? value : String(value))]));
 }
 
+/** The Result's notes, if it has any. */
+function notes(result) {
+  return result.notes.length ? el("ul", { class: "notes", "aria-label": "Notes" },
+    result.notes.map((n) => el("li", { text: n }))) : null;
+}
+
+/** Everything of the Result below the chart: what it is, then its numbers folded. */
 function resultSections(result) {
   const projected = result.projected;
+  const stats = Object.entries(result.stats);
   return [
-    verdict(result),
-    constraintsSection(result),
-    result.sweep ? frontSection(result.sweep) : null,
-    el("h2", { text: "Result" }),
-    facts([["algorithm", result.algorithm],
-      ["sizes", `${num(result.sizes.parameters)} parameters, ${num(result.sizes.constraints)} constraints, ${num(result.sizes.examples)} examples`],
-      ["expected objective", num(result.expected.objective)],
-      ["expected max violation", num(result.expected.max_violation)],
-      ["mean's objective", num(result.mean.objective)],
-      ["mean's max violation", num(result.mean.max_violation)]]),
-    el("h3", { text: "Projection" }),
-    projected ? facts([["method", projected.method], ["status", projected.status],
-      ["objective", num(projected.objective)], ["max violation", num(projected.max_violation)]])
-      : el("p", { text: "The spec's output options left the projection out." }),
-    ...modelSections(result),
-    el("h3", { text: "Mixture" }),
+    el("h2", { text: "Mixture" }),
     table(`${result.mixture.length} member(s) the shrinking LP kept`,
       ["weight", "iteration", "kind", "objective", "max violation"],
       result.mixture.map((m) => [num(m.weight), num(m.iteration), m.kind, num(m.objective),
         num(m.max_violation)])),
-    el("h3", { text: "Stats" }),
-    table("Solver statistics", ["name", "value"],
-      Object.entries(result.stats).map(([name, value]) => [name, num(value)])),
-    el("h3", { text: "Notes" }),
-    result.notes.length ? el("ul", { class: "notes" }, result.notes.map((n) => el("li", { text: n })))
-      : el("p", { text: "None." }),
+    constraintsSection(result),
+    result.sweep ? frontSection(result.sweep) : null,
+    ...modelSections(result),
+    el("h2", { text: "Details" }),
+    folded("Result", `${result.algorithm}; sizes, expected and mean's objective and violation`,
+      facts([["algorithm", result.algorithm],
+        ["sizes", `${num(result.sizes.parameters)} parameters, ${num(result.sizes.constraints)} constraints, ${num(result.sizes.examples)} examples`],
+        ["expected objective", num(result.expected.objective)],
+        ["expected max violation", num(result.expected.max_violation)],
+        ["mean's objective", num(result.mean.objective)],
+        ["mean's max violation", num(result.mean.max_violation)]])),
+    folded("Projection", projected ? `${projected.method}, ${projected.status}` : "left out",
+      projected ? facts([["method", projected.method], ["status", projected.status],
+        ["objective", num(projected.objective)], ["max violation", num(projected.max_violation)]])
+        : el("p", { text: "The spec's output options left the projection out." })),
+    folded("Stats", `${stats.length} solver statistics`, table("Solver statistics",
+      ["name", "value"], stats.map(([name, value]) => [name, num(value)]))),
   ];
 }
 
@@ -57,14 +63,17 @@ export function jobPage(main, id) {
   const heading = el("h1", {}, "Job ", el("span", { class: "mono", text: id }));
   const status = el("span", { class: "status", "aria-live": "polite" });
   const connection = el("span", { class: "connection", "aria-live": "polite" });
-  const details = el("div");
+  const name = el("span", { class: "muted job-name" });
+  const failure = el("div");
+  const outcome = el("div", { class: "outcome" });
+  const details = el("details", { class: "about" });
   const actions = el("div", { class: "actions" });
   const messages = el("div", { class: "messages" });
   const latest = el("p", { class: "latest", "aria-live": "off" });
   const chart = new Convergence([id]);
   const result = el("div");
-  show(main, heading, el("p", {}, status, " ", connection), messages, actions, details, result,
-    latest, chart.node);
+  show(main, heading, el("p", {}, status, " ", name, " ", connection), failure, outcome, messages,
+    actions, latest, chart.node, result, details);
 
   const act = async (work) => {
     try {
@@ -97,18 +106,24 @@ export function jobPage(main, id) {
   const setJob = (document) => {
     job = document;
     show(status, badge(job.status));
-    show(details, facts([["name", job.name || "—"], ["algorithm", job.algorithm || "—"],
+    name.textContent = job.name || "";
+    show(details, el("summary", {}, el("strong", { text: "Job" }),
+      `: ${job.algorithm || "algorithm not chosen yet"}; submitted ${when(job.created_at)}`),
+    facts([["name", job.name || "—"], ["algorithm", job.algorithm || "—"],
       ["submitted", when(job.created_at)], ["started", when(job.started_at)],
-      ["ended", when(job.ended_at)]]),
-    job.error ? el("div", { class: "problem", role: "alert" },
+      ["ended", when(job.ended_at)]]));
+    show(failure, job.error ? el("div", { class: "problem", role: "alert" },
       el("strong", { text: `Job ${job.status}` }), el("p", { text: job.error })) : null);
     show(actions, ACTIVE.has(job.status) ? cancel : null,
       job.status === "succeeded" ? downloads : null);
     if (job.summary) summarize(job.summary);
     if (job.status === "succeeded" && !resultShown) {
       resultShown = true;
-      act(async () => show(result, resultSections(await json(`/v1/jobs/${id}/result`,
-        { signal }))));
+      act(async () => {
+        const answer = await json(`/v1/jobs/${id}/result`, { signal });
+        show(outcome, verdict(answer), notes(answer));
+        show(result, resultSections(answer));
+      });
     }
   };
   const onEvent = (event) => {

@@ -1,7 +1,9 @@
 // Pictures of a calibrated model (docs/tables.md): each calibrator's output against its raw
 // input and, for a lattice, the model's partial dependence along each input (the mean of the
-// lattice's vertex values over the other inputs, at each vertex coordinate).
+// lattice's vertex values over the other inputs, at each vertex coordinate). A numeric input
+// is drawn as a line, a categorical one as one bar per category.
 
+import { barChart } from "./bars.js";
 import { lineChart } from "./chart.js";
 import { el } from "./dom.js";
 
@@ -27,31 +29,40 @@ function partialDependence(values, sizes, axis) {
   return sums.map((s) => s / others);
 }
 
-function calibratorChart(feature, j, lattice) {
-  const numeric = feature.kind === "numeric";
-  const points = numeric ? feature.keypoints.map((k, i) => [k, feature.outputs[i]])
-    : feature.outputs.map((o, i) => [i, o]);
-  return lineChart({ name: `calibrator-${j}`, log: "never",
-    title: `${feature.column}: calibrator output against the raw input`,
-    xLabel: numeric ? feature.column : `${feature.column}: ${feature.categories.join(", ")}`,
-    yLabel: lattice ? "lattice coordinate" : "output",
-    series: [{ label: feature.column, points }] });
+/** The categories a categorical lattice input places at coordinate `c`. */
+function categoriesAt(feature, c) {
+  const names = feature.categories.filter((_, i) => Math.round(feature.outputs[i]) === c);
+  return names.length ? names.join(" / ") : `coordinate ${c}`;
 }
 
-/** A categorical lattice input's categories from coordinate 0 up. */
-function byCoordinate(feature) {
-  const placed = feature.categories.map((name, i) => [feature.outputs[i], name]);
-  return placed.sort((a, b) => a[0] - b[0]).map(([, name]) => name);
+function figure(title, chart) {
+  return el("figure", {}, el("figcaption", { text: title }), chart);
+}
+
+function calibratorChart(feature, j, lattice) {
+  const title = `${feature.column}: calibrator`;
+  const yLabel = lattice ? "lattice coordinate" : "output";
+  if (feature.kind !== "numeric") {
+    return barChart({ name: `calibrator-${j}`, title, valueLabel: yLabel,
+      bars: feature.categories.map((name, i) => [name, feature.outputs[i]]) });
+  }
+  return figure(title, lineChart({ name: `calibrator-${j}`, log: "never",
+    title: `${feature.column}: calibrator output against the raw input`, xLabel: feature.column,
+    yLabel, series: [{ label: feature.column,
+      points: feature.keypoints.map((k, i) => [k, feature.outputs[i]]) }] }));
 }
 
 function partialChart(feature, j, values, sizes) {
-  const numeric = feature.kind === "numeric";
-  const points = partialDependence(values, sizes, j)
-    .map((v, c) => [numeric ? rawAt(feature, c) : c, v]);
-  return lineChart({ name: `partial-${j}`, log: "never",
-    title: `${feature.column}: the model's partial dependence`,
-    xLabel: numeric ? feature.column : `${feature.column}: ${byCoordinate(feature).join(", ")}`,
-    yLabel: "mean score", series: [{ label: feature.column, points }] });
+  const title = `${feature.column}: partial dependence`;
+  const means = partialDependence(values, sizes, j);
+  if (feature.kind !== "numeric") {
+    return barChart({ name: `partial-${j}`, title, valueLabel: "mean score",
+      bars: means.map((v, c) => [categoriesAt(feature, c), v]) });
+  }
+  return figure(title, lineChart({ name: `partial-${j}`, log: "never",
+    title: `${feature.column}: the model's partial dependence`, xLabel: feature.column,
+    yLabel: "mean score", series: [{ label: feature.column,
+      points: means.map((v, c) => [rawAt(feature, c), v]) }] }));
 }
 
 /** The sections drawing a Result's calibrated model; none for other models. */
@@ -59,11 +70,11 @@ export function modelSections(result) {
   const model = result.model;
   if (!model || !model.type.startsWith("calibrated_")) return [];
   const lattice = model.type === "calibrated_lattice";
-  const sections = [el("h3", { text: "Calibrators" }), el("div", { class: "charts" },
+  const sections = [el("h2", { text: "Calibrators" }), el("div", { class: "charts" },
     model.features.map((f, j) => calibratorChart(f, j, lattice)))];
   if (lattice) {
     const values = deployed(result);
-    sections.push(el("h3", { text: "Partial dependence" }), el("div", { class: "charts" },
+    sections.push(el("h2", { text: "Partial dependence" }), el("div", { class: "charts" },
       model.features.map((f, j) => partialChart(f, j, values, model.sizes))));
   }
   return sections;

@@ -1,12 +1,13 @@
-// What a user asks of a Result first: feasible or not, the certified gap, and every
-// constraint on training and validation data (rates with their bootstrap interval bars).
+// What a user asks of a Result first: feasible or not, its objective and certified gap; then
+// every constraint on training and validation data (rates with their bootstrap interval
+// bars), one folded table per model under a line saying whether all are within tolerance.
 
-import { el, num, table } from "./dom.js";
+import { el, folded, num, table } from "./dom.js";
 import { gapText } from "./figures.js";
 
 const DEFAULT_TOLERANCE = 1e-3;
 
-/** The verdict: feasible (within the tolerance) or not, and the certified gap if any. */
+/** The verdict: feasible (within the tolerance) or not, the objective, the certified gap. */
 export function verdict(result) {
   const tolerance = result.report ? result.report.tolerance : DEFAULT_TOLERANCE;
   const violation = result.expected.max_violation;
@@ -15,6 +16,7 @@ export function verdict(result) {
   return el("section", { class: `verdict ${feasible ? "feasible" : "infeasible"}`,
     "aria-label": "Verdict" },
   el("p", { class: "headline", text: feasible ? "Feasible" : "Not feasible" }),
+  el("p", { class: "objective", text: `expected objective ${num(result.expected.objective)}` }),
   el("p", { text: `largest expected violation ${num(violation)} (tolerance ${num(tolerance)})` }),
   gap === undefined ? null
     : el("p", { class: "gap", text: `certified: within ${gapText(gap)} of the optimum` }));
@@ -62,11 +64,37 @@ function rows(training, validation) {
   return out;
 }
 
-/** The constraints tables: one per deployed model the report describes. */
+/** What a model's table is about. */
+function caption(name) {
+  if (name === "mixture") return "mixture (the randomized classifier the guarantees are about)";
+  if (name === "deterministic") return "deterministic model (the best single candidate)";
+  return name;
+}
+
+/** The constraints a model breaks beyond the tolerance, e.g. "constraints[2]". */
+function broken(model) {
+  return model.constraints.filter((c) => c.violated).map((c) => `constraints[${c.index}]`);
+}
+
+/** One line on a model's table: how many constraints, which (if any) fail, the error. */
+function summary(training, validation) {
+  const count = training.constraints.length;
+  const error = `training error ${num(training.error)}`;
+  if (!count) return `no constraints; ${error}`;
+  const failing = [["training", broken(training)],
+    ...(validation ? [["validation", broken(validation)]] : [])].filter(([, b]) => b.length);
+  const held = failing.length
+    ? `beyond tolerance: ${failing.map(([data, b]) => `${b.join(", ")} on ${data}`).join("; ")}`
+    : `all within tolerance${validation ? " on training and validation" : ""}`;
+  return `${count} constraint${count === 1 ? "" : "s"}, ${held}; ${error}`;
+}
+
+/** The constraints tables: one per deployed model the report describes, each folded. */
 export function constraintsSection(result) {
   const report = result.report;
   if (!report) {
-    return el("p", { text: "No report: reports cover one empirical risk (not max_of, quadratic or pairwise)." });
+    return el("p", { class: "muted", text: "No constraints report: reports cover one "
+      + "empirical risk (not max_of, quadratic or pairwise)." });
   }
   const held = report.validation;
   return el("section", { class: "constraints", "aria-label": "Constraints" },
@@ -75,9 +103,9 @@ export function constraintsSection(result) {
       + (held ? `validation ${num(held.examples)} rows; ` : "no validation data; ")
       + `rates with ${Math.round(100 * report.bootstrap.level)}% bootstrap intervals `
       + `(${num(report.bootstrap.resamples)} resamples)` }),
-    Object.entries(report.training.models).map(([name, model]) => table(
-      name === "mixture" ? "mixture (the randomized classifier the guarantees are about)"
-        : name === "deterministic" ? "deterministic model (the best single candidate)" : name,
-      ["", "training", "validation"],
-      rows(model, held ? held.models[name] : null))));
+    Object.entries(report.training.models).map(([name, model]) => {
+      const validation = held ? held.models[name] : null;
+      return folded(name, summary(model, validation), table(caption(name),
+        ["", "training", "validation"], rows(model, validation)));
+    }));
 }
