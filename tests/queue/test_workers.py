@@ -1,4 +1,5 @@
-"""Workers: liveness from heartbeats, the heartbeat bound, and reaping jobs of dead workers."""
+"""Workers: liveness from heartbeats, the announced warm-up, the heartbeat bound, and reaping
+jobs of dead workers."""
 
 from __future__ import annotations
 
@@ -12,10 +13,23 @@ from rq.utils import utcformat
 
 from service.local_stack import RedisServer
 from tests.queue.jobs import stream, submitted
-from worker.queue.keys import REAPER_GRACE_KEY, REAPER_LOCK_KEY, SERIALIZER, job_queue
+from worker.queue.keys import (
+    REAPER_GRACE_KEY,
+    REAPER_LOCK_KEY,
+    SERIALIZER,
+    WARMING_KEY,
+    job_queue,
+)
 from worker.queue.records import job_record, load_job
 from worker.queue.state import JobState
-from worker.queue.workers import MISSED_HEARTBEATS, LightTouchWorker, live_workers, reap_abandoned
+from worker.queue.workers import (
+    MISSED_HEARTBEATS,
+    LightTouchWorker,
+    announce_warming,
+    live_workers,
+    reap_abandoned,
+    warming_workers,
+)
 
 HEARTBEAT_S = 2
 
@@ -35,6 +49,15 @@ def test_a_worker_counts_as_live_until_it_misses_its_heartbeats(connection):
     silent_for = timedelta(seconds=MISSED_HEARTBEATS * HEARTBEAT_S + 1)
     connection.hset(worker.key, "last_heartbeat", utcformat(datetime.now(UTC) - silent_for))
     assert (live, live_workers(connection, HEARTBEAT_S)) == (1, 0)
+
+
+def test_a_warm_up_is_announced_while_it_runs_and_lapses_if_its_worker_dies(connection):
+    with announce_warming(connection, "starting", HEARTBEAT_S):
+        during = warming_workers(connection)
+    # a worker killed mid warm-up leaves its announcement, which lapses unrenewed
+    connection.zadd(WARMING_KEY, {"killed": time.time() - 1})
+    assert (during, warming_workers(connection)) == (1, 0)
+    assert connection.zscore(WARMING_KEY, "starting") is None
 
 
 def test_the_worker_wakes_once_per_heartbeat_and_a_job_outlives_missed_beats(connection):
