@@ -20,7 +20,7 @@ from service import problems, ui
 from service.auth import KeyRing
 from service.metrics import HttpMetrics, metrics_registry
 from service.openapi import openapi_schema
-from service.routes import algorithms, health, jobs
+from service.routes import algorithms, health, home, jobs
 from service.settings import ServiceSettings, load_service_settings
 from worker.queue.workers import reap_abandoned
 
@@ -53,6 +53,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     app.include_router(jobs.router)
     app.include_router(algorithms.router)
     app.include_router(health.router)
+    app.include_router(home.router)
     ui.install(app)
     app.openapi = lambda: openapi_schema(app)  # type: ignore[method-assign]
     return app
