@@ -13,6 +13,7 @@ from rq.utils import utcformat
 
 from service.local_stack import RedisServer
 from tests.queue.jobs import stream, submitted
+from worker.errors import DataError
 from worker.queue.keys import (
     REAPER_GRACE_KEY,
     REAPER_LOCK_KEY,
@@ -65,6 +66,27 @@ def test_the_worker_wakes_once_per_heartbeat_and_a_job_outlives_missed_beats(con
     job = load_job(connection, "alpha", submitted(connection))
     assert worker.dequeue_timeout == HEARTBEAT_S
     assert worker.get_heartbeat_ttl(job) == MISSED_HEARTBEATS * HEARTBEAT_S
+
+
+def failure_logged(connection, error: Exception, caplog) -> str:
+    """What the worker logs when a job raises ``error`` (the job failed as RQ fails it)."""
+    worker = registered_worker(connection)
+    job = load_job(connection, "alpha", submitted(connection))
+    try:
+        raise error
+    except type(error) as raised:
+        caplog.clear()
+        worker.handle_exception(job, type(raised), raised, raised.__traceback__)
+    return caplog.text
+
+
+def test_a_wrong_spec_is_one_line_of_the_log_an_unexpected_error_its_traceback(connection,
+                                                                                  caplog):
+    wrong = failure_logged(connection, DataError("objective.data.features", "no such file"),
+                           caplog)
+    unexpected = failure_logged(connection, ZeroDivisionError("division by zero"), caplog)
+    assert wrong.count("\n") == 1 and "objective.data.features: no such file" in wrong
+    assert "Traceback" in unexpected and "ZeroDivisionError: division by zero" in unexpected
 
 
 def abandon(connection, job_id: str) -> None:

@@ -139,7 +139,7 @@ class LightTouchWorker(Worker):
         if not issubclass(exc_info[0], LightTouchError):
             super().handle_exception(job, *exc_info)
             return
-        log.info("job %s failed: %s", job.id, exc_info[1])
+        log.warning("job %s failed: %s", job.id, exc_info[1])
         call_exception_handlers(self._exc_handlers, job, *exc_info)
 
 
