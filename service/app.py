@@ -13,6 +13,9 @@ import redis
 import redis.asyncio
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from starlette.concurrency import run_in_threadpool
 
@@ -20,7 +23,7 @@ from service import problems, ui
 from service.auth import KeyRing
 from service.metrics import HttpMetrics, metrics_registry
 from service.openapi import openapi_schema
-from service.routes import algorithms, health, jobs
+from service.routes import algorithms, health, home, jobs
 from service.settings import ServiceSettings, load_service_settings
 from worker.queue.workers import reap_abandoned
 
@@ -53,6 +56,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     app.include_router(jobs.router)
     app.include_router(algorithms.router)
     app.include_router(health.router)
+    app.include_router(home.router)
     ui.install(app)
     app.openapi = lambda: openapi_schema(app)  # type: ignore[method-assign]
     return app
@@ -63,9 +67,12 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     settings: ServiceSettings = app.state.settings
     if settings.open_mode:
         log.warning("LIGHTTOUCH_API_KEYS is empty: open dev mode, every caller is tenant 'dev'")
+    # One retry on a fresh connection when a pooled one turns out closed (Redis restarted
+    # since it was last used); a timeout is not retried: it is the dead-connection bound.
     pool = redis.asyncio.BlockingConnectionPool.from_url(
         settings.redis_url, max_connections=settings.sse_max_streams,
-        socket_timeout=settings.sse_keepalive_s + STREAM_READ_MARGIN_S)
+        socket_timeout=settings.sse_keepalive_s + STREAM_READ_MARGIN_S,
+        retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)))
     app.state.stream_redis = redis.asyncio.Redis(connection_pool=pool)
     reaper = asyncio.create_task(_reap_forever(app.state.redis, settings.heartbeat_s))
     try:

@@ -31,6 +31,9 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     load_service_settings()   # fail here, naming the variable, not in every uvicorn process
+    host = "localhost" if args.host in ("0.0.0.0", "::") else args.host
+    _console.print(f"dashboard: http://{host}:{args.port}/ui/ (API docs: /docs)", highlight=False,
+                   soft_wrap=True)
     uvicorn.run("service.app:create_app", factory=True, host=args.host, port=args.port,
                 workers=args.workers, timeout_graceful_shutdown=5, log_level="info")
     return 0

@@ -11,6 +11,7 @@
         ├── UnsupportedMediaType       415 the body is not declared as JSON
         ├── BadEventId                 400 a Last-Event-ID that is no stream position
         ├── NotReady                   503 Redis unreachable or no live worker
+        │   └── WarmingUp              503 no live worker yet, but one is warming up
         ├── RemoteProblem              (client side) the service answered with a problem
         └── ServiceUnreachable         (client side) no connection to the service
 
@@ -98,6 +99,12 @@ class NotReady(ServiceError):
 
     status_code = 503
     title = "Service not ready"
+
+
+class WarmingUp(NotReady):
+    """No worker takes jobs yet, but one is warming up (loading its numba kernels)."""
+
+    title = "Workers warming up"
 
 
 class RemoteProblem(ServiceError):

@@ -26,7 +26,8 @@ import httpx
 from redis import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from worker.queue.workers import live_workers, warm_up
+from worker.queue.warm_up import warm_up
+from worker.queue.workers import live_workers
 from worker.settings import child_environment
 
 REPO = Path(__file__).resolve().parents[1]

@@ -186,7 +186,8 @@ _MEANINGS = {
     415: "the body is not sent as application/json",
     422: "invalid spec, data or parameter; errors[] names each field",
     429: "the tenant is at LIGHTTOUCH_MAX_ACTIVE_JOBS; see Retry-After",
-    503: "Redis unreachable (or, for /readyz, no live worker)",
+    503: "Redis unreachable (or, for /readyz, no live worker; title 'Workers warming up' "
+         "while one loads its kernels)",
 }
 
 

@@ -3,7 +3,8 @@
 something importable; every relative link of docs/*.md and README.md names a file of the
 repository (and a heading of it, when it names one); every ``docs/page.md#heading`` the code
 points to names a page and one of its headings, and none cites a README section the README
-no longer has; every test file the pages name exists."""
+no longer has; every test file the pages name exists; every ``pip install`` of LightTouch
+installs it from the repository or its wheel (no index has it) with extras it defines."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import ast
 import builtins
 import importlib
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,10 @@ PAGES = sorted([*(ROOT / "docs").glob("*.md"), ROOT / "README.md"])
 DOCS_POINTER = re.compile(r"docs/([\w-]+\.md)(?:#([\w-]+))?")
 README_SECTION = re.compile(r'README\s+"([^"]+)"')
 TEST_FILE = re.compile(r"`(tests/[\w/]+\.py)(?:::\w+)?`")
+#: What ``pip install`` names as LightTouch: by name, the repository (``.``) or its wheel,
+#: each with its ``[extras]``.
+INSTALLED = re.compile(r"pip install[^\n`]*?'?(lighttouch|\.|[\w./-]*lighttouch-[\w.-]+\.whl)"
+                       r"\[([\w,-]+)\]")
 #: Modules that still cite a README section since moved to docs/: each with where it went.
 #: The test fails once one no longer does, so the list only shrinks.
 STALE_README = {
@@ -147,3 +153,13 @@ def test_pointers_to_the_docs_resolve(path: Path):
         assert stale, f"{name} no longer cites a moved README section: drop it from STALE_README"
     else:
         assert not stale, f"{name}: README sections it cites are gone (now in docs/): {stale}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_lighttouch_is_installed_from_the_repository_with_extras_it_defines(page: Path):
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    installs = INSTALLED.findall(page.read_text(encoding="utf-8"))
+    assert [what for what, _ in installs if what == "lighttouch"] == [], \
+        f"{page.name}: no package index has lighttouch; install it from a clone or its wheel"
+    extras = {extra for _, named in installs for extra in named.split(",")}
+    assert extras <= set(project["optional-dependencies"]), page.name

@@ -7,10 +7,10 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from redis.exceptions import RedisError
 
 from service.deps import RedisDep, SettingsDep
-from service.errors import NotReady
+from service.errors import NotReady, WarmingUp
 from service.models import Health
 from service.problems import problem_responses
-from worker.queue.workers import live_workers
+from worker.queue.workers import live_workers, warming_workers
 
 router = APIRouter(tags=["health"])
 
@@ -23,11 +23,17 @@ def healthz(settings: SettingsDep) -> Health:
 
 @router.get("/readyz", response_model=Health, responses=problem_responses(503))
 def readyz(redis: RedisDep, settings: SettingsDep) -> Health:
-    """Redis answers and at least one worker has a recent heartbeat."""
+    """Redis answers and at least one worker has a recent heartbeat (503 "Workers warming
+    up" while the only workers still load their kernels)."""
     try:
         workers = live_workers(redis, settings.heartbeat_s)
+        warming = warming_workers(redis) if workers == 0 else 0
     except RedisError as error:
         raise NotReady(f"Redis is unreachable: {error}") from None
+    if warming:
+        raise WarmingUp(f"{warming} worker(s) warming up: loading numba's compiled kernels "
+                        "(seconds from its cache, minutes on a fresh machine); jobs submitted "
+                        "now wait in the queue and start once a worker is ready")
     if workers == 0:
         raise NotReady("no worker has sent a heartbeat recently; start 'lighttouch worker'")
     return Health(status="ready", workers=workers, api_key_required=not settings.open_mode)

@@ -1,6 +1,7 @@
 """The image and the compose stack, used as a client would: jobs from the examples and from
-files under /data, the dashboards, non-root containers, three workers, and faults (a worker
-container killed mid-job, Redis and the API restarted)."""
+files under /data, the dashboards (the web one in Chromium, from the installed wheel),
+non-root containers, three workers, and faults (a worker container killed mid-job, Redis and
+the API restarted)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ import time
 import httpx
 import pytest
 from httpx_sse import connect_sse
+from playwright.sync_api import Browser, expect
 
 from service.local_stack import REPO, wait_for
-from tests.containers.conftest import HEARTBEAT_S, WORKERS, ComposeStack
+from tests.containers.conftest import API_KEY, HEARTBEAT_S, WORKERS, ComposeStack
 from tests.service.conftest import submit, wait_status
+from tests.service.ui.conftest import browser  # noqa: F401 (the fixture: headless Chromium)
 from worker.queue.state import is_terminal_event
 from worker.queue.workers import MISSED_HEARTBEATS
 
@@ -51,6 +54,29 @@ def test_the_api_answers_with_three_workers_alive(stack: ComposeStack):
                       ["workers"] == WORKERS and h, 180, f"{WORKERS} live workers")
     assert health["status"] == "ready"
     assert len(stack.containers("worker")) == WORKERS
+
+
+def test_the_dashboard_served_by_the_image_shows_the_first_job(stack: ComposeStack,
+                                                                browser: Browser):  # noqa: F811
+    with stack.client() as client:
+        document, _ = run_job(client, example("lattice_ranking.json"))
+    stack.timings["up_to_first_job_s"] = time.perf_counter() - stack.up_at
+    context = browser.new_context(base_url=stack.url)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.set_default_timeout(30_000)
+    page.goto("/ui/")
+    page.get_by_label("API key").fill(API_KEY)
+    page.keyboard.press("Enter")
+    page.get_by_role("heading", name="Jobs").wait_for()
+    page.goto(f"/ui/#/jobs/{document['id']}")
+    expect(page.get_by_role("heading", name=f"Job {document['id']}")).to_be_visible()
+    expect(page.locator(".status")).to_contain_text("succeeded")
+    expect(page.locator("main")).not_to_contain_text("Loading")
+    context.close()
+    assert errors == []
 
 
 def test_every_container_of_the_image_runs_as_its_non_root_user(stack: ComposeStack):

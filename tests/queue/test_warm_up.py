@@ -15,7 +15,7 @@ from service.local_stack import REPO
 CHECK = """
 import os, time
 import numba.np.ufunc.parallel as parallel
-from worker.queue.workers import warm_up
+from worker.queue.warm_up import warm_up
 from worker import solve
 warm_up()
 assert not parallel._is_initialized, "warm-up started numba's thread pool"

@@ -1,4 +1,5 @@
-"""Workers: liveness from heartbeats, the heartbeat bound, and reaping jobs of dead workers."""
+"""Workers: liveness from heartbeats, the announced warm-up, the heartbeat bound, and reaping
+jobs of dead workers."""
 
 from __future__ import annotations
 
@@ -12,10 +13,24 @@ from rq.utils import utcformat
 
 from service.local_stack import RedisServer
 from tests.queue.jobs import stream, submitted
-from worker.queue.keys import REAPER_GRACE_KEY, REAPER_LOCK_KEY, SERIALIZER, job_queue
+from worker.errors import DataError
+from worker.queue.keys import (
+    REAPER_GRACE_KEY,
+    REAPER_LOCK_KEY,
+    SERIALIZER,
+    WARMING_KEY,
+    job_queue,
+)
 from worker.queue.records import job_record, load_job
 from worker.queue.state import JobState
-from worker.queue.workers import MISSED_HEARTBEATS, LightTouchWorker, live_workers, reap_abandoned
+from worker.queue.workers import (
+    MISSED_HEARTBEATS,
+    LightTouchWorker,
+    announce_warming,
+    live_workers,
+    reap_abandoned,
+    warming_workers,
+)
 
 HEARTBEAT_S = 2
 
@@ -37,11 +52,41 @@ def test_a_worker_counts_as_live_until_it_misses_its_heartbeats(connection):
     assert (live, live_workers(connection, HEARTBEAT_S)) == (1, 0)
 
 
+def test_a_warm_up_is_announced_while_it_runs_and_lapses_if_its_worker_dies(connection):
+    with announce_warming(connection, "starting", HEARTBEAT_S):
+        during = warming_workers(connection)
+    # a worker killed mid warm-up leaves its announcement, which lapses unrenewed
+    connection.zadd(WARMING_KEY, {"killed": time.time() - 1})
+    assert (during, warming_workers(connection)) == (1, 0)
+    assert connection.zscore(WARMING_KEY, "starting") is None
+
+
 def test_the_worker_wakes_once_per_heartbeat_and_a_job_outlives_missed_beats(connection):
     worker = registered_worker(connection)
     job = load_job(connection, "alpha", submitted(connection))
     assert worker.dequeue_timeout == HEARTBEAT_S
     assert worker.get_heartbeat_ttl(job) == MISSED_HEARTBEATS * HEARTBEAT_S
+
+
+def failure_logged(connection, error: Exception, caplog) -> str:
+    """What the worker logs when a job raises ``error`` (the job failed as RQ fails it)."""
+    worker = registered_worker(connection)
+    job = load_job(connection, "alpha", submitted(connection))
+    try:
+        raise error
+    except type(error) as raised:
+        caplog.clear()
+        worker.handle_exception(job, type(raised), raised, raised.__traceback__)
+    return caplog.text
+
+
+def test_a_wrong_spec_is_one_line_of_the_log_an_unexpected_error_its_traceback(connection,
+                                                                                  caplog):
+    wrong = failure_logged(connection, DataError("objective.data.features", "no such file"),
+                           caplog)
+    unexpected = failure_logged(connection, ZeroDivisionError("division by zero"), caplog)
+    assert wrong.count("\n") == 1 and "objective.data.features: no such file" in wrong
+    assert "Traceback" in unexpected and "ZeroDivisionError: division by zero" in unexpected
 
 
 def abandon(connection, job_id: str) -> None:

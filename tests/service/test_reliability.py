@@ -1,5 +1,6 @@
 """One job, one outcome, whatever dies: the worker parent killed under its horse, Redis
-restarted under a running job. Real processes, loopback only, bounded waits."""
+restarted under a running job; an event stream opened after Redis restarted. Real processes,
+loopback only, bounded waits."""
 
 from __future__ import annotations
 
@@ -101,3 +102,25 @@ def test_a_worker_rides_out_a_redis_restart_and_its_job_has_one_outcome(restarta
     assert ended["status"] == "succeeded", ended
     assert assert_one_outcome(stack, job_id) == "succeeded"
     assert after["status"] == "succeeded"
+
+
+def events_of(client, job_id: str) -> tuple[int, str]:
+    """The status code and the body of a finished job's whole event stream."""
+    answer = client.get(f"/v1/jobs/{job_id}/events")
+    return answer.status_code, answer.text
+
+
+def test_an_event_stream_opened_after_a_redis_restart_replays_the_job(restartable):
+    server, stack = restartable
+    stack.start_worker()
+    with stack.client() as client:
+        job_id = submit(client, small_spec())
+        wait_status(client, job_id, {"succeeded"}, timeout_s=60)
+        before = events_of(client, job_id)   # leaves an idle connection in the stream pool
+        stack.stop_workers()
+        server.restart("shutdown")
+        wait_for(lambda: client.get(f"/v1/jobs/{job_id}").status_code == 200, 30,
+                 "the API reading the restarted Redis")
+        after = events_of(client, job_id)
+    assert before[0] == 200 and "event: result" in before[1]
+    assert after == before

@@ -33,6 +33,9 @@ REFUSED = [
      "objective.data.features", "names a host"),
     ("an unknown scheme", spec_reading({"uri": "ftp://example.org/x.npy"}),
      "objective.data.features", "scheme ftp:, which is not supported"),
+    ("a data: URI that does not decode", spec_reading(
+        {"uri": "data:application/x-npy;base64,not*base64"}),
+     "objective.data.features", "cannot decode the data: URI"),
     ("a group vector outside the roots", spec_reading(
         [[1.0, 0.0], [0.0, 1.0]], groups={"uri": "file:///etc/group.npy"}),
      "objective.data.groups.g", "outside the data roots"),

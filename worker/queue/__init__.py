@@ -23,6 +23,8 @@ key                            holds
 ``lighttouch:jobs:{t}``        sorted set of tenant ``t``'s newest job ids by submit time
 ``lighttouch:idempotency:…``   ``{t}:{sha256(key)}``: the first job submitted under an
                                ``Idempotency-Key`` (kept ``result_ttl`` seconds)
+``lighttouch:warming``         sorted set of workers still warming up, scored by the time
+                               their announcement lapses (:func:`.workers.announce_warming`)
 =============================  ===========================================================
 
 Every way a job ends goes through :func:`.events.finish`, and the first to get there wins: its

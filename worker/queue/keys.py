@@ -25,6 +25,9 @@ METRICS_KEY = f"{PREFIX}:metrics"
 REAPER_LOCK_KEY = f"{PREFIX}:reaper"
 #: The run id of the Redis server the reaper last saw, and the grace period after a restart.
 REDIS_RUN_KEY, REAPER_GRACE_KEY = f"{PREFIX}:redis-run", f"{PREFIX}:reaper-grace"
+#: Workers still warming up (not yet on the queue): sorted set of worker names, each scored by
+#: the Unix time its announcement lapses unless renewed (``/readyz`` says "warming up").
+WARMING_KEY = f"{PREFIX}:warming"
 
 
 def key(kind: str, name: str) -> str:

@@ -14,11 +14,14 @@ Run as ``python -m worker.queue.warm_up`` (the image's build does, to fill numba
 
 from __future__ import annotations
 
+import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from numba.core.dispatcher import Dispatcher
 
 from worker.algorithms.registry import ALGORITHMS
 from worker.pipeline.solve import solve
@@ -103,11 +106,28 @@ def _project_onto_a_lattice() -> None:
             problem.upper)
 
 
-def main() -> None:
-    """Warm up and say how long it took."""
+def kernels() -> list[Dispatcher]:
+    """The numba kernels of the ``worker`` package imported into this process."""
+    found = {id(value): value for name, module in list(sys.modules.items())
+             if name.startswith("worker.")
+             for value in vars(module).values() if isinstance(value, Dispatcher)}
+    return list(found.values())
+
+
+def announced_warm_up(say: Callable[[str], None]) -> float:
+    """:func:`warm_up`, saying at once what it loads and then how long it took; the seconds."""
+    say(f"warming up {len(kernels())} numba kernels ({len(WARM_UP_JOBS) + 1} tiny jobs and a "
+        "projection; seconds from numba's cache, minutes without it)...")
     start = time.perf_counter()
     warm_up()
-    print(f"numba kernels ready in {time.perf_counter() - start:.1f} s")
+    seconds = time.perf_counter() - start
+    say(f"ready in {seconds:.1f} s")
+    return seconds
+
+
+def main() -> None:
+    """Warm up, saying what and how long it took."""
+    announced_warm_up(lambda line: print(line, flush=True))
 
 
 if __name__ == "__main__":

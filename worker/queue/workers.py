@@ -1,31 +1,37 @@
-"""The queue workers: the fork-per-job RQ worker, its warm-up, liveness and the reaper of
-jobs whose worker died."""
+"""The queue workers: the fork-per-job RQ worker, its announced warm-up, liveness and the
+reaper of jobs whose worker died."""
 
 from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from redis import Redis
 from redis.exceptions import RedisError
 from rq import Queue, Worker
 from rq.executions import Execution
 from rq.job import Job
+from rq.job_lifecycle import call_exception_handlers
 from rq.registry import StartedJobRegistry
 from rq.timeouts import TimerDeathPenalty
 
+from worker.errors import LightTouchError
 from worker.queue.keys import (
     QUEUE_NAME,
     REAPER_GRACE_KEY,
     REAPER_LOCK_KEY,
     REDIS_RUN_KEY,
     SERIALIZER,
+    WARMING_KEY,
     job_queue,
 )
 from worker.queue.lifetime import die_with_parent
 from worker.queue.task import horse_killed
-from worker.queue.warm_up import warm_up
+from worker.queue.warm_up import announced_warm_up
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +69,38 @@ def live_workers(connection: Redis, heartbeat_s: int) -> int:
                if worker.last_heartbeat is not None and worker.last_heartbeat.timestamp() >= cutoff)
 
 
+def warming_workers(connection: Redis) -> int:
+    """Workers that announced a warm-up (:func:`announce_warming`) not yet over or lapsed."""
+    return connection.zcount(WARMING_KEY, f"({time.time()}", "+inf")
+
+
+@contextmanager
+def announce_warming(connection: Redis, name: str, heartbeat_s: int) -> Iterator[None]:
+    """Announce worker ``name`` as warming up while the block runs: renewed every heartbeat
+    from a thread (ended before the block returns, so nothing is left to break a fork), lapsing
+    after ``MISSED_HEARTBEATS`` missed renewals if the process dies, withdrawn at the end."""
+    done = threading.Event()
+
+    def renew() -> None:
+        while True:
+            try:
+                connection.zadd(WARMING_KEY, {name: time.time() + MISSED_HEARTBEATS * heartbeat_s})
+                connection.zremrangebyscore(WARMING_KEY, "-inf", time.time())
+            except RedisError as error:
+                log.warning("announcing the warm-up failed (%s); retrying", error)
+            if done.wait(heartbeat_s):
+                return
+
+    renewer = threading.Thread(target=renew, name="announce-warming", daemon=True)
+    renewer.start()
+    try:
+        yield
+    finally:
+        done.set()
+        renewer.join()
+        connection.zrem(WARMING_KEY, name)
+
+
 class LightTouchWorker(Worker):
     """RQ's fork-per-job worker, heartbeating every ``job_monitoring_interval`` seconds,
     whose work horses die with it (:func:`~worker.queue.lifetime.die_with_parent`)."""
@@ -95,11 +133,33 @@ class LightTouchWorker(Worker):
         """A running job counts as abandoned after ``MISSED_HEARTBEATS`` missed renewals."""
         return self.job_monitoring_interval * MISSED_HEARTBEATS
 
+    def handle_exception(self, job: Job, *exc_info) -> None:
+        """Log a job's failure: one line when the spec or its data is wrong (a
+        :class:`~worker.errors.LightTouchError`: nothing to debug), RQ's traceback otherwise."""
+        if not issubclass(exc_info[0], LightTouchError):
+            super().handle_exception(job, *exc_info)
+            return
+        log.warning("job %s failed: %s", job.id, exc_info[1])
+        call_exception_handlers(self._exc_handlers, job, *exc_info)
+
+
+def _log_to_stderr() -> None:
+    """The ``worker`` package's INFO lines on stderr, as RQ writes its own (once)."""
+    package = logging.getLogger("worker")
+    if not package.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
+        package.addHandler(handler)
+    package.setLevel(logging.INFO)
+
 
 def run_worker(connection: Redis, *, heartbeat_s: int, burst: bool = False) -> bool:
-    """Warm up, then work on the queue until stopped (or until it is empty, with ``burst``)."""
-    warm_up()
+    """Warm up (announced in the log and to ``/readyz``), then work on the queue until
+    stopped (or until it is empty, with ``burst``)."""
+    _log_to_stderr()
     worker = LightTouchWorker([job_queue(connection)], connection=connection,
                               serializer=SERIALIZER, job_monitoring_interval=heartbeat_s,
                               work_horse_killed_handler=horse_killed)
+    with announce_warming(connection, worker.name, heartbeat_s):
+        announced_warm_up(log.info)
     return worker.work(burst=burst, logging_level="INFO")

@@ -28,7 +28,7 @@ from typing import BinaryIO, Protocol
 
 from worker.data.refs import uri_scheme
 from worker.data.sources.http import HttpSource
-from worker.data.sources.inline import InlineSource
+from worker.data.sources.inline import InlineSource, decode_data_uri
 from worker.data.sources.local import LocalFile, allowed_path
 from worker.data.sources.s3 import S3Source
 from worker.data.sources.wording import brief
@@ -63,10 +63,14 @@ def open_source(uri: str, path: str, roots: Sequence[Path], settings: DataSettin
 
 def check_uri(uri: str, path: str, roots: Sequence[Path]) -> None:
     """What the policy can judge of ``uri`` without reading or fetching anything: a scheme
-    LightTouch reads, and for ``file://`` a well-formed path inside ``roots``. DataError if
-    not. Run where a job is submitted, so such a reference is refused there."""
-    if _known_scheme(uri, path) == "file":
+    LightTouch reads, for ``file://`` a well-formed path inside ``roots``, and for ``data:`` a
+    payload that decodes. DataError if not. Run where a job is submitted, so such a reference
+    is refused there."""
+    scheme = _known_scheme(uri, path)
+    if scheme == "file":
         allowed_path(uri, path, roots)
+    elif scheme == "data":
+        decode_data_uri(uri, path)
 
 
 def _known_scheme(uri: str, path: str) -> str:

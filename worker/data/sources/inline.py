@@ -16,19 +16,24 @@ from worker.errors import DataError
 from worker.settings import DataSettings
 
 
+def decode_data_uri(uri: str, path: str) -> bytes:
+    """The payload of the ``data:`` URI ``uri``; DataError naming ``path`` and the fix when it
+    does not decode. Run where a job is submitted too, so a malformed URI is refused there."""
+    try:
+        parts = parse_data_uri(uri)
+        raw = unquote_to_bytes(parts.payload)
+        return base64.b64decode(b"".join(raw.split()), validate=True) if parts.base64 else raw
+    except ValueError as exc:
+        raise DataError(path, f"cannot decode the data: URI ({exc}); write "
+                              f"data:[<media type>][;base64],<payload> with a standard "
+                              f"base64 or percent-encoded payload") from exc
+
+
 class InlineSource:
     """The decoded payload of a ``data:`` URI; never cached (it is in the spec already)."""
 
     def __init__(self, uri: str, path: str, roots: Sequence[Path], settings: DataSettings):
-        try:
-            parts = parse_data_uri(uri)
-            raw = unquote_to_bytes(parts.payload)
-            self._payload = (base64.b64decode(b"".join(raw.split()), validate=True)
-                             if parts.base64 else raw)
-        except ValueError as exc:
-            raise DataError(path, f"cannot decode the data: URI ({exc}); write "
-                                  f"data:[<media type>][;base64],<payload> with a standard "
-                                  f"base64 or percent-encoded payload") from exc
+        self._payload = decode_data_uri(uri, path)
         if len(self._payload) > settings.max_data_bytes:
             raise DataError(path, too_large(uri, len(self._payload), settings.max_data_bytes))
 
