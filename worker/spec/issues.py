@@ -2,8 +2,10 @@
 validator's own names (``constrained-int``, ``function-after[...]``, union members) and a
 message that says what to give instead, one per path.
 
-``solver.iterations: give 'auto' or an integer >= 1 (got -5)`` rather than two lines that
-read ``solver.iterations.constrained-int: Input should be greater than or equal to 1``. The
+``solver.iterations: give 'auto' or a number >= 1 (got -5)`` rather than two lines that
+read ``solver.iterations.constrained-int: Input should be greater than or equal to 1``; of
+a union's members, the one that got deepest speaks (a rate term's ``rhs.scale``, not "give
+a number" for ``rhs``). The
 spec (:func:`worker.spec.models.parse_spec`), a Result read by the CLI and the HTTP API's
 request checks (``service/problems.py``) all speak through :func:`readable_issues`.
 """
@@ -67,6 +69,9 @@ def readable_issues(errors: Iterable[Any], hidden: Callable[[Any], bool] = valid
             message = _MESSAGES[kind].format(**ctx) if kind in _MESSAGES else \
                 str(item["msg"]).removeprefix("Value error, ")
             other.setdefault(path, []).append(message)
+    for path in list(wanted):   # a union member that got further says what is wrong there
+        if any(deeper.startswith((f"{path}.", f"{path}[")) for deeper in [*wanted, *other]):
+            del wanted[path]
     issues = []
     for path in dict.fromkeys([*wanted, *other]):
         parts = []
