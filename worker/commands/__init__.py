@@ -22,8 +22,17 @@ __all__ = ["FORMATS", "ReportData", "parse_spec_file", "predict_file", "read_spe
 
 
 def parse_spec_file(spec_path: str) -> Spec:
-    """The spec in ``spec_path`` ('-': stdin), read and validated (before anything runs)."""
-    return parse_spec(read_spec(spec_path))
+    """The spec in ``spec_path`` ('-': stdin), read and validated (before anything runs);
+    each refusal names the file."""
+    document = read_spec(spec_path)
+    name = "stdin" if spec_path == "-" else spec_path
+    if isinstance(document, dict) and "mean" in document and "objective" not in document:
+        raise SpecError.at(name, "a Result, not a problem spec; predict and report take a "
+                           "Result, solve and validate a spec")
+    try:
+        return parse_spec(document)
+    except SpecError as error:
+        raise SpecError.at(name, str(error)) from None
 
 
 def solve_spec(spec: Spec, progress: ProgressCallback | None = None) -> Result:
@@ -37,7 +46,7 @@ def solve_spec(spec: Spec, progress: ProgressCallback | None = None) -> Result:
 def validate_file(spec_path: str) -> dict:
     """What the spec would run (sizes, algorithm, memory estimate), without solving, under
     the settings of this process's environment (resolved here, at the command)."""
-    return summarize_spec(read_spec(spec_path), settings=job_settings())
+    return summarize_spec(parse_spec_file(spec_path), settings=job_settings())
 
 
 def predict_file(result_path: str, examples_path: str, mode: str, seed: int,
