@@ -93,7 +93,14 @@ def cases(folder: Path) -> list[tuple[str, list[str], str]]:
     for what, name, words in data_inputs:
         found += [(f"predict: {what}", ["predict", result, str(folder / name)], words),
                   (f"report: {what}", ["report", result, str(folder / name)], words)]
-    flags = [
+    return found + flag_cases(folder)
+
+
+def flag_cases(folder: Path) -> list[tuple[str, list[str], str]]:
+    """(what, argv, words) for every bad flag value, and the service commands."""
+    spec, result = str(folder / "spec.json"), str(folder / "result.json")
+    matrix = str(folder / "x.npy")
+    return [
         ("predict: unknown --mode", ["predict", result, matrix, "--mode", "best"], "--mode"),
         ("predict: --seed not a number", ["predict", result, matrix, "--seed", "x"], "--seed"),
         ("predict: unknown --format", ["predict", result, matrix, "--format", "orc"],
@@ -126,7 +133,6 @@ def cases(folder: Path) -> list[tuple[str, list[str], str]]:
          "127.0.0.1:9"),
         ("submit: not a URL", ["submit", spec, "--url", "nowhere"], "nowhere"),
     ]
-    return found + flags
 
 
 @pytest.mark.slow     # 73 processes: about 5 minutes on a loaded 2-core machine
