@@ -22,7 +22,7 @@ from rich.console import Console
 
 from service.progress import progress_bar, report_event
 from service.settings import client_settings, load_service_settings
-from worker.errors import LightTouchError
+from worker.errors import ConfigError, LightTouchError
 from worker.settings import load_settings
 
 #: Messages and the progress bar; a message is one paragraph, whatever the width (a pipe or
@@ -47,10 +47,16 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _worker(args: argparse.Namespace) -> int:
     settings = load_service_settings()
+    from redis.exceptions import ConnectionError as RedisUnreachable
+
     from worker.queue.connection import worker_connection
     from worker.queue.workers import run_worker
-    run_worker(worker_connection(settings.redis_url), heartbeat_s=settings.heartbeat_s,
-               burst=args.burst)
+    try:
+        run_worker(worker_connection(settings.redis_url), heartbeat_s=settings.heartbeat_s,
+                   burst=args.burst)
+    except RedisUnreachable as error:
+        raise ConfigError(f"cannot reach Redis at LIGHTTOUCH_REDIS_URL: {error} Start it, or "
+                          "point LIGHTTOUCH_REDIS_URL at it") from None
     return 0
 
 

@@ -5,6 +5,7 @@ the file, field or flag, and never a traceback."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -60,8 +61,11 @@ def files(tmp_path_factory) -> Path:
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "service.cli", *args], capture_output=True,
-                          text=True, timeout=300, check=False)
+    """``lighttouch ARGS``; leading ``NAME=VALUE`` arguments set environment variables."""
+    settings = dict(arg.split("=", 1) for arg in args if arg.startswith("LIGHTTOUCH_"))
+    argv = [arg for arg in args if not arg.startswith("LIGHTTOUCH_")]
+    return subprocess.run([sys.executable, "-m", "service.cli", *argv], capture_output=True,
+                          text=True, timeout=300, check=False, env={**os.environ, **settings})
 
 
 def cases(folder: Path) -> list[tuple[str, list[str], str]]:
@@ -127,6 +131,10 @@ def flag_cases(folder: Path) -> list[tuple[str, list[str], str]]:
         ("no command", [], "command"),
         ("unknown command", ["optimize"], "optimize"),
         ("serve: --port not a number", ["serve", "--port", "x"], "--port"),
+        ("worker: unreachable Redis", ["LIGHTTOUCH_REDIS_URL=redis://127.0.0.1:9/0", "worker",
+                                       "--burst"], "LIGHTTOUCH_REDIS_URL"),
+        ("worker: a setting out of range", ["LIGHTTOUCH_HEARTBEAT_S=0", "worker", "--burst"],
+         "LIGHTTOUCH_HEARTBEAT_S"),
         ("submit: missing file", ["submit", str(folder / "missing.json"), "--url",
                                   "http://127.0.0.1:9"], "missing.json"),
         ("submit: unreachable service", ["submit", spec, "--url", "http://127.0.0.1:9"],
@@ -135,7 +143,7 @@ def flag_cases(folder: Path) -> list[tuple[str, list[str], str]]:
     ]
 
 
-@pytest.mark.slow     # 73 processes: about 5 minutes on a loaded 2-core machine
+@pytest.mark.slow     # 75 processes: about 5 minutes on a loaded 2-core machine
 def test_no_command_answers_a_bad_input_with_a_traceback(files):
     """Each pair ends in exit 1 or 2 and one message naming what to fix; the count of
     pairs is pinned so that a case cannot silently drop out."""
@@ -157,4 +165,4 @@ def test_no_command_answers_a_bad_input_with_a_traceback(files):
             failures.append(f"{what} ({' '.join(argv)}): {', '.join(p for p in problems if p)}"
                             f"\n{message[-600:]}")
     assert not failures, "\n\n".join(failures)
-    assert len(table) == 73
+    assert len(table) == 75
