@@ -22,6 +22,9 @@ _VALIDATOR_PREFIXES = ("constrained-", "function-", "lax-or-strict", "json-or-py
                        "tagged-union", "is-instance", "is-subclass", "typed-dict",
                        "definition-ref", "nullable", "chain[", "literal[", "union[")
 
+#: The names pydantic gives the members of a plain union of built-in types.
+_BUILTIN_MEMBERS = frozenset({"int", "float", "str", "bool", "list", "dict", "none"})
+
 #: Error type -> what to give instead (formatted with the error's ``ctx``).
 _WANTED = {
     "int_type": "an integer", "int_parsing": "an integer", "int_from_float": "an integer",
@@ -47,8 +50,10 @@ _MESSAGES = {
 
 
 def validator_name(part: Any) -> bool:
-    """True for a location part that names one of pydantic's validators, not a field."""
-    return isinstance(part, str) and part.startswith(_VALIDATOR_PREFIXES)
+    """True for a location part that names one of pydantic's validators or a built-in
+    union member, not a field (a model's union members are the caller's to hide)."""
+    return isinstance(part, str) and (part.startswith(_VALIDATOR_PREFIXES)
+                                      or part in _BUILTIN_MEMBERS)
 
 
 def readable_issues(errors: Iterable[Any], hidden: Callable[[Any], bool] = validator_name,
