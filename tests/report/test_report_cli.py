@@ -140,3 +140,27 @@ def test_a_table_report_names_what_is_missing(table_solved):
         done.stderr, done.stderr
     done = run_cli("report", result, table, "--group", "a=sex=F")
     assert done.returncode == 1 and "no column 'sex'" in done.stderr, done.stderr
+
+
+def test_report_on_a_networks_training_rows_repeats_its_training_report(tmp_path):
+    """A network takes its input width (not its parameter count) from the data file."""
+    rng = np.random.default_rng(0)
+    features = rng.normal(size=(200, 3))
+    labels = np.where(features[:, 0] + features[:, 1] > 0, 1.0, -1.0)
+    spec = {"spec_version": 1, "model": {"type": "mlp", "hidden": [4]},
+            "bounds": {"lower": -5, "upper": 5},
+            "objective": {"type": "empirical_risk", "loss": "logistic", "l2": 1e-3,
+                          "data": {"features": features.tolist(), "labels": labels.tolist()}},
+            "solver": {"algorithm": "lagrangian", "iterations": 2000, "seed": 0},
+            "output": {"mixture": True}}
+    result = solve(spec)
+    (tmp_path / "result.json").write_text(result.model_dump_json())
+    np.save(tmp_path / "x.npy", features)
+    np.save(tmp_path / "y.npy", labels)
+    done = run_cli("report", str(tmp_path / "result.json"), str(tmp_path / "x.npy"),
+                   "--labels", str(tmp_path / "y.npy"), "--json")
+    assert done.returncode == 0, done.stderr
+    again = json.loads(done.stdout)["validation"]["models"]
+    for name, model in result.report.training.models.items():
+        assert again[name]["objective"] == pytest.approx(model.objective, rel=1e-9)
+        assert again[name]["error"] == pytest.approx(model.error, rel=1e-9)
