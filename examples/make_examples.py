@@ -1,4 +1,5 @@
-"""Regenerate the example specs in this directory (deterministic; data inline as data: URIs).
+"""Regenerate the example specs in this directory (deterministic; data inline as data: URIs)
+and the table of new rows the README's quick start scores.
 
     python examples/make_examples.py
 
@@ -8,7 +9,8 @@
 * ``adult_logistic.json``: logistic regression on 6 numeric columns of UCI Adult (5,000
   rows) with a box and linear constraints on the coefficients.
 * ``lattice_table.json``: a monotone calibrated lattice (sizes [3, 3, 2, 2]) read from a raw
-  csv table of 4,000 rows by column name (docs/tables.md).
+  csv table of 4,000 rows by column name (docs/tables.md); ``listings.csv``: 1,000 new rows
+  of the same kind, with their ``clicked`` labels, for ``lighttouch predict`` and ``report``.
 * ``adult_fairness_table.json``: equal opportunity on UCI Adult from its raw csv rows (the
   first 6,000 of ``adult.data``, the columns used): a calibrated linear model and groups by
   column (``sex``, ``race``).
@@ -109,18 +111,26 @@ def csv_uri(header: list[str], rows: list[list]) -> dict:
     return {"uri": f"data:text/csv;base64,{payload}"}
 
 
-def lattice_table(rows: int = 4000) -> dict:
+#: The columns of the listings table.
+LISTINGS = ["distance_km", "price", "rating", "reviews", "clicked"]
+
+
+def listings(rows: int, seed: int) -> list[list]:
     """Clicks on listings whose chance rises with the rating and the reviews and falls with
-    the distance and the price."""
-    rng = np.random.default_rng(3)
+    the distance and the price: the rows of a table with the :data:`LISTINGS` columns."""
+    rng = np.random.default_rng(seed)
     distance, price = rng.exponential(5.0, rows), rng.lognormal(4.0, 0.5, rows)
     rating, reviews = rng.uniform(1, 5, rows), rng.poisson(30, rows)
     logit = 0.8 * (rating - 3) + 0.3 * np.log1p(reviews) - 0.15 * distance \
         - 0.01 * (price - 55) + 0.2 * (rating - 3) * (distance < 3)
     clicked = np.where(rng.random(rows) < 1 / (1 + np.exp(-logit)), 1, -1)
-    table = [[f"{d:.2f}", f"{p:.2f}", f"{r:.1f}", n, c]
-             for d, p, r, n, c in zip(distance, price, rating, reviews, clicked, strict=True)]
-    table_ref = csv_uri(["distance_km", "price", "rating", "reviews", "clicked"], table)
+    return [[f"{d:.2f}", f"{p:.2f}", f"{r:.1f}", n, c]
+            for d, p, r, n, c in zip(distance, price, rating, reviews, clicked, strict=True)]
+
+
+def lattice_table(rows: int = 4000) -> dict:
+    """A monotone lattice fitted to the raw listings table (training rows, seed 3)."""
+    table_ref = csv_uri(LISTINGS, listings(rows, seed=3))
     return {
         "spec_version": 1, "name": "monotone calibrated lattice on a raw table",
         "bounds": {"lower": -5, "upper": 5},
@@ -180,6 +190,11 @@ def main() -> None:
                         ("adult_fairness_table", adult_fairness_table)]:
         (HERE / f"{name}.json").write_text(json.dumps(build()) + "\n", encoding="utf-8")
         print(HERE / f"{name}.json")
+    with (HERE / "listings.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(LISTINGS)
+        writer.writerows(listings(1000, seed=4))
+    print(HERE / "listings.csv")
 
 
 if __name__ == "__main__":

@@ -28,8 +28,15 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from lighttouch.problem import Groups, build_spec, with_intercept
+from lighttouch.problem import (
+    Groups,
+    build_spec,
+    in_user_terms,
+    user_constraints,
+    with_intercept,
+)
 from lighttouch.solving import solve
+from worker.errors import SpecError
 from worker.mixture import Mixture, predictions
 from worker.result import Result
 
@@ -118,9 +125,13 @@ class _ConstrainedEstimator(BaseEstimator):
         """Fit: solve the spec of the arrays and keep its Result and mixture."""
         features = self._with_intercept(features)
         groups = Groups.of(sensitive, features.shape[0])
-        spec = build_spec(self.get_params(), features, labels, groups, loss=loss,
-                          classes=classes)
-        self.result_ = _run(spec, self.backend)
+        params = self.get_params()
+        spec = build_spec(params, features, labels, groups, loss=loss, classes=classes)
+        try:
+            self.result_ = _run(spec, self.backend)
+        except SpecError as error:
+            raise in_user_terms(error, user_constraints(params["constraints"], groups)) \
+                from None
         self.mixture_ = Mixture.from_result(self.result_)
         self.groups_ = sorted(groups.members)
 

@@ -3,18 +3,22 @@
 The estimators of :mod:`lighttouch.estimators` fit by solving one spec (docs/spec.md):
 an ``empirical_risk`` objective over the features (with a column of ones appended
 when ``fit_intercept``), the labels, and the groups of the sensitive features; the
-constraints as given, a rate term's ``"group": "*"`` expanded to one constraint per group;
+constraints as given, a rate term's ``"group": "*"`` expanded to one constraint per group
+(errors name the caller's constraint and the group, not the expanded list's index);
 ``solver`` built from the algorithm, iterations, seed and any further solver options.
 """
 
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+
+from worker.errors import SpecError
 
 #: A rate term's group that stands for every group of the sensitive features in turn.
 EVERY_GROUP = "*"
@@ -60,6 +64,34 @@ def _columns(sensitive: Any) -> dict[str, Any]:
 def expand_constraints(constraints: list[dict] | None, groups: Groups) -> list[dict]:
     """The constraints with each rate term's ``"group": "*"`` replaced by every group in
     turn (one constraint per group); ValueError naming a group no sensitive feature has."""
+    return [constraint for _, constraint in _expanded(constraints, groups)]
+
+
+def user_constraints(constraints: list[dict] | None, groups: Groups) -> list[tuple[int, str]]:
+    """Each expanded constraint's index in the caller's own list, and the group a ``"*"``
+    constraint became there ("" for a constraint as given)."""
+    return [origin for origin, _ in _expanded(constraints, groups)]
+
+
+def in_user_terms(error: SpecError, origins: list[tuple[int, str]]) -> SpecError:
+    """``error`` with the expanded constraints' paths (``constraints[i]``) named as the
+    caller wrote them (``origins``, from :func:`user_constraints`): ``constraints[k]``, and
+    the group when the issue is not the same for every group of a ``"*"`` constraint."""
+    renamed: dict[tuple[str, str], list[str]] = {}
+    for path, message in error.issues:
+        match = re.match(r"constraints\[(\d+)\]", path)
+        group = ""
+        if match is not None and int(match.group(1)) < len(origins):
+            k, group = origins[int(match.group(1))]
+            path = f"constraints[{k}]{path[match.end():]}"
+        renamed.setdefault((path, message), []).append(group)
+    return SpecError([(f"{path} (group {groups[0]!r})" if len(groups) == 1 and groups[0]
+                       else path, message) for (path, message), groups in renamed.items()])
+
+
+def _expanded(constraints: list[dict] | None,
+              groups: Groups) -> list[tuple[tuple[int, str], dict]]:
+    """((the caller's index, the group of a "*" or ""), constraint) of every expanded one."""
     expanded = []
     for k, constraint in enumerate(constraints or []):
         terms = [constraint.get(side) for side in ("lhs", "rhs")]
@@ -69,7 +101,7 @@ def expand_constraints(constraints: list[dict] | None, groups: Groups) -> list[d
                 raise ValueError(f"constraints[{k}] names group {name!r}; the sensitive "
                                  f"features give {sorted(groups.members) or 'no groups'}")
         if EVERY_GROUP not in named:
-            expanded.append(copy.deepcopy(constraint))
+            expanded.append(((k, ""), copy.deepcopy(constraint)))
             continue
         if not groups.members:
             raise ValueError(f"constraints[{k}] uses group '*' but fit got no "
@@ -80,7 +112,7 @@ def expand_constraints(constraints: list[dict] | None, groups: Groups) -> list[d
                 if isinstance(copied.get(side), dict) and copied[side].get("group") == \
                         EVERY_GROUP:
                     copied[side]["group"] = name
-            expanded.append(copied)
+            expanded.append(((k, name), copied))
     return expanded
 
 

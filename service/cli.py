@@ -4,7 +4,8 @@
 (:mod:`worker.commands`); ``serve``, ``worker`` and ``submit`` need Redis or an API.
 Configuration is the ``LIGHTTOUCH_*`` environment (:mod:`worker.settings`), checked before
 each command does anything. Each command imports what it needs when it runs, so ``solve``
-does not load the web stack.
+does not load the web stack. Every mistake a user can make ends in one message on stderr
+and an exit code, never a traceback.
 
 Exit codes: 0 success, 1 the spec, its data or the service refused (message on stderr),
 2 usage, 3 ``report``: a constraint fails beyond the tolerance on the data.
@@ -21,10 +22,18 @@ from rich.console import Console
 
 from service.progress import progress_bar, summary_text
 from service.settings import client_settings, load_service_settings
-from worker.errors import LightTouchError
+from worker.errors import ConfigError, LightTouchError
 from worker.settings import load_settings
 
-_console = Console(stderr=True)
+#: Messages and the progress bar; a message is one paragraph, whatever the width (a pipe or
+#: a file gets it unwrapped).
+_console = Console(stderr=True, soft_wrap=True)
+
+#: ``lighttouch --help``'s description (plain text: argparse prints it as it is).
+DESCRIPTION = """Constrained stochastic optimization in this process (solve, validate,
+predict, report: no Redis) or as a service (serve, worker, submit). Exit codes: 0 success,
+1 the input or the service refused (message on stderr), 2 usage, 3 report: a constraint
+fails beyond the tolerance on the data."""
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -41,10 +50,16 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _worker(args: argparse.Namespace) -> int:
     settings = load_service_settings()
+    from redis.exceptions import ConnectionError as RedisUnreachable
+
     from worker.queue.connection import worker_connection
     from worker.queue.workers import run_worker
-    run_worker(worker_connection(settings.redis_url), heartbeat_s=settings.heartbeat_s,
-               burst=args.burst)
+    try:
+        run_worker(worker_connection(settings.redis_url), heartbeat_s=settings.heartbeat_s,
+                   burst=args.burst)
+    except RedisUnreachable as error:
+        raise ConfigError(f"cannot reach Redis at LIGHTTOUCH_REDIS_URL: {error} Start it, or "
+                          "point LIGHTTOUCH_REDIS_URL at it") from None
     return 0
 
 
@@ -87,11 +102,12 @@ def _service_address(args: argparse.Namespace) -> tuple[str, str | None]:
 
 
 def _solve(args: argparse.Namespace) -> int:
-    from worker.commands import solve_file
+    from worker.commands import parse_spec_file, solve_spec
     load_settings()
 
+    spec = parse_spec_file(args.spec)      # refused before the progress bar is drawn
     with progress_bar(args.quiet, _console) as bar:
-        result = solve_file(args.spec, lambda p: bar.report(
+        result = solve_spec(spec, lambda p: bar.report(
             p.iteration, p.iterations, p.objective, p.max_violation, p.constraint_checks))
         bar.finish(result.summary())
     text = result.model_dump_json(indent=None if args.output else 2)
@@ -116,7 +132,8 @@ def _predict(args: argparse.Namespace) -> int:
     from worker.commands import predict_file
     load_settings()
 
-    text = json.dumps(predict_file(args.result, args.examples, args.mode, args.seed))
+    text = json.dumps(predict_file(args.result, args.examples, args.mode, args.seed,
+                                   args.format))
     if args.output:
         Path(args.output).write_text(text + "\n", encoding="utf-8")
     else:
@@ -129,12 +146,13 @@ CONSTRAINT_FAILED = 3
 
 
 def _report(args: argparse.Namespace) -> int:
-    from worker.commands import report_file
+    from worker.commands import ReportData, report_file
     from worker.report.text import failures, report_table
     load_settings()
 
-    report = report_file(args.result, args.data, args.labels, args.groups or [],
-                         args.tolerance)
+    data = ReportData(args.data, args.format, args.labels, args.label_column,
+                      tuple(args.positive_label), tuple(args.groups), tuple(args.group))
+    report = report_file(args.result, data, args.tolerance)
     assert report.validation is not None
     if args.model not in report.validation.models:
         _console.print(f"error: the result has no {args.model} model to check",
@@ -155,7 +173,7 @@ def _report(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """Every ``lighttouch`` subcommand."""
-    parser = argparse.ArgumentParser(prog="lighttouch", description=__doc__)
+    parser = argparse.ArgumentParser(prog="lighttouch", description=DESCRIPTION)
     commands = parser.add_subparsers(dest="command", required=True)
     _engine_commands(commands)
     _service_commands(commands)
@@ -185,6 +203,7 @@ def _engine_commands(commands) -> None:
                          "best single candidate: least objective within the tolerance), "
                          "whose constraints the result's report gives")
     predict.add_argument("--seed", type=int, default=0, help="seed of the stochastic draws")
+    _format_option(predict)
     predict.add_argument("-o", "--output", help="write the scores JSON here (default: stdout)")
     predict.set_defaults(run=_predict)
     _report_command(commands)
@@ -198,11 +217,24 @@ def _report_command(commands) -> None:
         "with bootstrap intervals) on examples it was not trained on. Exit code 3 when a "
         "constraint of --model fails beyond the tolerance.")
     report.add_argument("result", help="Result JSON written by solve -o")
-    report.add_argument("data", help="feature matrix file (npy, npz, csv, svmlight, mtx); "
-                        "its labels are used when it carries them")
+    report.add_argument("data", help="feature matrix file (npy, npz, csv, svmlight, mtx), or "
+                        "the raw table (csv, parquet, feather) of a calibrated model; its "
+                        "labels are used when it carries them")
+    _format_option(report)
     report.add_argument("--labels", help="labels file, one per row (+1/-1 or 1/0)")
-    report.add_argument("--groups", nargs="*", metavar="NAME=FILE",
-                        help="groups of the rate constraints, each a file of one 0/1 per row")
+    report.add_argument("--label-column", metavar="NAME",
+                        help="take the labels from this column of the data file")
+    report.add_argument("--positive-label", action="append", default=[], metavar="VALUE",
+                        help="a value of the label column that marks a positive row, such "
+                        "as '>50K' (repeat for several; every other row is negative)")
+    report.add_argument("--groups", action="extend", nargs="+", default=[],
+                        metavar="NAME=FILE", help="a group of the rate constraints as a file "
+                        "of one 0/1 per row (repeat the flag or list several)")
+    report.add_argument("--group", action="append", default=[],
+                        metavar="NAME=COLUMN=VALUE", help="a group of the rate constraints as "
+                        "the table rows whose COLUMN holds VALUE, or NAME={predicate} with a "
+                        "predicate as a spec's data.groups write it (docs/tables.md); repeat "
+                        "for each group")
     report.add_argument("--tolerance", type=float,
                         help="largest violation that passes (default the result's "
                         "solver.tolerance)")
@@ -212,6 +244,14 @@ def _report_command(commands) -> None:
                         "(default mixture)")
     report.add_argument("--json", action="store_true", help="print the report as JSON")
     report.set_defaults(run=_report)
+
+
+def _format_option(command: argparse.ArgumentParser) -> None:
+    """``--format``: the data formats a spec names, for a file whose name does not tell."""
+    from worker.commands.files import FORMATS
+
+    command.add_argument("--format", choices=FORMATS,
+                         help="the data file's format when its extension does not tell")
 
 
 def _service_commands(commands) -> None:
@@ -244,6 +284,9 @@ def main(argv: list[str] | None = None) -> int:
     except (LightTouchError, OSError) as error:
         _console.print(f"error: {error}", style="red", markup=False, highlight=False)
         return 1
+    except KeyboardInterrupt:
+        _console.print("interrupted", style="red", highlight=False)
+        return 130
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from worker.errors import (
     SpecError,
     TooManyJobs,
 )
-from worker.spec.models import format_location
+from worker.spec.issues import readable_issues
 
 MEDIA_TYPE = "application/problem+json"
 TYPE_PREFIX = "urn:lighttouch:problem:"
@@ -106,8 +106,7 @@ async def _lighttouch_error(request: Request, error: LightTouchError) -> JSONRes
 
 async def _request_validation_error(request: Request,
                                     error: RequestValidationError) -> JSONResponse:
-    issues = [(format_location(tuple(item["loc"])), item["msg"]) for item in error.errors()]
-    return problem(request, InvalidRequest(issues))
+    return problem(request, InvalidRequest(readable_issues(error.errors())))
 
 
 async def _http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:

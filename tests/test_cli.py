@@ -115,3 +115,27 @@ def test_unreadable_and_non_json_specs(tmp_path):
     assert process.returncode == 1 and "cannot read" in process.stderr
     process = run_cli("validate", "-", stdin="{not json")
     assert process.returncode == 1 and "is not JSON" in process.stderr
+
+
+def test_help_is_plain_text():
+    """Every --help reads as plain text: no docstring markup (backticks, roles)."""
+    for command in ("", "solve", "validate", "predict", "report", "serve", "worker", "submit"):
+        process = run_cli(*([command] if command else []), "--help")
+        assert process.returncode == 0, process.stderr
+        for markup in ("`", ":mod:", ":class:", ":func:", ":data:", "**"):
+            assert markup not in process.stdout, (command, markup)
+
+
+def test_a_long_message_is_one_line_when_piped(tmp_path):
+    """Piped stderr is not hard-wrapped at 80 columns: a message stays one paragraph."""
+    spec = random_spec("hinge", "ordering_pairs", 0)
+    spec["solver"] = {"iterations": "many", "algorithm": "simplex", "tolerance": "tight"}
+    spec_path = tmp_path / "spec.json"
+    spec_path.write_text(json.dumps(spec))
+    process = run_cli("validate", str(spec_path))
+    assert process.returncode == 1
+    message = process.stderr.strip()
+    assert "\n" not in message and len(message) > 200, message
+    assert message.startswith(f"error: {spec_path}: solver.algorithm: give 'auto', "), message
+    assert message.count(str(spec_path)) == 1, message
+    assert "solver.iterations: give 'auto' or an integer (got 'many')" in message

@@ -48,8 +48,9 @@ ALLOWED = {
     "worker.queue": {"worker.algorithms", "worker.errors", "worker.pipeline", "worker.problem",
                      "worker.projection", "worker.result", "worker.settings", "worker.spec"},
     "worker.commands": {"worker.algorithms", "worker.data", "worker.errors", "worker.losses",
-                        "worker.mixture", "worker.pipeline", "worker.report", "worker.result",
-                        "worker.settings", "worker.spec", "worker.tables"},
+                        "worker.mixture", "worker.model_types", "worker.pipeline",
+                        "worker.report", "worker.result", "worker.settings", "worker.spec",
+                        "worker.tables"},
     "worker": {"worker.pipeline", "worker.result", "worker.spec"},
 }
 

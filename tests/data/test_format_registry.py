@@ -68,6 +68,6 @@ def test_an_unknown_format_is_refused_at_its_json_path():
                                    "labels": [1.0]}}}
     with pytest.raises(SpecError) as info:
         parse_spec(spec)
-    assert str(info.value).startswith("objective.data.features.format: Input should be "
+    assert str(info.value).startswith("objective.data.features.format: give "
                                       "'npy', 'npz', 'csv', 'parquet', 'svmlight', 'mtx' or "
                                       "'feather'")

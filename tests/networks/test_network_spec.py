@@ -26,13 +26,13 @@ def mlp(**changes) -> dict:
 
 
 @pytest.mark.parametrize(("spec", "path", "words"), [
-    (mlp(model={"type": "mlp", "hidden": [0]}), "model.hidden[0]", "greater than or equal to 1"),
+    (mlp(model={"type": "mlp", "hidden": [0]}), "model.hidden[0]", "give a number >= 1 (got 0)"),
     (mlp(model={"type": "mlp", "hidden": [MAX_UNITS + 1]}), "model.hidden[0]",
-     "less than or equal to 65536"),
+     "give a number <= 65536"),
     (mlp(model={"type": "mlp", "hidden": []}), "model.hidden", "at least 1 item"),
     (mlp(model={"type": "mlp", "hidden": [4], "activation": "sigmoid"}), "model.activation",
      "'relu'"),
-    (mlp(model={"type": "conv"}), "model", "does not match"),
+    (mlp(model={"type": "conv"}), "model", "unknown type 'conv'"),
     (mlp(objective=softmax(labels=(0, 1, 5), classes=3)), "objective.data.labels[2]",
      "5.0 is not a class index 0..2"),
     (mlp(objective=softmax(labels=(0, 1.5, 1))), "objective.data.labels[1]",
@@ -46,7 +46,7 @@ def mlp(**changes) -> dict:
         softmax(), softmax(features=[[0.0, 1.0, 2.0]] * 3)]}),
      "objective.terms[1].data.features", "3 columns but objective.terms[0].data.features has 2"),
     (mlp(objective={"type": "max_of", "terms": [softmax()]}), "objective.terms",
-     "at least 2 items"),
+     "give at least 2 item(s)"),
     (mlp(objective=softmax(), dimension=5), "dimension", "the data have 2 features"),
     (mlp(solver={"algorithm": "lighttouch"}), "solver.algorithm", "take one of auto"),
     (mlp(constraints=[{"type": "ordering", "pairs": [[0, 1]]}]), "constraints[0]",

@@ -102,3 +102,16 @@ def test_a_slot_held_by_a_vanished_job_is_reclaimed(idle_service: Stack):
         for response in jobs:
             client.delete(f"/v1/jobs/{response.json()['id']}")
     assert [response.status_code for response in jobs] == [202, 202, 202]
+
+
+def test_bad_query_and_spec_values_say_what_to_give(idle_service: Stack):
+    """The API's 422s speak as the CLI does: no validator names, what to give instead."""
+    with idle_service.client() as client:
+        listing = problem(client.get("/v1/jobs", params={"limit": "0"}), 422)
+        spec = small_spec()
+        spec["solver"] = {"iterations": "many"}
+        refused = problem(client.post("/v1/validate", json=spec), 422)
+    assert listing["errors"] == [{"path": "query.limit", "message": "give a number >= 1 "
+                                  "(got '0')"}]
+    assert refused["errors"] == [{"path": "solver.iterations", "message": "give 'auto' or "
+                                  "an integer (got 'many')"}]

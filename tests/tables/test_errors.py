@@ -79,7 +79,7 @@ SPEC_ERRORS = [
     (["objective", "data"], {"features": [[1.0]], "labels": [1.0]},
      "objective.data.features: a calibrated model reads data.table"),
     (["objective", "data", "features"], [[1.0]],
-     "objective.data.features: Extra inputs are not permitted"),
+     "objective.data.features: not a known field; remove it"),
     (["dimension"], 6, "dimension: a calibrated model's parameters follow from its features"),
     (["objective", "data", "groups"], {"f": {"column": "sex", "equals": "F", "gt": 1.0}},
      "column 'sex': give exactly one test"),

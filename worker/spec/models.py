@@ -25,7 +25,8 @@ from pydantic import (
 from worker.data.refs import MAX_SIZE, MatrixValue, VectorValue
 from worker.errors import SpecError
 from worker.losses import LOSS_NAMES, PAIRWISE_HINGE, SOFTMAX_CROSS_ENTROPY
-from worker.spec.locations import format_location, union_tags
+from worker.spec.issues import readable_issues, validator_name
+from worker.spec.locations import union_tags
 from worker.spec.model_types import LinearModel, Model
 from worker.spec.solver import ALGORITHMS as ALGORITHMS
 from worker.spec.solver import NETWORK_ALGORITHMS, Output, Solver
@@ -370,12 +371,8 @@ def parse_spec(raw: Any) -> Spec:
     try:
         return Spec.model_validate(raw)
     except ValidationError as error:
-        issues = []
-        for item in error.errors(include_url=False):
-            location = tuple(p for p in item["loc"] if not _is_union_member(p))
-            message = item["msg"].removeprefix("Value error, ")
-            issues.append((format_location(location), message))
-        raise SpecError(issues) from None
+        raise SpecError(readable_issues(error.errors(include_url=False),
+                                        _is_union_member)) from None
 
 
 _TAGS = (union_tags(Constraint) | union_tags(Objective) | union_tags(Model)
@@ -389,4 +386,4 @@ def _is_union_member(part: Any) -> bool:
     """pydantic names the union member it tried in error locations; users need only fields."""
     return isinstance(part, str) and (part in _TAGS or part in _TYPE_NAMES
                                       or any(c in part for c in "[(")
-                                      or part.startswith(("literal", "function-")))
+                                      or validator_name(part))

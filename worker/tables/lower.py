@@ -111,7 +111,7 @@ def lower_tables(spec: Spec, source: DataSource,
         arrays[lowered[name].uri] = model.features(table)
     if not pairwise:
         labels = placeholder("objective.data.label")
-        arrays[labels.uri] = _labels(data.label, tables[0])
+        arrays[labels.uri] = table_labels(data.label, tables[0], "objective.data.label")
         lowered = {"features": lowered["table"], "labels": labels}
     groups = {}
     for name, group in (data.groups or {}).items():
@@ -165,15 +165,15 @@ def _read(spec: Spec, ref: DataRef, path: str, source: DataSource) -> Table:
                       settings=source.settings, stats=source.stats)
 
 
-def _labels(label, table: Table) -> np.ndarray:
+def table_labels(label, table: Table, path: str) -> np.ndarray:
     """Labels (n,): a numeric column's values, or 1 where a column holds one of the positive
-    values and 0 elsewhere (classification losses read 0 as -1)."""
+    values and 0 elsewhere (classification losses read 0 as -1); refusals name ``path``."""
     if isinstance(label, LabelColumn):
         texts = pa.array([str(value) for value in label.positive], pa.string())
         positive = pc.is_in(table.text(label.column), value_set=texts)
         labels = np.asarray(positive.to_numpy(zero_copy_only=False), dtype=np.float64)
         if not labels.any():
-            raise DataError("objective.data.label", f"no row of column {label.column!r} "
+            raise DataError(path, f"no row of column {label.column!r} "
                             f"holds one of {texts.to_pylist()}; list the positive classes "
                             "as the column writes them")
         return labels
@@ -181,4 +181,4 @@ def _labels(label, table: Table) -> np.ndarray:
         return table.numbers(label, "; name the positive classes with "
                                     "{\"column\": ..., \"positive\": [...]}")
     except DataError as error:
-        raise DataError("objective.data.label", error.message) from None
+        raise DataError(path, error.message) from None
