@@ -50,7 +50,7 @@ import scipy.sparse as sp
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from worker.algorithms.network_games import run_network_game  # noqa: E402
+from worker.algorithms.runners.network_games import run_network_game  # noqa: E402
 from worker.datasets.digits import (  # noqa: E402
     SETS,
     Split,

@@ -46,7 +46,7 @@ from scipy.optimize import minimize
 from sklearn.datasets import dump_svmlight_file
 
 from worker.algorithms.registry import run_algorithm
-from worker.algorithms.svrg_schedule import schedule
+from worker.algorithms.run.svrg_schedule import schedule
 from worker.distributed.batch import DaskSettings, open_partitioned
 from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions

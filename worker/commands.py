@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from worker.algorithms.loop import ProgressCallback
+from worker.algorithms.run.loop import ProgressCallback
 from worker.errors import DataError, SpecError
 from worker.pipeline.validate import summarize_spec
 from worker.report.schema import Report

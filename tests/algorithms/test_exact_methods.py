@@ -12,11 +12,11 @@ import pytest
 from tests.problems import random_problem
 from tests.specs import CONSTRAINT_KINDS, exact_optimum, random_spec
 from worker import solve
-from worker.algorithms.arrays import problem_arrays
-from worker.algorithms.exact import run_exact_conic, run_exact_qp
-from worker.algorithms.lbfgsb import run_lbfgsb
-from worker.algorithms.options import SolverOptions
-from worker.algorithms.smooth_part import objective_value
+from worker.algorithms.bounds.smooth_part import objective_value
+from worker.algorithms.exact.exact import run_exact_conic, run_exact_qp
+from worker.algorithms.run.arrays import problem_arrays
+from worker.algorithms.run.options import SolverOptions
+from worker.algorithms.runners.lbfgsb import run_lbfgsb
 from worker.errors import SolverError, SpecError
 from worker.pipeline.scoring import LinearScoring
 from worker.problem.compile import DataSource, compile_problem

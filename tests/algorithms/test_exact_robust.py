@@ -14,7 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 from worker import solve
-from worker.algorithms.exact_robust import robust_bound, run_exact_robust
+from worker.algorithms.exact.exact_robust import robust_bound, run_exact_robust
 from worker.algorithms.method_choice import EXACT_MAX_WORK, choose_robust, robust_work
 from worker.algorithms.registry import chosen
 from worker.losses import LOSSES

@@ -11,8 +11,8 @@ import httpx
 import pytest
 from httpx_sse import connect_sse
 
-from service.local_stack import REPO, wait_for
 from tests.containers.conftest import HEARTBEAT_S, WORKERS, ComposeStack
+from tests.local_stack import REPO, wait_for
 from tests.service.conftest import submit, wait_status
 from worker.queue.state import is_terminal_event
 from worker.queue.workers import MISSED_HEARTBEATS

@@ -20,8 +20,8 @@ from sklearn.datasets import dump_svmlight_file
 from tests.problems import random_problem
 from tests.specs import random_spec
 from worker import solve
-from worker.algorithms.options import SolverOptions
 from worker.algorithms.registry import run_algorithm
+from worker.algorithms.run.options import SolverOptions
 from worker.distributed.batch import CompiledBatch, DaskExecutor, InProcessBatch, open_partitioned
 from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions

@@ -10,7 +10,7 @@ from rq.executions import Execution
 from rq.job import JobStatus
 from rq.utils import utcformat
 
-from service.local_stack import RedisServer
+from tests.local_stack import RedisServer
 from tests.queue.jobs import stream, submitted
 from worker.queue.keys import REAPER_GRACE_KEY, REAPER_LOCK_KEY, SERIALIZER, job_queue
 from worker.queue.records import job_record, load_job

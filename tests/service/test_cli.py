@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from service.local_stack import KEYS, REPO, Stack, small_spec, wait_for
+from tests.local_stack import KEYS, REPO, Stack, small_spec, wait_for
 from tests.service.conftest import submit, wait_status
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.local_stack import Stack, free_port, small_spec
+from tests.local_stack import Stack, free_port, small_spec
 from tests.service.conftest import problem, submit, wait_status
 
 

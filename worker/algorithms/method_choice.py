@@ -28,7 +28,7 @@ In this order (the first that applies):
 
 Networks and softmax objectives never come here (:mod:`worker.pipeline.network`). One whose
 only constraint is the box (one differentiable term, no rate constraints,
-:func:`~worker.algorithms.lbfgsb_network.network_box_only`) comes to :func:`choose_network`:
+:func:`~worker.algorithms.runners.lbfgsb_network.network_box_only`) comes to :func:`choose_network`:
 full-batch L-BFGS-B when :func:`network_work`, n P, is at most :data:`NETWORK_MAX_WORK`
 (up to which ``bench/network_crossover.py`` found L-BFGS-B faster than the games at every
 size) and the objective is convex (linear scores, no hidden layer) or has an l2 penalty; the
@@ -37,7 +37,7 @@ minimizer fits the training set and tests worse than the games, which stop at th
 tolerance; with one, L-BFGS-B tests about as well in a fraction of the games' time (measured:
 docs/method-choice.md#networks-whose-only-constraint-is-the-box). A robust ``max_of`` of a
 linear model over convex losses
-(:func:`~worker.algorithms.robust_form.exact_robust_applies`) comes to :func:`choose_robust`:
+(:func:`~worker.algorithms.exact.robust_form.exact_robust_applies`) comes to :func:`choose_robust`:
 its epigraph program is exact (``exact_conic`` with a logistic term, else ``exact_qp``) when
 :func:`robust_work` is at most :data:`EXACT_MAX_WORK`, by the same measure as rule 3, and
 goes to the games otherwise. SVRG OL runs when asked for (``solver.algorithm: "svrg_ol"``),
@@ -48,10 +48,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from worker.algorithms.conic_form import LOGISTIC, SQUARED
-from worker.algorithms.lbfgsb import smooth_box_only
-from worker.algorithms.lbfgsb_network import network_box_only
-from worker.algorithms.robust_form import exact_robust_applies
+from worker.algorithms.exact.conic_form import LOGISTIC, SQUARED
+from worker.algorithms.exact.robust_form import exact_robust_applies
+from worker.algorithms.runners.lbfgsb import smooth_box_only
+from worker.algorithms.runners.lbfgsb_network import network_box_only
 from worker.problem.compiled import QUADRATIC, CompiledProblem
 from worker.problem.network import NetworkProblem
 

@@ -22,9 +22,10 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from worker.algorithms.loop import ProgressCallback
 from worker.algorithms.method_choice import Choice, choose_method, choose_network, choose_robust
-from worker.algorithms.options import RunStats, SolverOptions, Trajectory
+from worker.algorithms.run.loop import ProgressCallback
+from worker.algorithms.run.options import SolverOptions
+from worker.candidates.trajectory import RunStats, Trajectory
 from worker.catalogue import AUTO, CATALOGUE, Algorithm
 from worker.distributed.batch import PartitionedBatch
 from worker.errors import SpecError

@@ -1,4 +1,4 @@
-"""SVRG OL's settings, shared by the algorithm (:mod:`worker.algorithms.svrg_ol`) and its
+"""SVRG OL's settings, shared by the algorithm (:mod:`worker.algorithms.runners.svrg_ol`) and its
 batch phase (:mod:`worker.distributed.batch`)."""
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """Solving a network problem (an MLP, K scores or a robust objective): the network games,
 then shrinking over the candidates' term losses and true rates, then the Result. A small
 robust objective of a linear model is solved exactly instead
-(:mod:`worker.algorithms.exact_robust`, chosen by
+(:mod:`worker.algorithms.exact.exact_robust`, chosen by
 :func:`~worker.algorithms.method_choice.choose_robust`), and a small network whose only
-constraint is the box by full-batch L-BFGS-B (:mod:`worker.algorithms.lbfgsb_network`, chosen
-by :func:`~worker.algorithms.method_choice.choose_network`): one candidate each.
+constraint is the box by full-batch L-BFGS-B
+(:mod:`worker.algorithms.runners.lbfgsb_network`, chosen by
+:func:`~worker.algorithms.method_choice.choose_network`): one candidate each.
 
 For a robust objective a member's and the mixture's ``objective`` is the worst term's loss
 (max_i L_i, of the mixture's expected losses for ``expected``); ``sizes.constraints``
@@ -19,12 +20,13 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from worker.algorithms.exact_robust import run_exact_robust
-from worker.algorithms.loop import ProgressCallback
-from worker.algorithms.network_games import run_network_game
-from worker.algorithms.options import RunStats, SolverOptions, Trajectory
+from worker.algorithms.exact.exact_robust import run_exact_robust
 from worker.algorithms.registry import ALGORITHMS, chosen
+from worker.algorithms.run.loop import ProgressCallback
+from worker.algorithms.run.options import SolverOptions
+from worker.algorithms.runners.network_games import run_network_game
 from worker.candidates.shrink import best_mixture, best_robust_mixture
+from worker.candidates.trajectory import RunStats, Trajectory
 from worker.pipeline.summary import CandidateScores, SummaryStats, summarize
 from worker.pipeline.warm import with_warm_candidates
 from worker.problem.network import NetworkProblem

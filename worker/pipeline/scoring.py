@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from worker.algorithms.arrays import ProblemArrays
+from worker.algorithms.run.arrays import ProblemArrays
 from worker.candidates.lower_bound import LowerBoundStats, lower_bound_stats
 from worker.candidates.scores import (
     ObjectiveValues,

@@ -14,11 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from worker.algorithms.game_options import GameOptions
-from worker.algorithms.loop import ProgressCallback
-from worker.algorithms.options import SolverOptions, Trajectory
 from worker.algorithms.registry import ALGORITHMS, choose_algorithm, run_algorithm
+from worker.algorithms.run.game_options import GameOptions
+from worker.algorithms.run.loop import ProgressCallback
+from worker.algorithms.run.options import SolverOptions
 from worker.candidates.scores import ObjectiveValues
+from worker.candidates.trajectory import Trajectory
 from worker.distributed.batch import PartitionedBatch, open_partitioned
 from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions
@@ -121,7 +122,7 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
         A problem spec (docs/spec.md#problem-spec-v1); invalid specs raise
         :class:`~worker.errors.SpecError`.
     progress : callable, optional
-        Called with a :class:`~worker.algorithms.loop.Progress` between chunks.
+        Called with a :class:`~worker.algorithms.run.loop.Progress` between chunks.
     roots : sequence of Path, optional
         Directories ``file://`` URIs may read; default ``LIGHTTOUCH_DATA_ROOTS`` or the cwd.
         Not with ``settings`` (their ``roots``).

@@ -15,10 +15,10 @@ from typing import Protocol
 
 import numpy as np
 
-from worker.algorithms.options import Trajectory
 from worker.candidates.best_single import best_single
 from worker.candidates.deterministic import best_feasible
 from worker.candidates.shrink import expected_violation
+from worker.candidates.trajectory import Trajectory
 from worker.errors import SolverError
 from worker.projection import Projection
 from worker.result import Expected, Member, NetworkModel, Point, Projected, Result, Sizes

@@ -18,8 +18,9 @@ from pathlib import Path
 import numpy as np
 from pydantic import ValidationError
 
-from worker.algorithms.driver import Candidates
-from worker.algorithms.options import SolverOptions, Trajectory
+from worker.algorithms.run.options import SolverOptions
+from worker.candidates.snapshots import Candidates
+from worker.candidates.trajectory import Trajectory
 from worker.errors import SpecError
 from worker.result import Result
 from worker.spec.models import Spec

@@ -19,7 +19,7 @@ from rq.exceptions import AbandonedJobError
 from rq.job import Job, get_current_job
 from rq.timeouts import JobTimeoutException
 
-from worker.algorithms.loop import Progress
+from worker.algorithms.run.loop import Progress
 from worker.errors import LightTouchError
 from worker.pipeline.solve import solve
 from worker.queue.events import StoredResult, append_unless_ended, finish

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from service.local_stack import Stack
+from tests.local_stack import Stack
 from tests.problem.test_rates import rate_spec, term
 from tests.service.conftest import submit, wait_status
 from tests.service.ui.conftest import screenshot, sign_in

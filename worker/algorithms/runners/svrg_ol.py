@@ -1,6 +1,6 @@
 """SVRG OL (Cutkosky & Busa-Fekete, Algorithm 1) with the LightTouch constraint term.
 
-Round k of the schedule (:mod:`worker.algorithms.svrg_schedule`):
+Round k of the schedule (:mod:`worker.algorithms.run.svrg_schedule`):
 
 1. batch phase: grad F^(v_k) over N^_k examples (:mod:`worker.distributed.batch`, in this process
    or on Dask) — one communication round; when the examples stay in partitions the driver
@@ -13,16 +13,16 @@ Round k of the schedule (:mod:`worker.algorithms.svrg_schedule`):
 
 Candidates for the shrinking LP are every round's average and last iterate, plus averages so
 far and iterates at ``candidates / 2`` evenly spaced steps. ``gamma: auto`` re-estimates the
-penalty (:mod:`worker.algorithms.penalty`) at the end of every round in the first half of the
+penalty (:mod:`worker.algorithms.run.penalty`) at the end of every round in the first half of the
 run. ``minibatch`` sets (k_f, k_g, k_p), default (1, 2, 8): one example per step as in the
 paper. ``eta_w`` is AdaGrad's step scale; FreeRex has none.
 
 ``iterations: "auto"`` plans the schedule of the default budget (200,000 serial steps) and
 ends it early: on linear constraints when this process holds every row, after the first
-round at which the rule of :mod:`worker.algorithms.stopping` fires at the new anchor (it
+round at which the rule of :mod:`worker.algorithms.run.stopping` fires at the new anchor (it
 projects it and evaluates f over every row); otherwise at the first batch phase over every
 row whose full gradient certifies the anchor, or at which the doubling-stage estimate
-fires (:mod:`worker.algorithms.snapshot_rule`: no pass beyond the round's own).
+fires (:mod:`worker.algorithms.run.snapshot_rule`: no pass beyond the round's own).
 """
 
 from __future__ import annotations
@@ -35,15 +35,17 @@ from functools import partial
 
 import numpy as np
 
-from worker.algorithms.arrays import new_state, problem_arrays, run_config
-from worker.algorithms.driver import Candidates, Counters, snapshot_iterations
-from worker.algorithms.groups import group_count, lazy_update
-from worker.algorithms.loop import ChunkedLoop, Progress, ProgressCallback
-from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
-from worker.algorithms.penalty import multiplier_mass, penalized_objective, raised_gamma
-from worker.algorithms.snapshot_rule import SnapshotRule
-from worker.algorithms.stopping import CertifiedStages
-from worker.algorithms.svrg_schedule import schedule
+from worker.algorithms.run.arrays import new_state, problem_arrays, run_config
+from worker.algorithms.run.driver import Counters, snapshot_iterations
+from worker.algorithms.run.groups import group_count, lazy_update
+from worker.algorithms.run.loop import ChunkedLoop, Progress, ProgressCallback
+from worker.algorithms.run.options import SolverOptions, start_point, step_scale
+from worker.algorithms.run.penalty import multiplier_mass, penalized_objective, raised_gamma
+from worker.algorithms.run.snapshot_rule import SnapshotRule
+from worker.algorithms.run.stopping import CertifiedStages
+from worker.algorithms.run.svrg_schedule import schedule
+from worker.candidates.snapshots import Candidates
+from worker.candidates.trajectory import Trajectory
 from worker.distributed.batch import BatchStats, PartitionedBatch, open_batch_phase
 from worker.errors import SpecError
 from worker.kernels.constraints import max_violation

@@ -10,7 +10,7 @@ L(w) >= const + g . w and every y >= 0 give
 
 since f(w) + y . (A w - b) <= f(w) on the feasible set and the right-hand minimum separates
 by coordinate (the Lagrangian dual function of the problem with L replaced by its minorant;
-each coordinate's minimum comes from :func:`~worker.algorithms.certificate.box_minimum`).
+each coordinate's minimum comes from :func:`~worker.algorithms.bounds.certificate.box_minimum`).
 The minorant is L's tangent at a point w_hat (const = L(w_hat) - g . w_hat, g = grad L(w_hat)),
 or, for the hinge, (1/n) sum_i alpha_i (1 - y_i x_i . w) for any alpha in [0, 1]^n (the hinge
 is the maximum of these over alpha). At a solver's answer and its multipliers the bound is
@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from worker.algorithms.certificate import box_minimum
-from worker.algorithms.smooth_part import loss_value_and_gradient
+from worker.algorithms.bounds.certificate import box_minimum
+from worker.algorithms.bounds.smooth_part import loss_value_and_gradient
 from worker.problem.compiled import LOSS_HINGE, CompiledProblem
 
 
@@ -94,7 +94,7 @@ def minorant_bound(problem: CompiledProblem, constant: float, slope: np.ndarray,
 def coordinate_minima(slope: np.ndarray, l1: float, l2: float, lower: np.ndarray,
                        upper: np.ndarray) -> np.ndarray:
     """min over lower_j <= t <= upper_j of slope_j t + l1 |t| + (l2/2) t^2, shape (d,) (-inf
-    where unbounded below): :func:`~worker.algorithms.certificate.box_minimum` from the box's
+    where unbounded below): :func:`~worker.algorithms.bounds.certificate.box_minimum` from the box's
     point v nearest 0, plus the function's value there."""
     v = np.clip(0.0, lower, upper)
     at_v = slope * v + l1 * np.abs(v) + 0.5 * l2 * v * v

@@ -1,7 +1,8 @@
 """A local LightTouch stack of real processes: redis-server, the uvicorn API, queue workers.
 
-Used by the service tests, by ``bench/service_load.py`` and to try the service on one
-machine. Redis runs without persistence on a free port (never the machine's 6379); each
+The tests' harness, kept out of the installed package (its API keys are fixed test keys):
+used by the service tests, by ``bench/service_load.py`` and to try the service on one machine.
+Redis runs without persistence on a free port (never the machine's 6379); each
 :class:`Stack` uses its own database number, so stacks sharing one server do not see each
 other's queue.
 """

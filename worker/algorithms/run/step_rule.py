@@ -38,8 +38,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from worker.algorithms.driver import Driver
-from worker.algorithms.penalty import penalized_objective
+from worker.algorithms.run.driver import Driver
+from worker.algorithms.run.penalty import penalized_objective
 from worker.kernels.layout import (
     GRADIENT_SUM,
     ITERATION,

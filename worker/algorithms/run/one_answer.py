@@ -10,12 +10,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from worker.algorithms.arrays import ProblemArrays, problem_arrays
-from worker.algorithms.driver import Candidates
-from worker.algorithms.dual_bound import lagrangian_bound
-from worker.algorithms.loop import Progress, ProgressCallback
-from worker.algorithms.options import Trajectory
-from worker.algorithms.smooth_part import objective_value, regularizer
+from worker.algorithms.bounds.dual_bound import lagrangian_bound
+from worker.algorithms.bounds.smooth_part import objective_value, regularizer
+from worker.algorithms.run.arrays import ProblemArrays, problem_arrays
+from worker.algorithms.run.loop import Progress, ProgressCallback
+from worker.candidates.snapshots import Candidates
+from worker.candidates.trajectory import Trajectory
 from worker.errors import SpecError
 from worker.problem.compiled import CompiledProblem
 from worker.stats import Stats, Value
@@ -37,8 +37,8 @@ def certificate_stats(problem: CompiledProblem, w: np.ndarray, multipliers: np.n
                       hinge_weights: np.ndarray | None = None,
                       tangent: tuple[float, np.ndarray] | None = None) -> dict[str, float | str]:
     """``stats`` of the answer w (d,): when the bound of
-    :func:`~worker.algorithms.dual_bound.lagrangian_bound` is finite, ``lower_bound``, ``gap``
-    (f(w) - lower_bound), ``relative_gap`` (gap / |lower_bound|, when that is not 0) and
+    :func:`~worker.algorithms.bounds.dual_bound.lagrangian_bound` is finite, ``lower_bound``,
+    ``gap`` (f(w) - lower_bound), ``relative_gap`` (gap / |lower_bound|, when that is not 0) and
     ``certificate: "lagrangian_bound"`` (the keys of the hinge bound,
     :func:`~worker.candidates.lower_bound.lower_bound_stats`); otherwise
     ``certificate: "none"``. ``tangent``: L(w) and its gradient (d,), when the method has

@@ -2,7 +2,8 @@
 
 f(w) = L(w) + l1 ||w||_1 + (l2/2) ||w||^2 with L(w) = (1/n) sum_i loss(x_i . w, y_i), or
 L(w) = (1/2) w'Qw + c'w for a quadratic objective (:class:`~worker.problem.compiled.Objective`). The
-exact and quasi-Newton methods (:mod:`.lbfgsb`, :mod:`.dual_bound`) work on whole arrays,
+exact and quasi-Newton methods (:mod:`worker.algorithms.runners.lbfgsb`, :mod:`.dual_bound`) work
+on whole arrays,
 so they use the losses' numpy references (:class:`~worker.losses.Loss`), not the kernels.
 """
 

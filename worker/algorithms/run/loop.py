@@ -1,6 +1,6 @@
 """Chunked running of a compiled step function: progress, deadline, adaptive chunk lengths.
 
-:class:`~worker.algorithms.driver.Driver` runs the LightTouch kernel state on it; any
+:class:`~worker.algorithms.run.driver.Driver` runs the LightTouch kernel state on it; any
 ``advance(count)`` callable works, so every algorithm gets the same progress reports,
 deadline and wall-time-adaptive chunks. Chunking never changes
 results: the compiled step does the same iterations whatever the chunk lengths.

@@ -8,7 +8,7 @@ zeros (where every example's loss gradient stays within l1: :mod:`worker.kernels
 each epoch's output x_{T+2} is projected exactly onto W ∩ {g <= 0}, which starts the
 next epoch with eta_{k+1} = eta_k / sqrt(2). Theorem 3: E f^(x) - f^(x*) <= 68 mu^2 G^2 /
 (beta (T + 17)) with ceil(log2(T/17 + 1)) projections. The epoch loop, the candidates and
-``gamma: "auto"`` are Epro-SGD's (:func:`~worker.algorithms.epro.run_epochs`).
+``gamma: "auto"`` are Epro-SGD's (:func:`~worker.algorithms.runners.epro.run_epochs`).
 
 Defaults, from Theorem 3 where its constants are known:
 
@@ -30,9 +30,10 @@ import math
 
 import numpy as np
 
-from worker.algorithms.epro import Epoch, run_epochs, strong_convexity
-from worker.algorithms.loop import ProgressCallback
-from worker.algorithms.options import SolverOptions, Trajectory, step_scale
+from worker.algorithms.run.loop import ProgressCallback
+from worker.algorithms.run.options import SolverOptions, step_scale
+from worker.algorithms.runners.epro import Epoch, run_epochs, strong_convexity
+from worker.candidates.trajectory import Trajectory
 from worker.kernels.layout import ITERATION
 from worker.kernels.orda import OrdaState, orda_steps
 from worker.problem.compiled import CompiledProblem

@@ -17,7 +17,8 @@ logistic         t, a, e (n each), q_t = 1/n; log(1 + exp(u_i)) <= t_i, u_i = -y
 ===============  ======================================================================
 
 l2 adds l2 I to P_ww; l1 adds v (d,) with -v <= w <= v and q_v = l1. Every program has the
-rows A w <= b first (their duals are the multipliers y of :mod:`.dual_bound`), then the loss
+rows A w <= b first (their duals are the multipliers y of
+:mod:`worker.algorithms.bounds.dual_bound`), then the loss
 rows (a hinge's first, whose duals are alpha_i / n), then the box's finite sides.
 """
 

@@ -16,7 +16,7 @@ convexity of f (l2, plus the least eigenvalue of Q for a quadratic objective),
 a Frank-Wolfe gap over the box when sigma = 0 (Jaggi, ICML 2013, §2), and each term has a
 closed form. The bound is valid for every lambda >= 0 and v in W, and tight at a KKT pair:
 lambda from the nonnegative least-squares fit of stationarity at the projected running
-average (:func:`~worker.algorithms.penalty.stationary_multipliers`), v first that point and
+average (:func:`~worker.algorithms.run.penalty.stationary_multipliers`), v first that point and
 then, if the gap is still too wide, the box minimizer of L found by L-BFGS-B (Byrd, Lu,
 Nocedal & Zhu 1995). The upper end is f at the projected running average, a feasible point,
 which is added to the candidates: the shrinking LP then returns a mixture at least as good.
@@ -24,7 +24,7 @@ which is added to the candidates: the shrinking LP then returns a mixture at lea
 A certificate needs the box to be finite where the gradient does not vanish, unless f is
 strongly convex; without one (or with rate constraints, which are not convex, or a hinge
 loss, whose bound from a subgradient stays loose) the stopping
-rule falls back to its estimate (:mod:`worker.algorithms.phases`).
+rule falls back to its estimate (:mod:`worker.algorithms.run.phases`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from worker.algorithms.penalty import ACTIVE_TOLERANCE, stationary_multipliers
+from worker.algorithms.run.penalty import ACTIVE_TOLERANCE, stationary_multipliers
 from worker.kernels.layout import ProblemArrays
 from worker.kernels.objective import objective_gradient, objective_value
 from worker.problem.compiled import LOSS_HINGE, QUADRATIC, CompiledProblem

@@ -21,7 +21,7 @@ A bound ||z||^2 <= c u is the second-order cone (c u + 1, c u - 1, 2 z). Sharing
 between terms is exact: every term's row is nondecreasing in both, so the optimum has
 s = ||w||^2 and v = |w|. The first rows are the terms' epigraph rows, whose duals lambda
 (summing to 1 at the optimum) weigh the terms in the certificate
-(:func:`worker.algorithms.exact_robust.robust_bound`).
+(:func:`worker.algorithms.exact.exact_robust.robust_bound`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,13 @@ import clarabel
 import numpy as np
 import scipy.sparse as sp
 
-from worker.algorithms.conic_form import HINGE, LOGISTIC, SQUARED, SQUARED_HINGE, exponential_rows
+from worker.algorithms.exact.conic_form import (
+    HINGE,
+    LOGISTIC,
+    SQUARED,
+    SQUARED_HINGE,
+    exponential_rows,
+)
 from worker.problem.network import NetworkProblem, Term
 
 #: The losses whose terms the program takes.

@@ -11,7 +11,8 @@ relative-decrease test passes (a step lowering f by less than :data:`DECREASE_SH
 ``solver.tolerance``, relatively: 1e-6 by default),
 at the deadline (``"time_limit"``) or after :data:`MAX_ITERATIONS`. Its BLAS calls act on
 vectors of d and 2 x 10 correction pairs, on one BLAS thread (:mod:`worker.blas`). The answer is one
-candidate certified by the box-only Lagrangian bound of :mod:`.dual_bound` (finite when the
+candidate certified by the box-only Lagrangian bound of :mod:`worker.algorithms.bounds.dual_bound`
+(finite when the
 box is, or l2 > 0).
 """
 
@@ -23,11 +24,12 @@ from collections.abc import Callable
 import numpy as np
 from scipy.optimize import fmin_l_bfgs_b
 
-from worker.algorithms.loop import ProgressCallback
-from worker.algorithms.one_answer import certificate_stats, one_answer, refuse
-from worker.algorithms.options import SolverOptions, Trajectory
-from worker.algorithms.smooth_part import loss_value_and_gradient
+from worker.algorithms.bounds.smooth_part import loss_value_and_gradient
+from worker.algorithms.run.loop import ProgressCallback
+from worker.algorithms.run.one_answer import certificate_stats, one_answer, refuse
+from worker.algorithms.run.options import SolverOptions
 from worker.blas import one_blas_thread
+from worker.candidates.trajectory import Trajectory
 from worker.problem.compiled import LOSS_HINGE, CompiledProblem
 from worker.problem.csr import for_products
 

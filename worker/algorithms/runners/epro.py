@@ -17,13 +17,13 @@ Defaults, from Theorem 1 where its constants are known:
   docs/benchmarks.md).
 * lambda: ``solver.gamma`` when given. ``gamma: "auto"`` (heuristic; G_1 and rho are unknown)
   starts at 1 and, after each epoch's projection x~, raises lambda to twice the optimal
-  multiplier mass estimated at x~ (:func:`~worker.algorithms.penalty.multiplier_mass`), or
+  multiplier mass estimated at x~ (:func:`~worker.algorithms.run.penalty.multiplier_mass`), or
   doubles it when the epoch average was still infeasible with a saturated estimate, exactly as
   LightTouch's automatic gamma (Lemma 1's exact-penalty threshold is ||lambda*||_1 for
   unit-norm rows; Lemma 2 needs lambda above G_1 / rho, which bounds it).
 
 ``iterations: "auto"``: epochs double without end, and after each one the rule of
-:mod:`worker.algorithms.stopping` looks at its projection x~_k (a feasible point: the
+:mod:`worker.algorithms.run.stopping` looks at its projection x~_k (a feasible point: the
 certificate's upper end; l2 > 0 makes the dual bound finite even on an unbounded box).
 
 A fixed iteration budget is used exactly: the epochs that fit are floor(log2(T/T_1 + 1)) and the
@@ -42,12 +42,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from worker.algorithms.arrays import problem_arrays
-from worker.algorithms.driver import Candidates, Counters
-from worker.algorithms.loop import ChunkedLoop, ProgressCallback
-from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
-from worker.algorithms.penalty import multiplier_mass, penalized_objective, raised_gamma
-from worker.algorithms.stopping import CertifiedStages
+from worker.algorithms.run.arrays import problem_arrays
+from worker.algorithms.run.driver import Counters
+from worker.algorithms.run.loop import ChunkedLoop, ProgressCallback
+from worker.algorithms.run.options import SolverOptions, start_point, step_scale
+from worker.algorithms.run.penalty import multiplier_mass, penalized_objective, raised_gamma
+from worker.algorithms.run.stopping import CertifiedStages
+from worker.candidates.snapshots import Candidates
+from worker.candidates.trajectory import Trajectory
 from worker.errors import SpecError
 from worker.kernels.constraints import max_violation
 from worker.kernels.epro import epro_sgd_steps

@@ -1,5 +1,5 @@
 """``solver.game.eta_lambda: "auto"``: the lambda-player's step of the games of
-:mod:`worker.algorithms.games` (Cotter, Jiang, Sridharan 2019, Algorithms 2 and 3).
+:mod:`worker.algorithms.runners.games` (Cotter, Jiang, Sridharan 2019, Algorithms 2 and 3).
 
 The base step is 1.0 for the proxy-Lagrangian (a multiplicative step: a constraint violated
 by 0.05 multiplies its weight by e^0.05 per step, so the weights can move across the 1e-3

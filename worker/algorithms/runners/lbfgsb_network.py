@@ -4,7 +4,7 @@ without rate constraints, by full batches.
 
 Every evaluation is one forward and backward pass over all the examples
 (:func:`~worker.kernels.network.full_loss_gradient`), plus the l2 term; l1 goes through the
-split of :mod:`.lbfgsb` (:func:`~worker.algorithms.lbfgsb.minimize_in_box`, which also holds
+split of :mod:`.lbfgsb` (:func:`~worker.algorithms.runners.lbfgsb.minimize_in_box`, which also holds
 the stopping tests: the relative decrease tied to ``solver.tolerance``, the iteration cap and
 the deadline). It starts where the network games do: the network's seeded theta(1)
 (:meth:`~worker.problem.network.Network.initial`), or a warm start's point, so the same spec
@@ -18,10 +18,11 @@ import time
 
 import numpy as np
 
-from worker.algorithms.lbfgsb import minimize_in_box
-from worker.algorithms.loop import ProgressCallback
-from worker.algorithms.one_answer import answer_trajectory, refuse
-from worker.algorithms.options import SolverOptions, Trajectory, start_point
+from worker.algorithms.run.loop import ProgressCallback
+from worker.algorithms.run.one_answer import answer_trajectory, refuse
+from worker.algorithms.run.options import SolverOptions, start_point
+from worker.algorithms.runners.lbfgsb import minimize_in_box
+from worker.candidates.trajectory import Trajectory
 from worker.kernels.network import full_loss_gradient
 from worker.problem.compiled import LOSS_HINGE
 from worker.problem.csr import kernel_parts

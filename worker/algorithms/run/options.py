@@ -1,4 +1,5 @@
-"""The algorithms' shared types: :class:`SolverOptions` in, :class:`Trajectory` out."""
+"""The options every runner takes: :class:`SolverOptions` (what it returns is
+:class:`worker.candidates.trajectory.Trajectory`)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from worker.algorithms.driver import Candidates
-from worker.algorithms.game_options import GameOptions
+from worker.algorithms.run.game_options import GameOptions
 from worker.distributed.options import SvrgOptions
-from worker.kernels.layout import ProblemArrays
-from worker.stats import Stats, Value
 
 
 @dataclass(frozen=True)
@@ -26,7 +24,7 @@ class SolverOptions:
     tolerance: float = 1e-3
     time_limit_s: float = 600.0
     seed: int = 0
-    gamma: float | None = None  # None: automatic (see worker.algorithms.penalty)
+    gamma: float | None = None  # None: automatic (see worker.algorithms.run.penalty)
     eta_w: float | None = None  # None: automatic (DoG steps, or 1 / (l2 t) if strongly convex)
     eta_p: float = 0.0625
     minibatch: tuple[int, int, int] | None = None
@@ -43,41 +41,6 @@ class SolverOptions:
     #: a warm start's earlier penalty, where ``gamma`` is automatic (FullTouch, LightTouch,
     #: MidTouch, projected SGD start there instead of at 1)
     start_gamma: float | None = None
-
-
-@dataclass(frozen=True)
-class RunStats(Stats):
-    """The run stage's record (:mod:`worker.stats`): the algorithm's own counters, then the
-    seconds it ran, and which method ran and why (``auto``'s choice)."""
-
-    algorithm: Stats
-    solve_s: float
-    method: str
-    method_reason: str
-
-
-@dataclass
-class Trajectory:
-    """What an algorithm leaves for shrinking: candidates, its own counters (``stats``), the
-    kernel arrays it ran on (reused to score the candidates; None for the network games,
-    whose problem scores itself) and, once the runner has timed it, the run's record."""
-
-    algorithm: str
-    candidates: Candidates
-    arrays: ProblemArrays | None
-    #: the algorithm's own record (:mod:`worker.stats`)
-    stats: Stats
-    #: weights (C,) of the algorithm's own mixture of its candidates (the games' theta-bar,
-    #: Theorems 2-3), reported next to the shrunk mixture; None for the other algorithms.
-    baseline: np.ndarray | None = None
-    #: set by :func:`worker.algorithms.registry.run_algorithm` (or the network pipeline)
-    run: RunStats | None = None
-
-    def as_stats(self) -> dict[str, Value]:
-        """The run's stats: the record's entries, or the algorithm's own before it is timed."""
-        if self.run is not None:
-            return self.run.as_stats()
-        return self.stats.as_stats()
 
 
 def start_point(problem, options: SolverOptions, default: np.ndarray | None = None

@@ -5,7 +5,8 @@ For any lambda in the simplex, sum_k lambda_k f_k(w) <= max_k f_k(w), so the min
 box of the lambda-weighted objective is a lower bound on the optimum; with each loss replaced
 by a linear minorant (its tangent at the answer, or for a hinge term (1/n) sum_i alpha_i
 (1 - y_i x_i . w) with alpha in [0, 1]^n) that minimum separates by coordinate
-(:func:`~worker.algorithms.dual_bound.coordinate_minima`, the bound of :mod:`.dual_bound`
+(:func:`~worker.algorithms.bounds.dual_bound.coordinate_minima`, the bound of
+:mod:`worker.algorithms.bounds.dual_bound`
 with the weighted l1 and l2). lambda comes from the epigraph rows' duals, alpha from the
 margin rows' (lambda_k alpha_i / n_k at the optimum). ``stats`` are the exact methods' own
 (``stopped_by``, ``lower_bound``, ``gap``, ``relative_gap``, ``certificate``).
@@ -18,13 +19,13 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from worker.algorithms.dual_bound import coordinate_minima
-from worker.algorithms.exact import clarabel_solve
-from worker.algorithms.loop import ProgressCallback
-from worker.algorithms.one_answer import answer_trajectory, gap_stats
-from worker.algorithms.options import Trajectory
-from worker.algorithms.robust_form import HINGE, robust_program
-from worker.algorithms.smooth_part import loss_value_and_gradient
+from worker.algorithms.bounds.dual_bound import coordinate_minima
+from worker.algorithms.bounds.smooth_part import loss_value_and_gradient
+from worker.algorithms.exact.exact import clarabel_solve
+from worker.algorithms.exact.robust_form import HINGE, robust_program
+from worker.algorithms.run.loop import ProgressCallback
+from worker.algorithms.run.one_answer import answer_trajectory, gap_stats
+from worker.candidates.trajectory import Trajectory
 from worker.problem.compiled import Objective
 from worker.problem.network import NetworkProblem, Term
 
@@ -55,7 +56,7 @@ def robust_bound(problem: NetworkProblem, w: np.ndarray, weights: np.ndarray,
     Parameters
     ----------
     problem : NetworkProblem
-        A robust linear problem (:func:`~worker.algorithms.robust_form.exact_robust_applies`).
+        A robust linear problem (:func:`~worker.algorithms.exact.robust_form.exact_robust_applies`).
     w : ndarray, shape (d,)
         Where the smooth losses' tangents are taken.
     weights : ndarray, shape (q,)

@@ -11,7 +11,7 @@ Defaults (heuristics where the paper leaves them to a grid search, §6):
 
 * theta step: a number for ``solver.eta_w`` steps by eta_w / sqrt(t), as the paper's
   analysis; ``"auto"`` (the default) is scale-free. DoG steps (distance over gradients,
-  :mod:`worker.algorithms.step_rule`) over a copy of the start, with the multipliers held
+  :mod:`worker.algorithms.run.step_rule`) over a copy of the start, with the multipliers held
   at their start, for 1/16 of the iterations, measure how far theta goes, r; the game then
   starts from theta(1) with AdaGrad's norm step for a player whose set has diameter r / 2,
   eta_t = (r / 2) / sqrt(sum_{s <= t} |g_s|^2), which adapts to the directions the game
@@ -22,7 +22,7 @@ Defaults (heuristics where the paper leaves them to a grid search, §6):
   onto the constraints while DoG's first steps were still tiny, and the ramp proxy's game
   never recovered. k_f = k_r = 100 examples per step (§6.2's minibatch) unless
   ``solver.minibatch`` gives k_f and k_g (k_g is the rate batch).
-* ``solver.game.eta_lambda: "auto"``: :mod:`worker.algorithms.multiplier_step` (1.0 for
+* ``solver.game.eta_lambda: "auto"``: :mod:`worker.algorithms.run.multiplier_step` (1.0 for
   the proxy-Lagrangian, 0.1 for the Lagrangian, lowered where the rate estimates are
   noisy).
 * proxy floors as TFCO: entries of M (or lambda) at least 1e-3 / (m+1); M starts with
@@ -46,13 +46,15 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from worker.algorithms.arrays import DOG_START, problem_arrays
-from worker.algorithms.driver import Candidates, Counters, snapshot_iterations
-from worker.algorithms.loop import ChunkedLoop, ProgressCallback
-from worker.algorithms.multiplier_step import auto_eta_lambda, rate_noise
-from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
-from worker.algorithms.step_rule import WARMUP_PART, copied, warmup_end, warmup_measurements
-from worker.algorithms.stopping import SnapshotBound, StageEstimate
+from worker.algorithms.run.arrays import DOG_START, problem_arrays
+from worker.algorithms.run.driver import Counters, snapshot_iterations
+from worker.algorithms.run.loop import ChunkedLoop, ProgressCallback
+from worker.algorithms.run.multiplier_step import auto_eta_lambda, rate_noise
+from worker.algorithms.run.options import SolverOptions, start_point, step_scale
+from worker.algorithms.run.step_rule import WARMUP_PART, copied, warmup_end, warmup_measurements
+from worker.algorithms.run.stopping import SnapshotBound, StageEstimate
+from worker.candidates.snapshots import Candidates
+from worker.candidates.trajectory import Trajectory
 from worker.kernels.constraints import max_violation
 from worker.kernels.games import (
     LAGRANGIAN,
@@ -284,7 +286,7 @@ def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
     """Run a game to ``options.iterations`` (or the deadline), keeping theta (d,) at
     ``options.candidates`` evenly spaced iterations; with ``iterations: "auto"`` and a
     ``value``, doubling stages until the stage's mixture stops improving
-    (:class:`~worker.algorithms.stopping.StageEstimate`) with its violation at most
+    (:class:`~worker.algorithms.run.stopping.StageEstimate`) with its violation at most
     :data:`STAGE_VIOLATION`, keeping the last ``options.candidates`` snapshots; ``lower``
     bounds the objective from below (the estimate's gap is at most value - lower).
 
@@ -332,7 +334,7 @@ def _stages(loop: ChunkedLoop, snapshots: Callable[[int, int, SnapshotBound | No
             value: MixtureValue, lower: float = -math.inf) -> dict:
     """Doubling stages of :func:`play` until the rule or the deadline stops them; with a
     finite ``lower``, the bound's test also runs at snapshots between a stage's ends
-    (:class:`~worker.algorithms.stopping.SnapshotBound`)."""
+    (:class:`~worker.algorithms.run.stopping.SnapshotBound`)."""
     estimate = StageEstimate(options.tolerance, LOSS_SCALE, two_sided=True, lower=lower)
     bound = SnapshotBound(value, lower, options.tolerance, LOSS_SCALE, STAGE_VIOLATION) \
         if math.isfinite(lower) else None

@@ -5,7 +5,7 @@ from doubling stages. Every open-ended run reports why it stopped in ``stopped_b
 stopped_by     meaning
 =============  ==========================================================================
 certificate    a feasible point's objective is within ``tolerance`` of a proven lower
-               bound (:mod:`worker.algorithms.certificate`)
+               bound (:mod:`worker.algorithms.bounds.certificate`)
 converged      the estimate below says the answer will not improve by more than
                ``tolerance``
 iterations     a fixed ``iterations`` budget ran out
@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from worker.algorithms.certificate import Certificate, certify, strong_convexity
-from worker.algorithms.driver import Candidates
+from worker.algorithms.bounds.certificate import Certificate, certify, strong_convexity
+from worker.candidates.snapshots import Candidates
 from worker.kernels.layout import ProblemArrays
 from worker.problem.compiled import CompiledProblem
 

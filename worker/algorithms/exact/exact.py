@@ -9,7 +9,8 @@ Clarabel: on the hinge LPs of ``bench/method_crossover.py`` HiGHS's interior poi
 crossover, as the polish runs it) and its simplex took longer (measured:
 docs/method-choice.md#where-the-crossover-lies-measured).
 
-The answer is one candidate, certified by the Lagrangian bound of :mod:`.dual_bound` from
+The answer is one candidate, certified by the Lagrangian bound of
+:mod:`worker.algorithms.bounds.dual_bound` from
 Clarabel's multipliers: ``stats.lower_bound``, ``stats.gap``. ``stats.stopped_by`` is
 ``"optimal"``, ``"almost_optimal"`` (Clarabel's reduced tolerances), ``"time_limit"`` or
 Clarabel's status; an infeasible or unbounded problem raises
@@ -24,10 +25,11 @@ import clarabel
 import numpy as np
 import scipy.sparse as sp
 
-from worker.algorithms.conic_form import LOGISTIC, conic_program
-from worker.algorithms.loop import ProgressCallback
-from worker.algorithms.one_answer import certificate_stats, one_answer, refuse
-from worker.algorithms.options import SolverOptions, Trajectory
+from worker.algorithms.exact.conic_form import LOGISTIC, conic_program
+from worker.algorithms.run.loop import ProgressCallback
+from worker.algorithms.run.one_answer import certificate_stats, one_answer, refuse
+from worker.algorithms.run.options import SolverOptions
+from worker.candidates.trajectory import Trajectory
 from worker.errors import SolverError
 from worker.problem.compiled import CompiledProblem
 

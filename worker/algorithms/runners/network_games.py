@@ -1,8 +1,8 @@
 """The Lagrangian and proxy-Lagrangian games on a :class:`~worker.problem.network.NetworkProblem`
 (Cotter, Jiang, Sridharan 2019, §5's practical procedure; §6.1 for robust objectives).
 
-The same games as :mod:`worker.algorithms.games` (the same lambda-player, defaults, candidates
-and theta-bar), with the theta-player stepping through the network
+The same games as :mod:`worker.algorithms.runners.games` (the same lambda-player, defaults,
+candidates and theta-bar), with the theta-player stepping through the network
 (:func:`~worker.kernels.network_game.network_game_steps`) by diagonal AdaGrad, as the paper's
 §6 does for both players. A robust objective max_i L_i is played as Equation 3: minimize the
 slack xi subject to L_i(theta) <= xi, with xi in [0, max_i L_i(theta(1))] (the start bounds
@@ -29,7 +29,7 @@ Defaults:
   (bench/robust_digits.py ``--eta-lambda``, docs/benchmarks.md; ``--tune`` chooses both
   steps on validation data).
 * ``iterations: "auto"`` plays doubling stages until the stage's mixture stops improving
-  (:func:`~worker.algorithms.games.play`; the mixture's objective is the worst term's
+  (:func:`~worker.algorithms.runners.games.play`; the mixture's objective is the worst term's
   expected loss over every row), or the time limit.
 """
 
@@ -43,8 +43,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 
-from worker.algorithms.arrays import DOG_START
-from worker.algorithms.games import (
+from worker.algorithms.run.arrays import DOG_START
+from worker.algorithms.run.loop import ChunkedLoop, ProgressCallback
+from worker.algorithms.run.options import SolverOptions, start_point
+from worker.algorithms.run.step_rule import WARMUP_PART, copied
+from worker.algorithms.runners.games import (
     PROBE_ITERATIONS,
     THETA_DIAMETER_FRACTION,
     GameStats,
@@ -54,9 +57,7 @@ from worker.algorithms.games import (
     play,
     rate_arrays,
 )
-from worker.algorithms.loop import ChunkedLoop, ProgressCallback
-from worker.algorithms.options import SolverOptions, Trajectory, start_point
-from worker.algorithms.step_rule import WARMUP_PART, copied
+from worker.candidates.trajectory import Trajectory
 from worker.kernels.games import LAGRANGIAN
 from worker.kernels.layout import (
     CHECKS,
@@ -110,7 +111,7 @@ def network_terms(problem: NetworkProblem) -> NetworkTerms:
 def new_state(theta: np.ndarray, slack_upper: float, m: int, formulation: int, terms: int,
               seed: int) -> NetworkState:
     """The game's state at theta(1) (P,), xi = ``slack_upper``, m constraint values,
-    :func:`~worker.algorithms.games.initial_multipliers` and DoG's r_eps."""
+    :func:`~worker.algorithms.runners.games.initial_multipliers` and DoG's r_eps."""
     lam, log_m, log_lam = initial_multipliers(m, formulation)
     counters = np.zeros(N_COUNTERS, dtype=np.int64)
     counters[ITERATION] = 1
@@ -127,7 +128,7 @@ def measured_step(problem: NetworkProblem, advance: Callable[[NetworkConfig, Net
                                                              None],
                   cfg: NetworkConfig, state: NetworkState, deadline: float) -> tuple[float, dict]:
     """``eta_w: "auto"`` on a linear model: DoG steps on a copy of ``state`` with the
-    multipliers held (:func:`~worker.algorithms.games.measured_theta_step`; for a robust
+    multipliers held (:func:`~worker.algorithms.runners.games.measured_theta_step`; for a robust
     objective at equal weights on the terms), then AdaGrad's
     per-coordinate step THETA_DIAMETER_FRACTION times the largest distance a coordinate
     went; ``AUTO_ETA`` on a network with hidden layers."""
@@ -151,7 +152,8 @@ def measured_step(problem: NetworkProblem, advance: Callable[[NetworkConfig, Net
 
 #: A lower bound on every network objective: mean losses (logistic, hinge, squared, squared
 #: hinge, softmax cross-entropy) plus l1 and l2 penalties are at least 0, so a stage's
-#: objective is within itself of the optimum (:class:`~worker.algorithms.stopping.StageEstimate`).
+#: objective is within itself of the optimum
+#: (:class:`~worker.algorithms.run.stopping.StageEstimate`).
 OBJECTIVE_LOWER = 0.0
 
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from worker.algorithms.arrays import new_state, problem_arrays, run_config
-from worker.algorithms.driver import Candidates, Counters, Driver
-from worker.algorithms.groups import group_count, lazy_update
-from worker.algorithms.options import SolverOptions, Trajectory, start_point, step_scale
-from worker.algorithms.phases import run_phase, run_to_tolerance
+from worker.algorithms.run.arrays import new_state, problem_arrays, run_config
+from worker.algorithms.run.driver import Counters, Driver
+from worker.algorithms.run.groups import group_count, lazy_update
+from worker.algorithms.run.options import SolverOptions, start_point, step_scale
+from worker.algorithms.run.phases import run_phase, run_to_tolerance
+from worker.candidates.snapshots import Candidates
+from worker.candidates.trajectory import Trajectory
 from worker.errors import SpecError
 from worker.kernels.distribution import init_distribution
 from worker.kernels.iteration import replace_iterate, restart_average
@@ -78,7 +80,7 @@ def _driver(problem, arrays, state, options, progress, deadline) -> Driver:
 
 def _step_rule(problem: CompiledProblem, options: SolverOptions) -> int:
     """STEP_DOG marks ``eta_w: "auto"`` on a non-strongly-convex objective: the phase starts
-    with the warm-ups of :mod:`worker.algorithms.step_rule`."""
+    with the warm-ups of :mod:`worker.algorithms.run.step_rule`."""
     return STEP_DOG if options.eta_w is None and problem.objective.l2 == 0 else STEP_SCHEDULE
 
 
@@ -94,7 +96,7 @@ def _config(problem: CompiledProblem, arrays, options: SolverOptions, mode: int,
 
 def _initial_gamma(options: SolverOptions) -> float:
     """gamma as given; automatic: a warm start's earlier gamma, else 1 (then raised at the
-    checkpoints of :mod:`worker.algorithms.penalty`)."""
+    checkpoints of :mod:`worker.algorithms.run.penalty`)."""
     if options.gamma is not None:
         return options.gamma
     return 1.0 if options.start_gamma is None else options.start_gamma

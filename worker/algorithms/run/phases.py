@@ -2,9 +2,9 @@
 warm-up, and ``iterations: "auto"`` (run until the answer stops improving or time is up).
 
 ``iterations: "auto"`` runs doubling stages after the warm-up: stage k ends at iteration
-T_k = 2 T_(k-1). With the suffix averages of :meth:`~worker.algorithms.driver.Driver.
+T_k = 2 T_(k-1). With the suffix averages of :meth:`~worker.algorithms.run.driver.Driver.
 keep_average_recent`, the average at T_k covers the stage's iterates; after each stage the
-rule of :mod:`worker.algorithms.stopping` decides (a certified gap on linear constraints, or
+rule of :mod:`worker.algorithms.run.stopping` decides (a certified gap on linear constraints, or
 the doubling-stage estimate), or the time limit ends the run.
 """
 
@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from worker.algorithms.driver import Candidates, Driver, snapshot_iterations
-from worker.algorithms.penalty import (
+from worker.algorithms.run.driver import Driver, snapshot_iterations
+from worker.algorithms.run.penalty import (
     gamma_checkpoints,
     multiplier_mass,
     penalized_objective,
     raised_gamma,
     rescaled_step,
 )
-from worker.algorithms.step_rule import warm_up, warmup_end
-from worker.algorithms.stopping import CertifiedStages
+from worker.algorithms.run.step_rule import warm_up, warmup_end
+from worker.algorithms.run.stopping import CertifiedStages
+from worker.candidates.snapshots import Candidates
 from worker.kernels.constraints import max_violation
 from worker.kernels.distribution import rebase_distribution
 from worker.kernels.iteration import restart_average
@@ -38,7 +39,7 @@ GAMMA_STAGES = 2
 def run_phase(driver: Driver, cfg, start: int, stop: int, count: int,
               candidates: Candidates, *, auto_gamma: bool = False, after_each=None):
     """Run to ``stop``, snapshotting ``count`` candidates and, if ``auto_gamma``, raising
-    gamma at :func:`~worker.algorithms.penalty.gamma_checkpoints`.
+    gamma at :func:`~worker.algorithms.run.penalty.gamma_checkpoints`.
 
     Returns (the final config, whether the run finished before the deadline). A run the
     deadline stops is snapshotted where it stopped, so even a deadline inside the warm-up
@@ -66,7 +67,7 @@ def run_phase(driver: Driver, cfg, start: int, stop: int, count: int,
 def run_to_tolerance(driver: Driver, cfg, count: int, candidates: Candidates, *,
                      tolerance: float, auto_gamma: bool = False, after_each=None):
     """``iterations: "auto"``: doubling stages until the stopping rule of
-    :mod:`worker.algorithms.stopping` fires or the deadline, ``count`` candidates per stage
+    :mod:`worker.algorithms.run.stopping` fires or the deadline, ``count`` candidates per stage
     (the pipeline keeps the most recent ones for the shrinking LP).
 
     Returns (the final config, stats: ``stopped_by`` "certificate", "converged" or

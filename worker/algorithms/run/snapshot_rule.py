@@ -8,18 +8,18 @@ is a minorant, L(w) >= L(v_k) + g . (w - v_k), so
 
     f* >= L(v_k) - g . v_k + sum_j min_{l_j <= t <= u_j} [g_j t + l1 |t| + (l2/2) t^2]
 
-(:func:`~worker.algorithms.dual_bound.minorant_bound` without multipliers; tight at the
+(:func:`~worker.algorithms.bounds.dual_bound.minorant_bound` without multipliers; tight at the
 optimum, where it is the Frank-Wolfe gap of the box when l2 = 0), and
 f(v_k) = L(v_k) + l1 ||v_k||_1 + (l2/2) ||v_k||^2 is the upper end. The best bound of the
 rounds so far is kept (every one is valid). The run stops before the round's serial phase,
 ``stopped_by: "certificate"``, once the relative gap is within ``tolerance`` (the convention
-of :class:`~worker.algorithms.certificate.Certificate`, as for the LightTouch family).
+of :class:`~worker.algorithms.bounds.certificate.Certificate`, as for the LightTouch family).
 
 There is no certificate when the problem has linear constraints (v_k need not be feasible
 and the bound would need multipliers), for the hinge (its tangent is a subgradient's: valid
 but loose) or when the bound is -inf (an infinite side of the box, l2 = 0 and a slope beyond
 l1). There the penalized value f(v_k) + gamma [max_i g_i(v_k)]_+ feeds the doubling-stage
-estimate of :mod:`worker.algorithms.stopping` (``stopped_by: "converged"``), at rounds that
+estimate of :mod:`worker.algorithms.run.stopping` (``stopped_by: "converged"``), at rounds that
 end at least twice as late as the last one it took: the practical schedule's rounds are of
 equal length, and the estimate's law holds for stages that double. Rounds whose batch is a
 sample of the rows decide nothing.
@@ -32,10 +32,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from worker.algorithms.dual_bound import minorant_bound
-from worker.algorithms.one_answer import gap_stats
-from worker.algorithms.smooth_part import regularizer
-from worker.algorithms.stopping import ESTIMATE_AFTER, BoundedStages
+from worker.algorithms.bounds.dual_bound import minorant_bound
+from worker.algorithms.bounds.smooth_part import regularizer
+from worker.algorithms.run.one_answer import gap_stats
+from worker.algorithms.run.stopping import ESTIMATE_AFTER, BoundedStages
 from worker.distributed.batch import BatchGradient
 from worker.kernels.constraints import max_violation
 from worker.problem.compiled import LOSS_HINGE
@@ -81,6 +81,6 @@ class SnapshotRule(BoundedStages):
 
     def stats(self) -> dict:
         """The certificate's ``lower_bound``, ``gap``, ``relative_gap`` and ``certificate``
-        (:func:`~worker.algorithms.one_answer.gap_stats`: of the last certified anchor), or
+        (:func:`~worker.algorithms.run.one_answer.gap_stats`: of the last certified anchor), or
         ``certificate: "none"``; the estimate's ``estimated_gap`` once it is known."""
         return gap_stats(self.upper, self.lower) | self.estimate.stats()
