@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 #: The name that lets the ``auto`` rule choose
-#: (:func:`worker.algorithms.registry.choose_algorithm`).
+#: (:func:`worker.algorithms.registry.chosen`).
 AUTO = "auto"
 
 
@@ -75,6 +75,15 @@ class Algorithm:
     #: It returns one answer with its own certificate (the exact and quasi-Newton methods):
     #: the pipeline then neither polishes it nor bounds it again.
     certified: bool = False
+    #: What it asks of the objective's loss: names of true properties of its record
+    #: (:class:`worker.losses.Loss`: ``"smooth"``, ``"has_conic_form"``, ``"has_qp_form"``);
+    #: a loss without one of them is refused by name
+    #: (:class:`worker.errors.LossRefused`).
+    loss_needs: tuple[str, ...] = ()
+
+    def takes(self, loss: Any) -> bool:
+        """Whether it takes ``loss`` (a :class:`worker.losses.Loss`)."""
+        return all(getattr(loss, need) for need in self.loss_needs)
 
     def load(self, *, network: bool = False) -> Callable[..., Any]:
         """The runner function (:attr:`network_runner` if ``network``), imported on first
@@ -97,11 +106,14 @@ CATALOGUE: dict[str, Algorithm] = {
                             rates=True, networks=True),
     "proxy_lagrangian": Algorithm("worker.algorithms.runners.games:run_proxy_lagrangian",
                                   options="game", rates=True, networks=True),
-    "exact_qp": Algorithm("worker.algorithms.exact.exact:run_exact_qp", certified=True),
-    "exact_conic": Algorithm("worker.algorithms.exact.exact:run_exact_conic", certified=True),
+    "exact_qp": Algorithm("worker.algorithms.exact.exact:run_exact_qp", certified=True,
+                          loss_needs=("has_qp_form",)),
+    "exact_conic": Algorithm("worker.algorithms.exact.exact:run_exact_conic", certified=True,
+                             loss_needs=("has_conic_form",)),
     "lbfgsb": Algorithm(
         "worker.algorithms.runners.lbfgsb:run_lbfgsb", certified=True, networks=True,
-        network_runner="worker.algorithms.runners.lbfgsb_network:run_network_lbfgsb"),
+        network_runner="worker.algorithms.runners.lbfgsb_network:run_network_lbfgsb",
+        loss_needs=("smooth",)),
 }
 
 

@@ -103,9 +103,9 @@ def test_a_deadline_that_has_passed_stops_lbfgsb_with_time_limit():
 
 
 @pytest.mark.parametrize(("name", "loss", "constraints", "message"), [
-    ("exact_qp", "logistic", "linear", "exact_qp solves LPs and QPs; the logistic loss needs "
-                                       "exact_conic"),
-    ("lbfgsb", "hinge", "none", "lbfgsb takes smooth objectives"),
+    ("exact_qp", "logistic", "linear", r"exact_qp cannot take the logistic loss \(it has no LP "
+                                       r"or QP form\); methods that can: auto, .*exact_conic"),
+    ("lbfgsb", "hinge", "none", r"lbfgsb cannot take the hinge loss \(it is not smooth\)"),
     ("lbfgsb", "logistic", "linear", "lbfgsb takes smooth objectives .* whose only constraint "
                                      "is the box"),
 ])

@@ -6,7 +6,7 @@ import pytest
 
 from tests.specs import random_spec
 from worker import solve
-from worker.algorithms.registry import ALGORITHMS, choose_algorithm
+from worker.algorithms.registry import ALGORITHMS, chosen
 from worker.problem.compile import DataSource, compile_problem
 from worker.settings import data_settings
 from worker.spec.models import ALGORITHMS as SPEC_ALGORITHMS
@@ -24,7 +24,7 @@ def test_the_spec_offers_exactly_the_registered_algorithms():
 def test_auto_picks_a_registered_algorithm(loss, constraints, expected):
     problem = compile_problem(parse_spec(random_spec(loss, constraints, 1)),
                               DataSource([], data_settings()))
-    assert choose_algorithm(problem, "auto") == expected in ALGORITHMS
+    assert chosen(problem, "auto").name == expected in ALGORITHMS
 
 
 @pytest.mark.parametrize("name", sorted(set(ALGORITHMS) - {"lagrangian", "proxy_lagrangian",

@@ -26,7 +26,7 @@ from worker.distributed.batch import CompiledBatch, DaskExecutor, InProcessBatch
 from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions
 from worker.errors import SolverError
-from worker.pipeline.solve import solver_options
+from worker.pipeline.options import solver_options
 from worker.problem.compile import DataSource, compile_problem
 from worker.settings import DaskSettings, data_settings, read_settings
 from worker.spec.models import parse_spec

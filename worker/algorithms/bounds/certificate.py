@@ -38,7 +38,8 @@ from scipy.optimize import minimize
 from worker.algorithms.run.penalty import ACTIVE_TOLERANCE, stationary_multipliers
 from worker.kernels.layout import ProblemArrays
 from worker.kernels.objective import objective_gradient, objective_value
-from worker.problem.compiled import LOSS_HINGE, QUADRATIC, CompiledProblem
+from worker.losses import is_smooth
+from worker.problem.compiled import QUADRATIC, CompiledProblem
 from worker.projection import project
 
 #: The least eigenvalue of Q is computed when d is at most this (a dense eigendecomposition).
@@ -89,7 +90,7 @@ def certify(arrays: ProblemArrays, problem: CompiledProblem, average: np.ndarray
     for a hinge loss (not smooth: the bound is valid but loose, and the hinge LP's bound
     and polish serve it) or when the average cannot be projected exactly. L-BFGS-B refines
     the bound only while the gap at the projected point exceeds ``tolerance``."""
-    if problem.rates is not None or problem.objective.kind == LOSS_HINGE:
+    if problem.rates is not None or not is_smooth(problem.objective.kind):
         return None
     projection = project(average, problem.constraints, problem.lower, problem.upper)
     if projection.status != "optimal":

@@ -26,7 +26,8 @@ import numpy as np
 
 from worker.algorithms.bounds.certificate import box_minimum
 from worker.algorithms.bounds.smooth_part import loss_value_and_gradient
-from worker.problem.compiled import LOSS_HINGE, CompiledProblem
+from worker.losses import is_piecewise_linear
+from worker.problem.compiled import CompiledProblem
 
 
 def lagrangian_bound(problem: CompiledProblem, point: np.ndarray, multipliers: np.ndarray,
@@ -53,7 +54,7 @@ def lagrangian_bound(problem: CompiledProblem, point: np.ndarray, multipliers: n
         The bound, or -inf when it is not finite.
     """
     objective = problem.objective
-    if objective.kind == LOSS_HINGE and hinge_weights is not None:
+    if is_piecewise_linear(objective.kind) and hinge_weights is not None:
         alpha = np.clip(hinge_weights, 0.0, 1.0)
         n = objective.n
         signed = objective.features.multiply(objective.labels[:, None])

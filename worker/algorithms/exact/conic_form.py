@@ -30,11 +30,8 @@ import clarabel
 import numpy as np
 import scipy.sparse as sp
 
-from worker.losses import LOSSES, QUADRATIC
+from worker.losses import QUADRATIC, is_piecewise_linear, loss_of
 from worker.problem.compiled import CompiledProblem
-
-HINGE, LOGISTIC, SQUARED, SQUARED_HINGE = (LOSSES[name].code for name in
-                                           ("hinge", "logistic", "squared", "squared_hinge"))
 
 
 @dataclass(frozen=True)
@@ -55,7 +52,7 @@ class ConicProgram:
 
 
 @dataclass
-class _Blocks:
+class Blocks:
     """Inequality rows (G x <= h) and exponential-cone rows (s = h - G x) being collected."""
 
     columns: int
@@ -72,10 +69,10 @@ def conic_program(problem: CompiledProblem) -> ConicProgram:
     """The program of the module docstring for ``problem`` (no rate constraints)."""
     objective = problem.objective
     d, n, kind = problem.d, objective.n, objective.kind
-    loss_count = {HINGE: n, SQUARED_HINGE: n, LOGISTIC: 3 * n}.get(kind, 0)
+    loss_count = 0 if kind == QUADRATIC else _form(kind).program_variables * n
     l1_count = d if objective.l1 > 0 else 0
     columns = d + loss_count + l1_count
-    blocks = _Blocks(columns, [])
+    blocks = Blocks(columns, [])
     blocks.inequality(sp.hstack([problem.constraints.matrix,
                                  sp.csr_matrix((problem.m, columns - d))]),
                       problem.constraints.rhs)
@@ -99,38 +96,23 @@ def conic_program(problem: CompiledProblem) -> ConicProgram:
         cones += [clarabel.ExponentialConeT()] * (2 * n)
     return ConicProgram(P=sp.triu(P, format="csc"), q=q, A=inequality.tocsc(),
                         b=right, cones=cones, constant=constant, d=d, m=problem.m,
-                        hinge_rows=problem.m if kind == HINGE else None)
+                        hinge_rows=problem.m if is_piecewise_linear(kind) else None)
 
 
-def _loss_part(problem: CompiledProblem, blocks: _Blocks,
+def _form(kind: int):
+    """The :class:`~worker.algorithms.exact.loss_forms.LossForm` of a loss code."""
+    return loss_of(kind).conic.load()
+
+
+def _loss_part(problem: CompiledProblem, blocks: Blocks,
                q: np.ndarray) -> tuple[sp.spmatrix, np.ndarray, float]:
     """Fill q with the loss's part and add its rows; return P's block on w (d, d), P's
     diagonal on the loss variables, and the objective's constant."""
     objective = problem.objective
-    d, n, kind = problem.d, objective.n, objective.kind
-    if kind == QUADRATIC:
-        q[:d] = objective.linear
+    if objective.kind == QUADRATIC:
+        q[:problem.d] = objective.linear
         return sp.csr_matrix(objective.quadratic), np.zeros(0), 0.0
-    features, labels = objective.features, objective.labels
-    if kind == SQUARED:
-        q[:d] = -(features.T @ labels) / n
-        return (sp.csr_matrix(features.T @ features) / n, np.zeros(0),
-                float(labels @ labels) / (2 * n))
-    signed = sp.csr_matrix(features.multiply(labels[:, None]))
-    loss = sp.identity(n, format="csr")
-    nothing = sp.csr_matrix((d, d))
-    if kind == HINGE:
-        q[d:d + n] = 1.0 / n
-        blocks.inequality(sp.hstack([-signed, -loss]), -np.ones(n))
-        blocks.inequality(sp.hstack([sp.csr_matrix((n, d)), -loss]), np.zeros(n))
-        return nothing, np.zeros(n), 0.0
-    if kind == SQUARED_HINGE:
-        blocks.inequality(sp.hstack([-signed, -loss]), -np.ones(n))
-        return nothing, np.full(n, 2.0 / n), 0.0
-    q[d:d + n] = 1.0 / n                                                   # logistic
-    blocks.inequality(sp.hstack([sp.csr_matrix((n, d + n)), loss, loss]), np.ones(n))
-    blocks.cone_rows = exponential_rows(signed, d, blocks.columns)
-    return nothing, np.zeros(3 * n), 0.0
+    return _form(objective.kind).program(problem, blocks, q)
 
 
 def exponential_rows(signed: sp.csr_matrix, start: int,
@@ -151,7 +133,7 @@ def exponential_rows(signed: sp.csr_matrix, start: int,
     return sp.csr_matrix((data, (rows, cols)), shape=(6 * n, columns)), right
 
 
-def _box_rows(problem: CompiledProblem, blocks: _Blocks) -> None:
+def _box_rows(problem: CompiledProblem, blocks: Blocks) -> None:
     """w_j <= upper_j and -w_j <= -lower_j for the finite sides."""
     for side, sign in ((problem.upper, 1.0), (problem.lower, -1.0)):
         finite = np.flatnonzero(np.isfinite(side))

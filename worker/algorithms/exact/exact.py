@@ -25,9 +25,9 @@ import clarabel
 import numpy as np
 import scipy.sparse as sp
 
-from worker.algorithms.exact.conic_form import LOGISTIC, conic_program
+from worker.algorithms.exact.conic_form import conic_program
 from worker.algorithms.run.loop import ProgressCallback
-from worker.algorithms.run.one_answer import certificate_stats, one_answer, refuse
+from worker.algorithms.run.one_answer import certificate_stats, one_answer
 from worker.algorithms.run.options import SolverOptions
 from worker.candidates.trajectory import Trajectory
 from worker.errors import SolverError
@@ -44,9 +44,8 @@ UNBOUNDED = ("the objective decreases without bound over the constraints ({solve
 
 def run_exact_qp(problem: CompiledProblem, options: SolverOptions,
                  progress: ProgressCallback | None, deadline: float) -> Trajectory:
-    """The exact LP or QP (module docstring); logistic objectives need ``exact_conic``."""
-    if problem.objective.kind == LOGISTIC:
-        raise refuse("exact_qp", "solves LPs and QPs; the logistic loss needs exact_conic")
+    """The exact LP or QP (module docstring); a loss with exponential cones (the logistic)
+    needs ``exact_conic`` (refused by :func:`worker.algorithms.registry.run_choice`)."""
     return _run_exact("exact_qp", problem, progress, deadline)
 
 

@@ -22,10 +22,11 @@ import scipy.sparse as sp
 from worker.algorithms.bounds.dual_bound import coordinate_minima
 from worker.algorithms.bounds.smooth_part import loss_value_and_gradient
 from worker.algorithms.exact.exact import clarabel_solve
-from worker.algorithms.exact.robust_form import HINGE, robust_program
+from worker.algorithms.exact.robust_form import robust_program
 from worker.algorithms.run.loop import ProgressCallback
 from worker.algorithms.run.one_answer import answer_trajectory, gap_stats
 from worker.candidates.trajectory import Trajectory
+from worker.losses import is_piecewise_linear
 from worker.problem.compiled import Objective
 from worker.problem.network import NetworkProblem, Term
 
@@ -78,7 +79,7 @@ def robust_bound(problem: NetworkProblem, w: np.ndarray, weights: np.ndarray,
     for k, term in enumerate(problem.terms):
         if lam[k] == 0:
             continue
-        duals = hinge_duals.get(k) if term.code == HINGE else None
+        duals = hinge_duals.get(k) if is_piecewise_linear(term.code) else None
         value, gradient = _minorant(term, w, None if duals is None else
                                     np.clip(term.n * duals / raw[k], 0.0, 1.0))
         constant += lam[k] * value

@@ -32,30 +32,23 @@ import clarabel
 import numpy as np
 import scipy.sparse as sp
 
-from worker.algorithms.exact.conic_form import (
-    HINGE,
-    LOGISTIC,
-    SQUARED,
-    SQUARED_HINGE,
-    exponential_rows,
-)
+from worker.algorithms.exact.conic_form import exponential_rows
+from worker.losses import loss_of
 from worker.problem.network import NetworkProblem, Term
-
-#: The losses whose terms the program takes.
-CONVEX_CODES = (HINGE, LOGISTIC, SQUARED, SQUARED_HINGE)
 
 
 def exact_robust_applies(problem: NetworkProblem) -> bool:
     """A ``max_of`` of a linear model (one score, no bias), no rate constraints, every
-    term's loss one of :data:`CONVEX_CODES`: convex, and a program of this module."""
+    term's loss one with a conic form (:attr:`worker.losses.Loss.conic`): convex, and a
+    program of this module."""
     network = problem.network
     return (problem.robust and problem.rates is None and not network.bias
             and network.outputs == 1 and len(network.sizes) == 2
-            and all(term.code in CONVEX_CODES for term in problem.terms))
+            and all(_conic(term) is not None for term in problem.terms))
 
 
 @dataclass
-class _Rows:
+class Rows:
     """Rows s = h - G x of one cone kind, collected as COO triplets."""
 
     rows: list = field(default_factory=list)
@@ -105,17 +98,17 @@ def robust_program(problem: NetworkProblem) -> RobustProgram:
     starts, at = [], v + (d if l1 else 0)
     for term in terms:
         starts.append(at)
-        at += {HINGE: term.n, SQUARED_HINGE: term.n + 1, SQUARED: 1}.get(term.code, 3 * term.n)
+        at += _conic(term).load().epigraph_variables(term.n)
     columns = at
-    linear, seconds, cones = _Rows(), _Rows(), []
+    linear, seconds, cones = Rows(), Rows(), []
     for term, start in zip(terms, starts, strict=True):       # the epigraph rows come first
-        cols, values = _loss_part(term, start)
+        cols, values = _conic(term).load().epigraph_part(term, start)
         if l1:
             cols, values = [*cols, *range(v, v + d)], [*values, *[term.l1] * d]
         if l2:
             cols, values = [*cols, s], [*values, term.l2 / 2]
         linear.add(np.zeros(len(cols) + 1), [*cols, d], [*values, -1.0], [0.0])
-    hinge_rows = {k: _term_rows(term, start, linear, seconds, cones)
+    hinge_rows = {k: _conic(term).load().epigraph_rows(term, start, linear, seconds, cones)
                   for k, (term, start) in enumerate(zip(terms, starts, strict=True))}
     if l1:
         j = np.arange(d)
@@ -126,10 +119,11 @@ def robust_program(problem: NetworkProblem) -> RobustProgram:
         linear.add(np.arange(finite.size), finite, np.full(finite.size, sign),
                    sign * side[finite])
     if l2:
-        _square_cone(seconds, cones, s, 1.0, np.arange(d), np.arange(d), 2.0 * np.ones(d),
-                     np.zeros(d))
-    exponential = [exponential_rows(_signed(term), start, columns)
-                   for term, start in zip(terms, starts, strict=True) if term.code == LOGISTIC]
+        square_cone(seconds, cones, s, 1.0, np.arange(d), np.arange(d), 2.0 * np.ones(d),
+                    np.zeros(d))
+    exponential = [exponential_rows(signed_rows(term), start, columns)
+                   for term, start in zip(terms, starts, strict=True)
+                   if _conic(term).exponential]
     parts = [linear.matrix(columns), seconds.matrix(columns), *exponential]
     q = np.zeros(columns)
     q[d] = 1.0
@@ -139,45 +133,16 @@ def robust_program(problem: NetworkProblem) -> RobustProgram:
         b=np.concatenate([right for _, right in parts]),
         cones=[clarabel.NonnegativeConeT(linear.count), *cones,
                *[clarabel.ExponentialConeT()] * (2 * sum(t.n for t in terms
-                                                         if t.code == LOGISTIC))],
+                                                         if _conic(t).exponential))],
         hinge_rows={k: row for k, row in hinge_rows.items() if row is not None})
 
 
-def _loss_part(term: Term, start: int) -> tuple[list, list]:
-    """The columns and coefficients of the term's loss in its epigraph row."""
-    n = term.n
-    if term.code in (HINGE, LOGISTIC):
-        return list(range(start, start + n)), [1.0 / n] * n
-    return [start + (n if term.code == SQUARED_HINGE else 0)], [1.0]
+def _conic(term: Term):
+    """The term's loss's :class:`~worker.losses.ConicForm` (None: it has none)."""
+    return loss_of(term.code).conic
 
 
-def _term_rows(term: Term, start: int, linear: _Rows, seconds: _Rows,
-               cones: list) -> int | None:
-    """Add the term's own rows (module docstring); the first margin row of a hinge term."""
-    n, examples = term.n, np.arange(term.n)
-    if term.code == SQUARED:
-        x = term.features.tocoo()
-        _square_cone(seconds, cones, start, 2.0 * n, x.row, x.col, 2.0 * x.data,
-                     -2.0 * term.labels)
-        return None
-    if term.code == LOGISTIC:
-        linear.add(np.tile(examples, 2), np.concatenate([start + n + examples,
-                                                         start + 2 * n + examples]),
-                   np.ones(2 * n), np.ones(n))
-        return None
-    margins = _signed(term).tocoo()
-    first = linear.add(np.concatenate([margins.row, examples]),
-                       np.concatenate([margins.col, start + examples]),
-                       np.concatenate([-margins.data, -np.ones(n)]), -np.ones(n))
-    if term.code == HINGE:
-        linear.add(examples, start + examples, -np.ones(n), np.zeros(n))
-        return first
-    _square_cone(seconds, cones, start + n, float(n), examples, start + examples,
-                 2.0 * np.ones(n), np.zeros(n))
-    return None
-
-
-def _square_cone(seconds: _Rows, cones: list, u: int, c: float, rows, cols, values,
+def square_cone(seconds: Rows, cones: list, u: int, c: float, rows, cols, values,
                  right: np.ndarray) -> None:
     """||z||^2 <= c x_u as the cone (c x_u + 1, c x_u - 1, z), z = right - G' x with G' the
     triplets (rows, cols, -values): its k + 2 rows after the others of its kind."""
@@ -188,6 +153,6 @@ def _square_cone(seconds: _Rows, cones: list, u: int, c: float, rows, cols, valu
     cones.append(clarabel.SecondOrderConeT(k + 2))
 
 
-def _signed(term: Term) -> sp.csr_matrix:
+def signed_rows(term: Term) -> sp.csr_matrix:
     """The rows y_i x_i (n, d)."""
     return sp.csr_matrix(term.features.multiply(term.labels[:, None]))

@@ -1,11 +1,10 @@
-"""Plain settings of the lambda-player of the game algorithms (mirrors ``spec.solver.game``)."""
+"""Plain settings of the lambda-player of the game algorithms (mirrors ``spec.solver.game``;
+made by :func:`worker.pipeline.options.game_options`)."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-
-from worker.spec.solver import Game
 
 
 @dataclass(frozen=True)
@@ -18,10 +17,3 @@ class GameOptions:
     radius: float = math.inf
     regret: str = "swap"
     proxy: str = "hinge"
-
-    @classmethod
-    def from_spec(cls, game: Game) -> GameOptions:
-        """From the validated ``solver.game`` block."""
-        return cls(eta_lambda=None if game.eta_lambda == "auto" else float(game.eta_lambda),
-                   radius=math.inf if game.radius is None else float(game.radius),
-                   regret=game.regret, proxy=game.proxy)

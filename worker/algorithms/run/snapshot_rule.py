@@ -38,7 +38,7 @@ from worker.algorithms.run.one_answer import gap_stats
 from worker.algorithms.run.stopping import ESTIMATE_AFTER, BoundedStages
 from worker.distributed.batch import BatchGradient
 from worker.kernels.constraints import max_violation
-from worker.problem.compiled import LOSS_HINGE
+from worker.losses import is_smooth
 
 
 @dataclass
@@ -58,7 +58,7 @@ class SnapshotRule(BoundedStages):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        self.certifies = self.problem.m == 0 and self.problem.objective.kind != LOSS_HINGE
+        self.certifies = self.problem.m == 0 and is_smooth(self.problem.objective.kind)
 
     def stop(self, anchor: np.ndarray, gradient: BatchGradient, gamma: float,
              iteration: int) -> str | None:

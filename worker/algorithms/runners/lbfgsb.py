@@ -30,7 +30,8 @@ from worker.algorithms.run.one_answer import certificate_stats, one_answer, refu
 from worker.algorithms.run.options import SolverOptions
 from worker.blas import one_blas_thread
 from worker.candidates.trajectory import Trajectory
-from worker.problem.compiled import LOSS_HINGE, CompiledProblem
+from worker.losses import is_smooth
+from worker.problem.compiled import CompiledProblem
 from worker.problem.csr import for_products
 
 GRADIENT_TOLERANCE = 1e-8
@@ -47,7 +48,7 @@ class _Deadline(Exception):
 
 def smooth_box_only(problem: CompiledProblem) -> bool:
     """Whether L-BFGS-B applies: no linear or rate constraints and a differentiable loss."""
-    return problem.m == 0 and problem.rates is None and problem.objective.kind != LOSS_HINGE
+    return problem.m == 0 and problem.rates is None and is_smooth(problem.objective.kind)
 
 
 def run_lbfgsb(problem: CompiledProblem, options: SolverOptions,

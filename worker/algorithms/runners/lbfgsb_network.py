@@ -24,7 +24,7 @@ from worker.algorithms.run.options import SolverOptions, start_point
 from worker.algorithms.runners.lbfgsb import minimize_in_box
 from worker.candidates.trajectory import Trajectory
 from worker.kernels.network import full_loss_gradient
-from worker.problem.compiled import LOSS_HINGE
+from worker.losses import is_smooth
 from worker.problem.csr import kernel_parts
 from worker.problem.network import NetworkProblem
 
@@ -33,7 +33,7 @@ def network_box_only(problem: NetworkProblem) -> bool:
     """Whether L-BFGS-B applies to a network problem: one term (not robust) of a
     differentiable loss (not the hinge) and no rate constraints."""
     return (not problem.robust and len(problem.terms) == 1 and problem.rates is None
-            and problem.terms[0].code != LOSS_HINGE)
+            and is_smooth(problem.terms[0].code))
 
 
 def run_network_lbfgsb(problem: NetworkProblem, options: SolverOptions,
