@@ -39,7 +39,7 @@ ALLOWED = {
                           "worker.distributed", "worker.errors", "worker.kernels",
                           "worker.losses", "worker.problem", "worker.projection",
                           "worker.stats"},
-    "worker.pipeline": {"worker.algorithms", "worker.candidates", "worker.data",
+    "worker.pipeline": {"worker.algorithms", "worker.candidates", "worker.data", "worker.losses",
                         "worker.distributed", "worker.errors", "worker.model_types",
                         "worker.problem", "worker.projection", "worker.report", "worker.result",
                         "worker.settings", "worker.spec", "worker.stats", "worker.tables"},
@@ -53,7 +53,8 @@ ALLOWED = {
     "worker.commands": {"worker.algorithms", "worker.data", "worker.errors", "worker.losses",
                         "worker.mixture", "worker.pipeline", "worker.report", "worker.result",
                         "worker.settings", "worker.spec", "worker.tables"},
-    "worker": {"worker.pipeline", "worker.result", "worker.spec"},
+    "worker": {"worker.kernel_cache", "worker.pipeline", "worker.result", "worker.spec"},
+    "worker.kernel_cache": set(),
 }
 
 

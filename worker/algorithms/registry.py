@@ -11,11 +11,6 @@ linear model,
 :func:`~worker.algorithms.method_choice.choose_method`: the fastest method for the problem's
 kind and size (L-BFGS-B, an exact interior point, or the LightTouch family), and why
 (``stats.method``, ``stats.method_reason``; docs/method-choice.md).
-``p_update: auto`` is lazy (one constraint per group) when m <= 1024 and dense with
-``aggregate: auto`` = round(sqrt(m)) groups otherwise, balancing the O(G) p-update against
-the m/G checks of a group. The lazy update costs O(#groups with mu > 0) per iteration;
-on the paper's lattice (m = 24,576) thousands stay slightly violated, where aggregation
-is faster (docs/benchmarks.md, ``bench/lattice_bench.py``).
 """
 
 from __future__ import annotations
