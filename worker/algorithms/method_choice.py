@@ -102,9 +102,9 @@ def exact_work(problem: CompiledProblem) -> int:
     if objective.kind == QUADRATIC:
         data, cones = objective.quadratic.nnz, 0
     else:
-        conic = loss_of(objective.kind).conic
-        data = 0 if conic.gram else objective.features.nnz
-        cones = CONE_WORK * objective.n if conic.exponential else 0
+        conic = loss_of(objective.kind).conic   # None: no program, sized as the LP's
+        data = 0 if conic is not None and conic.gram else objective.features.nnz
+        cones = CONE_WORK * objective.n if conic is not None and conic.exponential else 0
     return int(data + cones + problem.constraints.matrix.nnz + problem.d ** 2)
 
 
