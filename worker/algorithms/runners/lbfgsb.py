@@ -1,5 +1,6 @@
 """L-BFGS-B (Byrd, Lu, Nocedal & Zhu 1995; scipy's implementation) for smooth objectives whose
-only constraint is the box: logistic, squared, squared_hinge and quadratic, with l2 and l1.
+only constraint is the box: every smooth loss (:attr:`worker.losses.Loss.smooth`) and the
+quadratic, with l2 and l1.
 
 With l1 > 0 the objective is not differentiable at w_j = 0, so it runs on the split
 w = u - v with u in [max(lower, 0), max(upper, 0)] and v in [max(-upper, 0), max(-lower, 0)]:
@@ -55,8 +56,7 @@ def run_lbfgsb(problem: CompiledProblem, options: SolverOptions,
                progress: ProgressCallback | None, deadline: float) -> Trajectory:
     """L-BFGS-B from w = clip(0) on the (split, with l1) problem (module docstring)."""
     if not smooth_box_only(problem):
-        raise refuse("lbfgsb", "takes smooth objectives (not the hinge) whose only "
-                     "constraint is the box")
+        raise refuse("lbfgsb", "takes smooth objectives whose only constraint is the box")
     began = time.perf_counter()
     objective = problem.objective
     rows = for_products(objective.features)

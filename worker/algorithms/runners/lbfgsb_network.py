@@ -1,6 +1,6 @@
 """L-BFGS-B on a network problem whose only constraint is the box: an MLP or a K-class
-softmax model trained on one differentiable objective (not the hinge, not a ``max_of``),
-without rate constraints, by full batches.
+softmax model trained on one smooth objective (:func:`worker.losses.is_smooth`; not a
+``max_of``), without rate constraints, by full batches.
 
 Every evaluation is one forward and backward pass over all the examples
 (:func:`~worker.kernels.network.full_loss_gradient`), plus the l2 term; l1 goes through the
@@ -31,7 +31,7 @@ from worker.problem.network import NetworkProblem
 
 def network_box_only(problem: NetworkProblem) -> bool:
     """Whether L-BFGS-B applies to a network problem: one term (not robust) of a
-    differentiable loss (not the hinge) and no rate constraints."""
+    smooth loss (:func:`worker.losses.is_smooth`) and no rate constraints."""
     return (not problem.robust and len(problem.terms) == 1 and problem.rates is None
             and is_smooth(problem.terms[0].code))
 
@@ -40,9 +40,9 @@ def run_network_lbfgsb(problem: NetworkProblem, options: SolverOptions,
                        progress: ProgressCallback | None, deadline: float) -> Trajectory:
     """L-BFGS-B from the network's theta(1) on the full batch (module docstring)."""
     if not network_box_only(problem):
-        raise refuse("lbfgsb", "trains a network on one differentiable objective (not the "
-                     "hinge, not max_of) whose only constraint is the box; rate constraints "
-                     "need the games (proxy_lagrangian or lagrangian)")
+        raise refuse("lbfgsb", "trains a network on one smooth objective (not a max_of) "
+                     "whose only constraint is the box; rate constraints need the games "
+                     "(proxy_lagrangian or lagrangian)")
     began = time.perf_counter()
     term, net = problem.terms[0], problem.network.arrays()
     rows = kernel_parts(term.features)
