@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.problems import random_problem
-from worker.algorithms import arrays
+from worker.algorithms.run import arrays
 from worker.algorithms.run.arrays import PAD_SLACK, _difference_rows, _padded_rows, problem_arrays
 from worker.kernels.constraints import constraint_values, group_maximum, group_value
 

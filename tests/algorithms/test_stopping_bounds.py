@@ -8,8 +8,8 @@ import math
 import numpy as np
 
 from worker import solve
-from worker.algorithms import network_games
 from worker.algorithms.run.stopping import SnapshotBound, StageEstimate
+from worker.algorithms.runners import network_games
 from worker.algorithms.runners.games import FIRST_STAGE
 
 
