@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 from exact_optimum import exact_records
 
-from worker.algorithms.options import SolverOptions
 from worker.algorithms.registry import run_algorithm
+from worker.algorithms.run.options import SolverOptions
 from worker.datasets import lattice
 from worker.kernels.objective import objective_value
 from worker.pipeline.polishing import algorithm_options, polished_candidates

@@ -30,10 +30,12 @@ from worker.datasets.adult import (
     true_positive_rates,
     true_positive_ratios,
 )
-from worker.pipeline.solve import solver_options, summarize
+from worker.pipeline.options import solver_options
+from worker.pipeline.solve import summarize
 from worker.problem.compile import DataSource, compile_problem
 from worker.settings import DaskSettings, data_settings, read_settings
 from worker.spec.models import parse_spec
+from worker.spec.solver import Output
 
 ITERATIONS = 5000
 #: eta_w grid, and eta_lambda grid per algorithm (powers of two around the defaults).
@@ -79,7 +81,8 @@ def solve(train: Split, directory: Path, setting: Setting, steps: Steps, seed: i
     spec.output.single = True
     problem = compile_problem(spec, DataSource([directory], data_settings()))
     trajectory = run_algorithm(problem, solver_options(spec.solver, read_settings(DaskSettings)))
-    result, _ = summarize(problem, trajectory, True, False, with_single=True)
+    result, _ = summarize(problem, trajectory,
+                          Output(mixture=True, project=False, single=True, lower_bound=False))
     return trajectory, result
 
 

@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from service.local_stack import RedisServer, Stack, children, small_spec, wait_for
+from tests.local_stack import RedisServer, Stack, children, small_spec, wait_for
 from worker.queue.state import TERMINAL, is_terminal_event
 from worker.queue.workers import MISSED_HEARTBEATS
 

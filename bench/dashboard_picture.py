@@ -1,6 +1,6 @@
 """The README's and docs/service.md's picture of the dashboard, from a real job.
 
-Starts a local stack (redis-server, the API, one worker: :mod:`service.local_stack`), submits
+Starts a local stack (redis-server, the API, one worker: :mod:`tests.local_stack`), submits
 an example spec (by default ``examples/adult_fairness_table.json``: a calibrated linear model
 under four equal-opportunity constraints), waits for it to succeed, opens its job page in
 headless Chromium (Playwright driving Debian's ``/usr/bin/chromium``, or
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from service.local_stack import KEYS, REPO, RedisServer, Stack, wait_for
+from tests.local_stack import KEYS, REPO, RedisServer, Stack, wait_for
 
 DEFAULT_SPEC = REPO / "examples" / "adult_fairness_table.json"
 DEFAULT_OUT = REPO / "docs" / "dashboard.png"

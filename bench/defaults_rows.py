@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.linear_model import LogisticRegression
 
-from worker.algorithms.smooth_part import objective_value
+from worker.algorithms.bounds.smooth_part import objective_value
 from worker.problem.compile import DataSource, compile_problem
 from worker.settings import data_settings
 from worker.spec.models import parse_spec

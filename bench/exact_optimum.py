@@ -32,8 +32,9 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
+from worker.losses import is_piecewise_linear
 from worker.problem.compile import DataSource
-from worker.problem.compiled import LOSS_HINGE, CompiledProblem
+from worker.problem.compiled import CompiledProblem
 from worker.settings import data_settings
 
 SOLVERS = ("highs-ipm", "highs-pdlp", "clarabel")
@@ -61,7 +62,8 @@ def lp_arrays(problem: CompiledProblem):
         When the problem is not a plain hinge loss with linear constraints.
     """
     objective = problem.objective
-    if objective.kind != LOSS_HINGE or objective.l2 or objective.l1 or problem.rates is not None:
+    if (not is_piecewise_linear(objective.kind) or objective.l2 or objective.l1
+            or problem.rates is not None):
         raise ValueError("the exact LP covers hinge losses without l2, l1 or rate constraints")
     n, d = objective.features.shape
     margins = sp.diags(objective.labels) @ objective.features          # rows y_i x_i

@@ -33,7 +33,7 @@ from pathlib import Path
 import httpx
 
 from bench.fuzz_corpus import Case, corpus
-from service.local_stack import RedisServer, Stack, wait_for
+from tests.local_stack import RedisServer, Stack, wait_for
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from bench import hostile_files
-from service.local_stack import small_spec
+from tests.local_stack import small_spec
 
 #: Seconds of solving any accepted case may take (the stack's job timeout caps it too).
 TIME_LIMIT_S = 5.0

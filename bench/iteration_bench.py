@@ -11,7 +11,7 @@ this thread, so that other processes on the machine disturb them less than wall 
 * ``iteration``: whole iterations with the §5.2 minibatch rule, as a default run makes them.
 
 Each is measured three times in one run: with the rows as the kernels receive them
-(:func:`worker.algorithms.arrays.problem_arrays` pads the examples to a fixed width and
+(:func:`worker.algorithms.run.arrays.problem_arrays` pads the examples to a fixed width and
 stores the lattice's constraints as difference rows, ``a_scale > 0``), with the constraints
 read with their coefficients (``a_scale = 0``), and with every row read through its CSR row
 pointers (``x_width = a_width = 0``), so the ratios show what each layout saves. Writes
@@ -30,8 +30,8 @@ import numpy as np
 from accuracy_bench import lattice_arguments, load
 from numba import njit
 
-from worker.algorithms.arrays import new_state, problem_arrays, run_config
-from worker.algorithms.groups import group_count, lazy_update
+from worker.algorithms.run.arrays import new_state, problem_arrays, run_config
+from worker.algorithms.run.groups import group_count, lazy_update
 from worker.kernels.distribution import init_distribution, update_distribution
 from worker.kernels.iteration import (
     _apply_step,

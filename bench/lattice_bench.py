@@ -69,10 +69,10 @@ from lattice_metrics import (
 )
 from lattice_snapshots import projected_points, snapshot_series
 
-from worker.algorithms.arrays import problem_arrays
-from worker.algorithms.groups import group_count
-from worker.algorithms.options import SolverOptions
 from worker.algorithms.registry import run_algorithm
+from worker.algorithms.run.arrays import problem_arrays
+from worker.algorithms.run.groups import group_count
+from worker.algorithms.run.options import SolverOptions
 from worker.datasets import lattice
 from worker.pipeline.solve import solve
 from worker.problem.compile import DataSource, compile_problem

@@ -8,7 +8,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from worker.algorithms.options import SolverOptions
+from worker.algorithms.run.options import SolverOptions
 from worker.datasets import lattice
 
 

@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 
-from worker.algorithms.options import Trajectory
 from worker.candidates.scores import evaluate_point
+from worker.candidates.trajectory import Trajectory
 from worker.kernels.constraints import max_violation
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project

@@ -29,9 +29,9 @@ import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 from defaults_rows import classification, feasible_rows  # noqa: E402
 
-from worker.algorithms.exact import run_exact_conic, run_exact_qp  # noqa: E402
+from worker.algorithms.exact.exact import run_exact_conic, run_exact_qp  # noqa: E402
 from worker.algorithms.method_choice import exact_work  # noqa: E402
-from worker.algorithms.options import SolverOptions  # noqa: E402
+from worker.algorithms.run.options import SolverOptions  # noqa: E402
 from worker.problem.compiled import LOSS_CODES, CompiledProblem, ConstraintSet, Objective  # noqa: E402,E501
 from worker.problem.lattice_rows import lattice_edges  # noqa: E402
 

@@ -50,7 +50,7 @@ import scipy.sparse as sp
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from worker.algorithms.network_games import run_network_game  # noqa: E402
+from worker.algorithms.runners.network_games import run_network_game  # noqa: E402
 from worker.datasets.digits import (  # noqa: E402
     SETS,
     Split,
@@ -62,7 +62,7 @@ from worker.datasets.digits import (  # noqa: E402
 )
 from worker.model_types import MODEL_TYPES  # noqa: E402
 from worker.pipeline.network import summarize_network  # noqa: E402
-from worker.pipeline.solve import solver_options  # noqa: E402
+from worker.pipeline.options import solver_options  # noqa: E402
 from worker.problem.compile import DataSource  # noqa: E402
 from worker.problem.compile_network import compile_network_problem  # noqa: E402
 from worker.settings import DaskSettings, data_settings, read_settings  # noqa: E402

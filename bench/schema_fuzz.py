@@ -31,8 +31,8 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis.stateful import run_state_machine_as_test
 from schemathesis.core.failures import FailureGroup
 
-from service.local_stack import KEYS, RedisServer, Stack
 from service.openapi import COMMITTED
+from tests.local_stack import KEYS, RedisServer, Stack
 from tests.service.test_schemathesis import CHECKS
 
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -43,7 +43,7 @@ import matplotlib
 import numpy as np
 from httpx_sse import aconnect_sse
 
-from service.local_stack import KEYS, RedisServer, Stack, small_spec
+from tests.local_stack import KEYS, RedisServer, Stack, small_spec
 from worker import solve
 
 matplotlib.use("Agg")

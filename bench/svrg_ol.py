@@ -46,12 +46,11 @@ from scipy.optimize import minimize
 from sklearn.datasets import dump_svmlight_file
 
 from worker.algorithms.registry import run_algorithm
-from worker.algorithms.svrg_schedule import schedule
+from worker.algorithms.run.svrg_schedule import schedule
 from worker.distributed.batch import DaskSettings, open_partitioned
-from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions
 from worker.kernels.objective import loss_slope, row_dot
-from worker.pipeline.solve import solver_options
+from worker.pipeline.options import solver_options, svrg_options
 from worker.problem.compile import DataSource, compile_problem
 from worker.settings import data_settings, read_settings
 from worker.spec.models import parse_spec
@@ -119,7 +118,7 @@ def run_svrg(path: Path, root: Path, features: int, steps: int, learner: str,
     curve is scored on ``train`` and ``held_out`` (features, labels)."""
     model = parse_spec(spec_for(path, features, steps, learner, workers))
     data, cluster = data_settings(), read_settings(DaskSettings)
-    svrg = SvrgOptions.from_spec(model.solver.svrg, cluster)
+    svrg = svrg_options(model.solver.svrg, cluster)
     plan = plan_partitions(model, [root], svrg.partition_rows, cluster.partition_bytes, data)
     began = time.perf_counter()
     with open_partitioned(plan, svrg, model.solver.seed, data) as batch:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from worker.losses import LOSSES, TARGETS
 from worker.problem.compiled import LOSS_CODES, QUADRATIC, CompiledProblem, ConstraintSet, Objective
 from worker.problem.lattice_rows import lattice_edges
 
@@ -29,7 +30,8 @@ def random_constraints(kind: str, d: int, rng: np.random.Generator) -> Constrain
 
 def random_problem(loss: str, constraint: str, *, d: int = 8, n: int = 60, l2: float = 0.0,
                    seed: int = 0, bound: float = 1.0, l1: float = 0.0) -> CompiledProblem:
-    """A random problem: loss in hinge/logistic/squared/quadratic, box [-bound, bound]."""
+    """A random problem: a loss of :data:`worker.losses.LOSSES` or ``"quadratic"``, box
+    [-bound, bound]."""
     rng = np.random.default_rng(seed)
     truth = rng.normal(size=d)
     if loss == "quadratic":
@@ -40,7 +42,7 @@ def random_problem(loss: str, constraint: str, *, d: int = 8, n: int = 60, l2: f
     else:
         x = rng.normal(size=(n, d)) * (rng.uniform(size=(n, d)) < 0.7)
         scores = x @ truth
-        labels = scores + 0.3 * rng.normal(size=n) if loss == "squared" else \
+        labels = scores + 0.3 * rng.normal(size=n) if LOSSES[loss].labels is TARGETS else \
             np.where(scores + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
         objective = Objective(LOSS_CODES[loss], sp.csr_matrix(x), labels,
                               sp.csr_matrix((d, d)), np.zeros(d), l2, l1)

@@ -9,7 +9,11 @@ from pathlib import Path
 import cvxpy as cp
 import numpy as np
 
-LOSSES = ("hinge", "logistic", "squared", "squared_hinge", "pairwise_hinge", "quadratic")
+from worker.losses import LOSSES as REGISTERED
+from worker.losses import PAIRWISE_HINGE, TARGETS
+
+#: Every loss of :data:`worker.losses.LOSSES`, the pairwise ranking loss and the quadratic.
+LOSSES = (*REGISTERED, PAIRWISE_HINGE, "quadratic")
 CONSTRAINT_KINDS = ("linear", "ordering_pairs", "ordering_chain", "lattice", "mixed")
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -59,7 +63,7 @@ def random_spec(loss: str, constraints: str, seed: int, *, d: int = 8, n: int = 
     else:
         x = rng.normal(size=(n, d))
         scores = x @ truth
-        y = scores + 0.3 * rng.normal(size=n) if loss == "squared" else \
+        y = scores + 0.3 * rng.normal(size=n) if REGISTERED[loss].labels is TARGETS else \
             np.where(scores + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
         objective = {"type": "empirical_risk", "loss": loss, "l2": l2, "l1": l1,
                      "data": {"features": x.tolist(), "labels": y.tolist()}}
@@ -82,12 +86,8 @@ def exact_optimum(spec: dict) -> tuple[float, np.ndarray]:
         f = cp.sum(cp.pos(1 - diff @ w)) / diff.shape[0]
     else:
         x, y = np.array(obj["data"]["features"]), np.array(obj["data"]["labels"])
-        s = x @ w
-        f = {"hinge": lambda: cp.sum(cp.pos(1 - cp.multiply(y, s))),
-             "logistic": lambda: cp.sum(cp.logistic(-cp.multiply(y, s))),
-             "squared": lambda: 0.5 * cp.sum_squares(s - y),
-             "squared_hinge": lambda: cp.sum_squares(cp.pos(1 - cp.multiply(y, s))),
-             }[obj["loss"]]() / x.shape[0]
+        record = REGISTERED[obj["loss"]]
+        f = record.exact_reference(x @ w, record.labels.signed(y))
     f = f + obj.get("l2", 0.0) / 2 * cp.sum_squares(w) + obj.get("l1", 0.0) * cp.norm1(w)
     cons = [w >= spec["bounds"]["lower"], w <= spec["bounds"]["upper"]]
     for block in spec["constraints"]:

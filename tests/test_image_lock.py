@@ -7,7 +7,7 @@ import tomllib
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from service.local_stack import REPO
+from tests.local_stack import REPO
 
 
 def pins() -> dict[str, str]:

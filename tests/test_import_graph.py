@@ -29,14 +29,17 @@ ALLOWED = {
     "worker.problem": {"worker.blas", "worker.data", "worker.errors", "worker.kernels",
                        "worker.losses", "worker.settings", "worker.spec"},
     "worker.projection": {"worker.kernels", "worker.problem"},
-    "worker.candidates": {"worker.errors", "worker.kernels", "worker.problem", "worker.stats"},
+    "worker.candidates": {"worker.errors", "worker.kernels", "worker.losses", "worker.problem",
+                          "worker.stats"},
     "worker.distributed": {"worker.catalogue", "worker.data", "worker.errors", "worker.kernels",
                            "worker.problem", "worker.spec", "worker.losses", "worker.settings",
                            "worker.stats"},
-    "worker.algorithms": {"worker.blas", "worker.catalogue", "worker.distributed", "worker.errors",
-                          "worker.kernels", "worker.losses", "worker.problem",
-                          "worker.projection", "worker.spec", "worker.stats"},
-    "worker.pipeline": {"worker.algorithms", "worker.candidates", "worker.data",
+    # never worker.spec: the pipeline turns the spec into plain options (worker.pipeline.options)
+    "worker.algorithms": {"worker.blas", "worker.candidates", "worker.catalogue",
+                          "worker.distributed", "worker.errors", "worker.kernels",
+                          "worker.losses", "worker.problem", "worker.projection",
+                          "worker.stats"},
+    "worker.pipeline": {"worker.algorithms", "worker.candidates", "worker.data", "worker.losses",
                         "worker.distributed", "worker.errors", "worker.model_types",
                         "worker.problem", "worker.projection", "worker.report", "worker.result",
                         "worker.settings", "worker.spec", "worker.stats", "worker.tables"},
@@ -51,7 +54,8 @@ ALLOWED = {
                         "worker.mixture", "worker.model_types", "worker.pipeline",
                         "worker.report", "worker.result", "worker.settings", "worker.spec",
                         "worker.tables"},
-    "worker": {"worker.pipeline", "worker.result", "worker.spec"},
+    "worker": {"worker.kernel_cache", "worker.pipeline", "worker.result", "worker.spec"},
+    "worker.kernel_cache": set(),
 }
 
 

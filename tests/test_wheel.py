@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from service.local_stack import REPO
+from tests.local_stack import REPO
 
 pytestmark = pytest.mark.slow   # the build takes about 5 s, serving the files 4 s
 

@@ -16,22 +16,24 @@ lighttouch         Algorithm 4 (practical LightTouch; Algorithm 2 with fixed min
                    §5.1 aggregation, dense or lazy (sublinear) p-update
 midtouch           Algorithm 3: T1 FullTouch steps, then LightTouch with k = 1 from their mean
 projected_sgd      SGD with an exact projection onto W ∩ {g <= 0} after every step
-epro_sgd           Epro paper, Algorithm 1 (:mod:`worker.algorithms.epro`): doubling epochs of
-                   constant-step SGD on f + lambda [max_i g_i]_+, one exact projection per epoch
-epro_orda          Epro paper, Algorithm 3 (:mod:`worker.algorithms.epro_orda`): the same epochs
-                   running ORDA (Algorithm 2) with exact proximal steps on the regularizer
-svrg_ol            SVRG OL (Cutkosky & Busa-Fekete, :mod:`worker.algorithms.svrg_ol`)
-lagrangian         Two-player games paper (:mod:`worker.algorithms.games`): Lagrangian game on
-                   the hinge-relaxed problem, projected gradient ascent on lambda
+epro_sgd           Epro paper, Algorithm 1 (:mod:`worker.algorithms.runners.epro`): doubling
+                   epochs of constant-step SGD on f + lambda [max_i g_i]_+, one exact
+                   projection per epoch
+epro_orda          Epro paper, Algorithm 3 (:mod:`worker.algorithms.runners.epro_orda`): the
+                   same epochs running ORDA (Algorithm 2) with exact proximal steps on the
+                   regularizer
+svrg_ol            SVRG OL (Cutkosky & Busa-Fekete, :mod:`worker.algorithms.runners.svrg_ol`)
+lagrangian         Two-player games paper (:mod:`worker.algorithms.runners.games`): Lagrangian
+                   game on the hinge-relaxed problem, projected gradient ascent on lambda
 proxy_lagrangian   Two-player games paper, Algorithm 2: theta on proxy constraints, swap-regret
                    lambda-player on the true ones (rate constraints need one of these two)
 exact_qp           one LP (hinge) or QP solved by Clarabel's interior point to its tolerance
-                   (:mod:`worker.algorithms.exact`)
+                   (:mod:`worker.algorithms.exact.exact`)
 exact_conic        the same, and the logistic loss through exponential cones
 lbfgsb             L-BFGS-B on smooth objectives whose only constraint is the box
-                   (:mod:`worker.algorithms.lbfgsb`); on a network (an MLP or K scores) with
-                   one such objective and no rate constraints, by full batches of forward and
-                   backward passes (:mod:`worker.algorithms.lbfgsb_network`)
+                   (:mod:`worker.algorithms.runners.lbfgsb`); on a network (an MLP or K
+                   scores) with one such objective and no rate constraints, by full batches
+                   of forward and backward passes (:mod:`worker.algorithms.runners.lbfgsb_network`)
 =================  ===========================================================================
 """
 
@@ -43,7 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 #: The name that lets the ``auto`` rule choose
-#: (:func:`worker.algorithms.registry.choose_algorithm`).
+#: (:func:`worker.algorithms.registry.chosen`).
 AUTO = "auto"
 
 
@@ -59,8 +61,8 @@ class Algorithm:
     #: It handles rate constraints.
     rates: bool = False
     #: It also trains networks, multiclass and robust problems (their runner is
-    #: :attr:`network_runner`, else the network game of :mod:`worker.algorithms.network_games`
-    #: played under this name).
+    #: :attr:`network_runner`, else the network game of
+    #: :mod:`worker.algorithms.runners.network_games` played under this name).
     networks: bool = False
     #: ``"module:function"`` of ``run(problem, options, progress, deadline) -> Trajectory`` on
     #: a :class:`~worker.problem.network.NetworkProblem`, for a method of its own on networks.
@@ -73,6 +75,15 @@ class Algorithm:
     #: It returns one answer with its own certificate (the exact and quasi-Newton methods):
     #: the pipeline then neither polishes it nor bounds it again.
     certified: bool = False
+    #: What it asks of the objective's loss: names of true properties of its record
+    #: (:class:`worker.losses.Loss`: ``"smooth"``, ``"has_conic_form"``, ``"has_qp_form"``);
+    #: a loss without one of them is refused by name
+    #: (:class:`worker.errors.LossRefused`).
+    loss_needs: tuple[str, ...] = ()
+
+    def takes(self, loss: Any) -> bool:
+        """Whether it takes ``loss`` (a :class:`worker.losses.Loss`)."""
+        return all(getattr(loss, need) for need in self.loss_needs)
 
     def load(self, *, network: bool = False) -> Callable[..., Any]:
         """The runner function (:attr:`network_runner` if ``network``), imported on first
@@ -83,22 +94,26 @@ class Algorithm:
 
 
 CATALOGUE: dict[str, Algorithm] = {
-    "lighttouch": Algorithm("worker.algorithms.touch:run_lighttouch"),
-    "fulltouch": Algorithm("worker.algorithms.touch:run_fulltouch"),
-    "midtouch": Algorithm("worker.algorithms.touch:run_midtouch"),
-    "projected_sgd": Algorithm("worker.algorithms.touch:run_projected_sgd"),
-    "epro_sgd": Algorithm("worker.algorithms.epro:run_epro_sgd", needs_l2=True),
-    "epro_orda": Algorithm("worker.algorithms.epro_orda:run_epro_orda", needs_l2=True),
-    "svrg_ol": Algorithm("worker.algorithms.svrg_ol:run_svrg_ol", options="svrg",
+    "lighttouch": Algorithm("worker.algorithms.runners.touch:run_lighttouch"),
+    "fulltouch": Algorithm("worker.algorithms.runners.touch:run_fulltouch"),
+    "midtouch": Algorithm("worker.algorithms.runners.touch:run_midtouch"),
+    "projected_sgd": Algorithm("worker.algorithms.runners.touch:run_projected_sgd"),
+    "epro_sgd": Algorithm("worker.algorithms.runners.epro:run_epro_sgd", needs_l2=True),
+    "epro_orda": Algorithm("worker.algorithms.runners.epro_orda:run_epro_orda", needs_l2=True),
+    "svrg_ol": Algorithm("worker.algorithms.runners.svrg_ol:run_svrg_ol", options="svrg",
                          partitioned=True),
-    "lagrangian": Algorithm("worker.algorithms.games:run_lagrangian", options="game",
+    "lagrangian": Algorithm("worker.algorithms.runners.games:run_lagrangian", options="game",
                             rates=True, networks=True),
-    "proxy_lagrangian": Algorithm("worker.algorithms.games:run_proxy_lagrangian",
+    "proxy_lagrangian": Algorithm("worker.algorithms.runners.games:run_proxy_lagrangian",
                                   options="game", rates=True, networks=True),
-    "exact_qp": Algorithm("worker.algorithms.exact:run_exact_qp", certified=True),
-    "exact_conic": Algorithm("worker.algorithms.exact:run_exact_conic", certified=True),
-    "lbfgsb": Algorithm("worker.algorithms.lbfgsb:run_lbfgsb", certified=True, networks=True,
-                        network_runner="worker.algorithms.lbfgsb_network:run_network_lbfgsb"),
+    "exact_qp": Algorithm("worker.algorithms.exact.exact:run_exact_qp", certified=True,
+                          loss_needs=("has_qp_form",)),
+    "exact_conic": Algorithm("worker.algorithms.exact.exact:run_exact_conic", certified=True,
+                             loss_needs=("has_conic_form",)),
+    "lbfgsb": Algorithm(
+        "worker.algorithms.runners.lbfgsb:run_lbfgsb", certified=True, networks=True,
+        network_runner="worker.algorithms.runners.lbfgsb_network:run_network_lbfgsb",
+        loss_needs=("smooth",)),
 }
 
 

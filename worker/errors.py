@@ -9,6 +9,7 @@ prints ``str(error)`` and exits non-zero. The engine knows nothing of HTTP.
     LightTouchError                 a caller can act on this; str() says what to fix
     ├── ConfigError                 a LIGHTTOUCH_* variable is invalid (at start)
     ├── SpecError                   the problem spec is invalid (names the JSON path)
+    │   └── LossRefused             the chosen method cannot take the objective's loss
     ├── DataError                   a data reference could not be read or does not fit
     ├── SolverError                 a numeric step (LP, QP) failed on valid input
     ├── JobNotFound                 no queued job with this id for this tenant (or it expired)
@@ -38,6 +39,16 @@ class SpecError(LightTouchError):
     def at(cls, path: str, message: str) -> SpecError:
         """One issue at one JSON path."""
         return cls([(path, message)])
+
+
+class LossRefused(SpecError):
+    """``solver.algorithm`` names a method that cannot take the objective's loss: names the
+    loss, the method and the methods that can."""
+
+    def __init__(self, loss: str, method: str, why: str, takers: list[str]):
+        self.loss, self.method, self.takers = loss, method, list(takers)
+        super().__init__([("solver.algorithm", f"{method} cannot take the {loss} loss ({why});"
+                           f" methods that can: {', '.join(['auto', *takers])}")])
 
 
 class DataError(LightTouchError):

@@ -204,16 +204,26 @@ class JobSettings:
         The cluster of SVRG OL's batch phase.
     memory_limit : int or None
         The budget the job's memory estimate is checked against; None: it is not checked.
+    time_limit_s : float or None
+        The most seconds the service lets the job's solver take (its job timeout); None: the
+        spec's ``solver.time_limit_s`` alone.
     """
 
     roots: tuple[Path, ...]
     data: DataSettings
     cluster: DaskSettings
     memory_limit: int | None = None
+    time_limit_s: float | None = None
+
+    def time_limit(self, requested: float) -> float:
+        """The solver's time limit: the spec's ``requested`` seconds, or the job's
+        :attr:`time_limit_s` when smaller."""
+        return requested if self.time_limit_s is None else min(requested, self.time_limit_s)
 
 
 def job_settings(max_job_bytes: int | None = None,
-                 roots: Sequence[Path] | None = None) -> JobSettings:
+                 roots: Sequence[Path] | None = None,
+                 time_limit_s: float | None = None) -> JobSettings:
     """One job's settings, read from the environment at the job's edge.
 
     Parameters
@@ -224,6 +234,8 @@ def job_settings(max_job_bytes: int | None = None,
         estimate.
     roots : sequence of Path, optional
         Directories ``file://`` URIs may read; default :func:`data_roots`.
+    time_limit_s : float, optional
+        The service's cap on the solver's seconds (:attr:`JobSettings.time_limit_s`).
 
     Returns
     -------
@@ -231,7 +243,7 @@ def job_settings(max_job_bytes: int | None = None,
     """
     return JobSettings(tuple(roots) if roots is not None else tuple(data_roots()),
                        data_settings(max_job_bytes), read_settings(DaskSettings),
-                       max_job_bytes)
+                       max_job_bytes, time_limit_s)
 
 
 def call_settings(settings: JobSettings | None, roots: Sequence[Path] | None,

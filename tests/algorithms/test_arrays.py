@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.problems import random_problem
-from worker.algorithms import arrays
-from worker.algorithms.arrays import PAD_SLACK, _difference_rows, _padded_rows, problem_arrays
+from worker.algorithms.run import arrays
+from worker.algorithms.run.arrays import PAD_SLACK, _difference_rows, _padded_rows, problem_arrays
 from worker.kernels.constraints import constraint_values, group_maximum, group_value
 
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.specs import exact_optimum, random_spec
-from worker.algorithms.dual_bound import coordinate_minima, lagrangian_bound
+from worker.algorithms.bounds.dual_bound import coordinate_minima, lagrangian_bound
 from worker.problem.compile import DataSource, compile_problem
 from worker.settings import data_settings
 from worker.spec.models import parse_spec

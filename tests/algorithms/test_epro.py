@@ -13,9 +13,9 @@ from tests import reference
 from tests.problems import random_problem
 from tests.specs import exact_optimum, random_spec
 from worker import solve
-from worker.algorithms.arrays import problem_arrays
-from worker.algorithms.epro import FIRST_EPOCH, epoch_lengths
 from worker.algorithms.method_choice import iterative_method
+from worker.algorithms.run.arrays import problem_arrays
+from worker.algorithms.runners.epro import FIRST_EPOCH, epoch_lengths
 from worker.kernels.epro import epro_sgd_steps
 from worker.kernels.layout import CHECKS, GRADIENT_SAMPLES, ITERATION, N_COUNTERS
 from worker.kernels.random import seed_state

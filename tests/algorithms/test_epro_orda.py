@@ -12,9 +12,9 @@ from tests import orda_reference
 from tests.problems import random_problem
 from tests.specs import exact_optimum, random_spec
 from worker import solve
-from worker.algorithms.arrays import problem_arrays
-from worker.algorithms.epro_orda import FIRST_EPOCH
 from worker.algorithms.method_choice import iterative_method
+from worker.algorithms.run.arrays import problem_arrays
+from worker.algorithms.runners.epro_orda import FIRST_EPOCH
 from worker.errors import SpecError
 from worker.kernels.layout import CHECKS, GRADIENT_SAMPLES, ITERATION, N_COUNTERS
 from worker.kernels.orda import OrdaState, orda_steps

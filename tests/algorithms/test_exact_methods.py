@@ -12,11 +12,11 @@ import pytest
 from tests.problems import random_problem
 from tests.specs import CONSTRAINT_KINDS, exact_optimum, random_spec
 from worker import solve
-from worker.algorithms.arrays import problem_arrays
-from worker.algorithms.exact import run_exact_conic, run_exact_qp
-from worker.algorithms.lbfgsb import run_lbfgsb
-from worker.algorithms.options import SolverOptions
-from worker.algorithms.smooth_part import objective_value
+from worker.algorithms.bounds.smooth_part import objective_value
+from worker.algorithms.exact.exact import run_exact_conic, run_exact_qp
+from worker.algorithms.run.arrays import problem_arrays
+from worker.algorithms.run.options import SolverOptions
+from worker.algorithms.runners.lbfgsb import run_lbfgsb
 from worker.errors import SolverError, SpecError
 from worker.pipeline.scoring import LinearScoring
 from worker.problem.compile import DataSource, compile_problem
@@ -103,10 +103,10 @@ def test_a_deadline_that_has_passed_stops_lbfgsb_with_time_limit():
 
 
 @pytest.mark.parametrize(("name", "loss", "constraints", "message"), [
-    ("exact_qp", "logistic", "linear", "exact_qp solves LPs and QPs; the logistic loss needs "
-                                       "exact_conic"),
-    ("lbfgsb", "hinge", "none", "lbfgsb takes smooth objectives"),
-    ("lbfgsb", "logistic", "linear", "lbfgsb takes smooth objectives .* whose only constraint "
+    ("exact_qp", "logistic", "linear", r"exact_qp cannot take the logistic loss \(it has no LP "
+                                       r"or QP form\); methods that can: auto, .*exact_conic"),
+    ("lbfgsb", "hinge", "none", r"lbfgsb cannot take the hinge loss \(it is not smooth\)"),
+    ("lbfgsb", "logistic", "linear", "lbfgsb takes smooth objectives whose only constraint "
                                      "is the box"),
 ])
 def test_a_method_refuses_what_it_cannot_solve_naming_the_field(name, loss, constraints,

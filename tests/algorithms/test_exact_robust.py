@@ -14,13 +14,14 @@ import pytest
 import scipy.sparse as sp
 
 from worker import solve
-from worker.algorithms.exact_robust import robust_bound, run_exact_robust
+from worker.algorithms.exact.exact_robust import robust_bound, run_exact_robust
 from worker.algorithms.method_choice import EXACT_MAX_WORK, choose_robust, robust_work
 from worker.algorithms.registry import chosen
-from worker.losses import LOSSES
+from worker.losses import BY_CODE, LOSSES, TARGETS
 from worker.problem.network import Network, NetworkProblem, Term
 
-LOSS_NAMES = ("hinge", "logistic", "squared", "squared_hinge")
+#: The losses with a conic form, which the epigraph program takes.
+LOSS_NAMES = tuple(name for name, record in LOSSES.items() if record.has_conic_form)
 
 
 def term_data(loss: str, n: int, d: int, rng: np.random.Generator, shift: float):
@@ -28,7 +29,7 @@ def term_data(loss: str, n: int, d: int, rng: np.random.Generator, shift: float)
     x = rng.normal(size=(n, d)) + shift
     x[:, -1] = 1.0
     scores = x @ rng.normal(size=d)
-    y = scores + 0.3 * rng.normal(size=n) if loss == "squared" else \
+    y = scores + 0.3 * rng.normal(size=n) if LOSSES[loss].labels is TARGETS else \
         np.where(scores + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
     return x, y
 
@@ -47,13 +48,7 @@ def robust_problem(losses, seed: int, *, d: int = 5, n: int = 40, l1: float = 0.
 
 def cvxpy_term(term: Term, w: cp.Variable):
     """The term's risk in CVXPY."""
-    x, y, n = term.features.toarray(), term.labels, term.n
-    margins = cp.multiply(y, x @ w)
-    loss = {LOSSES["hinge"].code: lambda: cp.sum(cp.pos(1 - margins)) / n,
-            LOSSES["logistic"].code: lambda: cp.sum(cp.logistic(-margins)) / n,
-            LOSSES["squared"].code: lambda: cp.sum_squares(x @ w - y) / (2 * n),
-            LOSSES["squared_hinge"].code: lambda: cp.sum_squares(cp.pos(1 - margins)) / n,
-            }[term.code]()
+    loss = BY_CODE[term.code].exact_reference(term.features.toarray() @ w, term.labels)
     return loss + term.l1 * cp.norm1(w) + term.l2 / 2 * cp.sum_squares(w)
 
 

@@ -11,7 +11,7 @@ from tests.kernels.test_kernels import compiled_run
 from tests.problems import random_problem
 from tests.specs import exact_optimum, random_spec
 from worker import solve
-from worker.algorithms.arrays import problem_arrays
+from worker.algorithms.run.arrays import problem_arrays
 from worker.kernels.layout import MODE_FULL, MODE_LIGHT
 from worker.kernels.objective import objective_value
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from worker.algorithms.arrays import problem_arrays
-from worker.algorithms.options import SolverOptions
 from worker.algorithms.registry import run_algorithm
+from worker.algorithms.run.arrays import problem_arrays
+from worker.algorithms.run.options import SolverOptions
 from worker.candidates.scores import evaluate_point
 from worker.problem.compile import DataSource, compile_problem
 from worker.projection import project

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import time
 
-from worker.algorithms.loop import REPORT_SHARE, ChunkedLoop
+from worker.algorithms.run.loop import REPORT_SHARE, ChunkedLoop
 
 
 def counting_loop(describe_s: float) -> tuple[ChunkedLoop, list, list]:

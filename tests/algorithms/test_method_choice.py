@@ -5,6 +5,8 @@ The problems are compiled directly (no solve): the rule reads only their kind an
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -16,6 +18,9 @@ from worker.algorithms.method_choice import (
     choose_method,
     exact_work,
 )
+from worker.algorithms.registry import chosen
+from worker.errors import LossRefused
+from worker.losses import BY_CODE, LOSSES
 from worker.problem.compiled import LOSS_CODES, CompiledProblem, ConstraintSet, Objective
 from worker.problem.lattice_rows import lattice_edges
 
@@ -109,3 +114,16 @@ def test_the_reason_names_the_sizes_against_the_limits():
     reason = choose_method(random_problem("hinge", "linear")).reason
     assert reason.startswith("small program (") and f"{EXACT_MAX_WORK:,}" in reason
     assert "interior point" in reason
+
+
+def test_a_loss_without_a_conic_form_never_gets_an_exact_method(monkeypatch):
+    """A registered loss whose record has no conic form (as a new one may be added) goes to
+    the LightTouch family however small the program, and the exact methods refuse it."""
+    hinge = LOSSES["hinge"]
+    monkeypatch.setitem(BY_CODE, hinge.code, replace(hinge, conic=None))
+    problem = random_problem("hinge", "ordering", d=8)
+    assert exact_work(problem) <= EXACT_MAX_WORK
+    choice = chosen(problem, "auto")
+    assert choice.name == "fulltouch" and "no conic form" in choice.reason
+    with pytest.raises(LossRefused, match="exact_conic cannot take the hinge loss"):
+        chosen(problem, "exact_conic")

@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse as sp
 
 from worker import solve
-from worker.algorithms.stopping import estimated_gap
+from worker.algorithms.run.stopping import estimated_gap
 from worker.pipeline.polishing import ALGORITHM_TOLERANCE
 from worker.problem.compile import DataSource, compile_problem
 from worker.settings import data_settings

@@ -8,9 +8,9 @@ import math
 import numpy as np
 
 from worker import solve
-from worker.algorithms import network_games
-from worker.algorithms.games import FIRST_STAGE
-from worker.algorithms.stopping import SnapshotBound, StageEstimate
+from worker.algorithms.run.stopping import SnapshotBound, StageEstimate
+from worker.algorithms.runners import network_games
+from worker.algorithms.runners.games import FIRST_STAGE
 
 
 def stops_at(values: list[float], lower: float) -> int | None:

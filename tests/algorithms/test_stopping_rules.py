@@ -9,10 +9,10 @@ import pytest
 
 from tests.specs import exact_optimum, random_spec, robust_terms
 from worker import solve
-from worker.algorithms.arrays import problem_arrays
-from worker.algorithms.certificate import box_minimum, certify, strong_convexity
-from worker.algorithms.network_games import new_state
-from worker.algorithms.stopping import StageEstimate
+from worker.algorithms.bounds.certificate import box_minimum, certify, strong_convexity
+from worker.algorithms.run.arrays import problem_arrays
+from worker.algorithms.run.stopping import StageEstimate
+from worker.algorithms.runners.network_games import new_state
 from worker.kernels.layout import GRADIENT_SUM, RADIUS
 from worker.kernels.network_game import _dog_step
 from worker.kernels.objective import loss_spread

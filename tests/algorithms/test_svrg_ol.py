@@ -9,8 +9,8 @@ import pytest
 from tests.algorithms.test_exact_solutions import assert_near_optimal
 from tests.specs import exact_optimum, random_spec
 from worker import solve
-from worker.algorithms.svrg_ol import SvrgProgress
-from worker.algorithms.svrg_schedule import examples_needed, schedule
+from worker.algorithms.run.svrg_schedule import examples_needed, schedule
+from worker.algorithms.runners.svrg_ol import SvrgProgress
 from worker.distributed.options import SvrgOptions
 from worker.errors import SpecError
 

@@ -1,6 +1,6 @@
 """SVRG OL with ``iterations: "auto"``: the certificate from a round's full gradient is a valid
 lower bound, ends the schedule early near CVXPY's optimum, and an explicit budget runs as
-given (worker/algorithms/snapshot_rule.py)."""
+given (worker/algorithms/run/snapshot_rule.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from tests.specs import exact_optimum, random_spec
 from worker import solve
-from worker.algorithms.arrays import problem_arrays
-from worker.algorithms.snapshot_rule import SnapshotRule
+from worker.algorithms.run.arrays import problem_arrays
+from worker.algorithms.run.snapshot_rule import SnapshotRule
 from worker.distributed.batch import InProcessBatch
 from worker.distributed.options import SvrgOptions
 from worker.problem.compile import DataSource, compile_problem

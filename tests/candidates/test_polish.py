@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from tests.candidates.hinge_problems import exact, hinge_spec
 from tests.problems import random_problem
-from worker.algorithms.options import SolverOptions
+from worker.algorithms.run.options import SolverOptions
 from worker.candidates.polish import (
     on_trust_side,
     polish,

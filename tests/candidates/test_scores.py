@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 import worker.candidates.scores as scores
 from tests.problems import random_problem
-from worker.algorithms.arrays import problem_arrays
+from worker.algorithms.run.arrays import problem_arrays
 from worker.problem.compiled import ConstraintSet
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from service.local_stack import REPO, free_port, wait_for
 from tests.containers import podman
+from tests.local_stack import REPO, free_port, wait_for
 
 ARTIFACTS = REPO / "tests" / "artifacts"
 PROJECT = "lighttouch-ci"

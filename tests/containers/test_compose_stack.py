@@ -13,8 +13,8 @@ import pytest
 from httpx_sse import connect_sse
 from playwright.sync_api import Browser, expect
 
-from service.local_stack import REPO, wait_for
 from tests.containers.conftest import API_KEY, HEARTBEAT_S, WORKERS, ComposeStack
+from tests.local_stack import REPO, wait_for
 from tests.service.conftest import submit, wait_status
 from tests.service.ui.conftest import browser  # noqa: F401 (the fixture: headless Chromium)
 from worker.queue.state import is_terminal_event

@@ -20,13 +20,13 @@ from sklearn.datasets import dump_svmlight_file
 from tests.problems import random_problem
 from tests.specs import random_spec
 from worker import solve
-from worker.algorithms.options import SolverOptions
 from worker.algorithms.registry import run_algorithm
+from worker.algorithms.run.options import SolverOptions
 from worker.distributed.batch import CompiledBatch, DaskExecutor, InProcessBatch, open_partitioned
 from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions
 from worker.errors import SolverError
-from worker.pipeline.solve import solver_options
+from worker.pipeline.options import solver_options
 from worker.problem.compile import DataSource, compile_problem
 from worker.settings import DaskSettings, data_settings, read_settings
 from worker.spec.models import parse_spec

@@ -7,13 +7,15 @@ import pytest
 
 from tests import reference
 from tests.problems import random_problem
-from worker.algorithms.arrays import new_state, problem_arrays, run_config
+from worker.algorithms.run.arrays import new_state, problem_arrays, run_config
 from worker.kernels import distribution, layout
 from worker.kernels.distribution import init_distribution, log_weight
 from worker.kernels.iteration import run_iterations, running_average
 from worker.kernels.objective import objective_value
+from worker.losses import LOSSES as REGISTERED
 
-LOSSES = ["hinge", "logistic", "squared", "quadratic"]
+#: Every registered loss and the quadratic objective.
+LOSSES = [*REGISTERED, "quadratic"]
 CONSTRAINTS = ["linear", "ordering", "lattice"]
 
 

@@ -9,8 +9,8 @@ import pytest
 
 from tests import svrg_reference
 from tests.problems import random_problem
-from worker.algorithms.arrays import new_state, problem_arrays, run_config
-from worker.algorithms.smooth_part import loss_value_and_gradient
+from worker.algorithms.bounds.smooth_part import loss_value_and_gradient
+from worker.algorithms.run.arrays import new_state, problem_arrays, run_config
 from worker.distributed.batch import InProcessBatch, combine, partial_sum, rows_of, tree_reduce
 from worker.distributed.options import SvrgOptions
 from worker.kernels.layout import GRADIENT_SAMPLES, MODE_PLAIN

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from lighttouch import Client
-from service.local_stack import KEYS, RedisServer, Stack
+from tests.local_stack import KEYS, RedisServer, Stack
 from tests.service.conftest import redis_server  # noqa: F401  (the fixture)
 
 #: This directory's Redis databases: the shared stack's, and the restarted one's.

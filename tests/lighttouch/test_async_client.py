@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from lighttouch import AsyncClient, Client, JobFailed, RemoteProblem
-from service.local_stack import KEYS, small_spec
 from tests.lighttouch.test_client import rate_spec, untimed
+from tests.local_stack import KEYS, small_spec
 
 
 def test_async_jobs_give_what_blocking_jobs_give(stack):

@@ -18,8 +18,8 @@ from sklearn import clone
 
 import lighttouch
 from lighttouch import Client, JobFailed, RemoteProblem
-from service.local_stack import KEYS, Stack, small_spec, wait_for
 from tests.lighttouch.conftest import MAX_BODY_BYTES, RESTART_DATABASE
+from tests.local_stack import KEYS, Stack, small_spec, wait_for
 from worker.data.read import read_matrix
 from worker.data.refs import DataRef
 from worker.queue.keys import SPEC, key

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from service.local_stack import KEYS
+from tests.local_stack import KEYS
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "python.md"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -9,7 +11,7 @@ from hypothesis import strategies as st
 
 from worker.errors import SpecError
 from worker.kernels.objective import loss_slope, loss_value
-from worker.losses import CLASSES, LOSSES, QUADRATIC
+from worker.losses import CLASSES, LOSS_NAMES, LOSSES, QUADRATIC
 from worker.spec.models import parse_spec
 
 RECORDS = list(LOSSES.values())
@@ -61,3 +63,9 @@ def test_the_spec_names_an_unknown_loss():
     with pytest.raises(SpecError, match="objective.loss") as caught:
         parse_spec(spec)
     assert "squared_hinge" in str(caught.value)
+
+
+def test_the_spec_reference_names_every_loss():
+    text = (Path(__file__).resolve().parents[2] / "docs" / "spec.md").read_text()
+    losses = text[text.index("* Losses"):text.index('Or `{"type": "quadratic"')]
+    assert [name for name in LOSS_NAMES if f"`{name}`" not in losses] == []

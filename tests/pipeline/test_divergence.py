@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.local_stack import small_spec
+from tests.local_stack import small_spec
 from worker import solve
 from worker.errors import SolverError
 from worker.spec.models import MAX_SCALE

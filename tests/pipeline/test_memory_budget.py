@@ -9,7 +9,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from service.local_stack import small_spec
+from tests.local_stack import small_spec
 from tests.tables.raw import write_table
 from worker import solve
 from worker.datasets.lattice import BOX_BOUND, PAPER_DIMS, make_truth, sample_pairs

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from redis import Redis
 
-from service.local_stack import RedisServer
+from tests.local_stack import RedisServer
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,7 @@ import json
 
 from redis import Redis
 
-from service.local_stack import small_spec
+from tests.local_stack import small_spec
 from worker.queue.keys import EVENTS, key
 from worker.queue.submit import Admission, submit_job
 from worker.spec.models import parse_spec

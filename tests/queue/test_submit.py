@@ -7,7 +7,7 @@ import json
 import pytest
 from rq.job import Job
 
-from service.local_stack import small_spec
+from tests.local_stack import small_spec
 from tests.queue.jobs import ADMISSION, stream, submitted
 from worker.errors import JobConflict, TooManyJobs
 from worker.queue.events import finish

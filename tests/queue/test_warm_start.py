@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from service.local_stack import small_spec
+from tests.local_stack import small_spec
 from tests.queue.jobs import ADMISSION
 from tests.queue.test_task import work_in_process
 from worker.errors import SpecError

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from service.local_stack import REPO
+from tests.local_stack import REPO
 
 CHECK = """
 import os, time

@@ -11,7 +11,7 @@ from rq.executions import Execution
 from rq.job import JobStatus
 from rq.utils import utcformat
 
-from service.local_stack import RedisServer
+from tests.local_stack import RedisServer
 from tests.queue.jobs import stream, submitted
 from worker.errors import DataError
 from worker.queue.keys import (

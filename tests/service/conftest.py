@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from service.local_stack import RedisServer, Stack, small_spec, wait_for
+from tests.local_stack import RedisServer, Stack, small_spec, wait_for
 
 #: A job that runs until it is cancelled or killed (a long numba loop).
 LONG_SPEC = small_spec(iterations=10**9, time_limit_s=600)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from service.local_stack import RedisServer, Stack
+from tests.local_stack import RedisServer, Stack
 
 
 @contextmanager

@@ -7,7 +7,7 @@ import time
 
 from httpx_sse import connect_sse
 
-from service.local_stack import Stack, small_spec
+from tests.local_stack import Stack, small_spec
 from tests.service.conftest import LONG_SPEC, problem, submit, wait_progress, wait_status
 
 

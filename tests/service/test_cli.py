@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from service.local_stack import KEYS, REPO, Stack, small_spec, wait_for
 from service.progress import summary_text
+from tests.local_stack import KEYS, REPO, Stack, small_spec, wait_for
 from tests.service.conftest import submit, wait_status
 from tests.specs import short_fairness_spec
 from tests.test_cli import bar_end, ends_on

@@ -6,7 +6,7 @@ import re
 
 import yaml
 
-from service.local_stack import REPO
+from tests.local_stack import REPO
 
 
 def compose() -> dict:

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from httpx_sse import connect_sse
 
-from service.local_stack import Stack, small_spec
+from tests.local_stack import Stack, small_spec
 from tests.service.conftest import event_ids, submit, wait_progress
 from tests.service.stacks import api_stack
 

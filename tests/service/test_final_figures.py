@@ -7,7 +7,7 @@ import json
 
 from httpx_sse import connect_sse
 
-from service.local_stack import Stack
+from tests.local_stack import Stack
 from tests.service.conftest import submit
 from tests.specs import short_fairness_spec
 from worker.result import Result

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from service.local_stack import KEYS, Stack, small_spec
 from service.openapi import COMMITTED
+from tests.local_stack import KEYS, Stack, small_spec
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

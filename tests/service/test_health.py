@@ -9,7 +9,7 @@ import httpx
 import numpy as np
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.local_stack import (
+from tests.local_stack import (
     WORKER_START_S,
     RedisServer,
     Stack,

@@ -3,7 +3,7 @@ docs and the OpenAPI document are (and each of them answers)."""
 
 from __future__ import annotations
 
-from service.local_stack import Stack
+from tests.local_stack import Stack
 
 
 def test_a_browser_at_the_root_is_sent_to_the_dashboard(idle_service: Stack):

@@ -9,7 +9,7 @@ import socket
 import httpx
 import pytest
 
-from service.local_stack import KEYS, Stack, small_spec
+from tests.local_stack import KEYS, Stack, small_spec
 from tests.service.conftest import problem
 
 SPEC_TEXT = json.dumps(small_spec())

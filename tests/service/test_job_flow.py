@@ -10,7 +10,7 @@ import sys
 import numpy as np
 from httpx_sse import connect_sse
 
-from service.local_stack import SMALL_SPEC, Stack, small_spec, wait_for
+from tests.local_stack import SMALL_SPEC, Stack, small_spec, wait_for
 from tests.service.conftest import (
     LONG_SPEC,
     event_ids,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from service.local_stack import Stack, small_spec
+from tests.local_stack import Stack, small_spec
 from tests.service.conftest import LONG_SPEC, problem, submit
 
 LIMIT = 65536   # LIGHTTOUCH_MAX_BODY_BYTES of the idle stack

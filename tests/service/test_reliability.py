@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from service.local_stack import RedisServer, Stack, children, small_spec, wait_for
+from tests.local_stack import RedisServer, Stack, children, small_spec, wait_for
 from tests.service.conftest import LONG_SPEC, submit, wait_progress, wait_status
 from tests.service.stacks import api_stack
 from worker.queue.state import is_terminal_event

@@ -18,8 +18,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from service.local_stack import KEYS, Stack
 from service.openapi import COMMITTED
+from tests.local_stack import KEYS, Stack
 
 schema = schemathesis.openapi.from_path(COMMITTED).exclude(path="/readyz")
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 
-from service.local_stack import Stack
+from tests.local_stack import Stack
 from tests.service.conftest import submit, wait_status
 from tests.tables.raw import inline_lattice_spec
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.local_stack import Stack, small_spec
+from tests.local_stack import Stack, small_spec
 from tests.service.conftest import problem, submit, wait_status
 
 JOB_ROUTES = [("GET", ""), ("GET", "/result"), ("GET", "/solution.npy"), ("GET", "/events"),

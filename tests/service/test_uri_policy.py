@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.local_stack import Stack
+from tests.local_stack import Stack
 from tests.service.conftest import problem
 from worker.data.references import data_refs
 from worker.spec.models import parse_spec

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bench import hostile_files
-from service.local_stack import RedisServer, Stack
 from service.validation import summarize_bounded
+from tests.local_stack import RedisServer, Stack
 from tests.service.conftest import problem
 from tests.service.stacks import api_stack
 from worker.errors import SpecError

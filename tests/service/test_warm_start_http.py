@@ -3,7 +3,7 @@ warm-starts its next one; another tenant's job is a 422 naming the field."""
 
 from __future__ import annotations
 
-from service.local_stack import Stack, small_spec
+from tests.local_stack import Stack, small_spec
 from tests.service.conftest import problem, submit, wait_status
 
 

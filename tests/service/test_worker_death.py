@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from httpx_sse import connect_sse
 
-from service.local_stack import RedisServer, Stack, children, small_spec, wait_for
+from tests.local_stack import RedisServer, Stack, children, small_spec, wait_for
 from tests.service.conftest import LONG_SPEC, submit, wait_progress, wait_status
 from tests.service.stacks import api_stack
 from worker.queue.workers import MISSED_HEARTBEATS

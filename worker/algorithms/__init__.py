@@ -1,10 +1,15 @@
-"""The algorithms of :data:`worker.catalogue.CATALOGUE` over a compiled problem: one runner
-module each, named by its record's :attr:`~worker.catalogue.Algorithm.runner` (and
-:attr:`~worker.catalogue.Algorithm.network_runner`), so the catalogue is the one list of
-them; on networks and robust objectives the games of :mod:`.network_games`, and the exact
-epigraph program of :mod:`.exact_robust` for a small robust linear problem.
+"""The algorithms of :data:`worker.catalogue.CATALOGUE` over a compiled problem, by role:
 
-:func:`worker.algorithms.registry.run_algorithm` is the entry point; :mod:`.arrays` turns a
-:class:`~worker.problem.compiled.CompiledProblem` into kernel arrays, :mod:`.driver` runs the
-compiled loop in chunks and keeps candidate snapshots.
+- :mod:`.runners`: the iterative and quasi-Newton methods, one module per family, each named
+  by its record's :attr:`~worker.catalogue.Algorithm.runner` (and
+  :attr:`~worker.catalogue.Algorithm.network_runner`), so the catalogue is the one list of them;
+- :mod:`.exact`: the exact methods' conic programs and their runners (a robust ``max_of`` of a
+  linear model included);
+- :mod:`.run`: what the runners share: options, the chunked loop and its phases, the stopping
+  and step rules, the kernel arrays, the one-answer trajectory;
+- :mod:`.bounds`: certified lower bounds (weak duality, the Lagrangian gap);
+- :mod:`.method_choice` (``auto``) and :mod:`.registry` (resolve the choice once, run it).
+
+A run returns a :class:`~worker.candidates.trajectory.Trajectory` of
+:class:`~worker.candidates.snapshots.Candidates`, which the pipeline shrinks.
 """

@@ -4,17 +4,20 @@ In this order (the first that applies):
 
 1. rate constraints: ``proxy_lagrangian`` (their rates have no gradient; only the games
    handle them, Cotter et al. 2019).
-2. a differentiable objective (not the hinge) whose only constraint is the box: ``lbfgsb``.
+2. a smooth objective (:attr:`worker.losses.Loss.smooth`) whose only constraint is the box:
+   ``lbfgsb``.
    L-BFGS-B costs one pass over the data per iteration and needs tens to hundreds of them
    for 1e-9, where SGD needs millions of samples for 1e-3 (measured:
    docs/method-choice.md#the-rule).
-3. a program small enough: ``exact_qp`` (hinge LP, QPs) or ``exact_conic`` (logistic
-   through exponential cones), both by Clarabel. An interior point takes 20-40 iterations
-   whatever the tolerance, each a sparse LDL factorization of the program's KKT matrix, whose
-   cost grows faster than its nonzeros. :func:`exact_work` counts them: the data's, the
-   constraint rows', d^2 for the coordinates' block, and :data:`CONE_WORK` per example for
-   the logistic's two exponential cones. Exact when it is at most :data:`EXACT_MAX_WORK`,
-   the size up to which Clarabel took less time than the LightTouch family's defaults
+3. a loss with a conic form (:attr:`worker.losses.Loss.conic`; a loss without one goes to
+   rule 4) and a program small enough: ``exact_qp`` (hinge LP, QPs) or ``exact_conic`` (a
+   loss through exponential cones, the logistic), both by Clarabel. An interior point takes
+   20-40 iterations whatever the tolerance, each a sparse LDL factorization of the program's
+   KKT matrix, whose cost grows faster than its nonzeros. :func:`exact_work` counts them:
+   the data's, the constraint rows', d^2 for the coordinates' block, and :data:`CONE_WORK`
+   per example for the logistic's two exponential cones. Exact when it is at most
+   :data:`EXACT_MAX_WORK`, the size up to which Clarabel took less time than the LightTouch
+   family's defaults
    (``bench/method_crossover.py`` against ``bench/defaults_matrix.py``, measured:
    docs/method-choice.md#where-the-crossover-lies-measured). The LightTouch paper's lattice
    (d = 4,096, m = 24,576, n = 612,587) is over 16.8 million (d^2 alone), where LightTouch
@@ -28,7 +31,7 @@ In this order (the first that applies):
 
 Networks and softmax objectives never come here (:mod:`worker.pipeline.network`). One whose
 only constraint is the box (one differentiable term, no rate constraints,
-:func:`~worker.algorithms.lbfgsb_network.network_box_only`) comes to :func:`choose_network`:
+:func:`~worker.algorithms.runners.lbfgsb_network.network_box_only`) comes to :func:`choose_network`:
 full-batch L-BFGS-B when :func:`network_work`, n P, is at most :data:`NETWORK_MAX_WORK`
 (up to which ``bench/network_crossover.py`` found L-BFGS-B faster than the games at every
 size) and the objective is convex (linear scores, no hidden layer) or has an l2 penalty; the
@@ -37,7 +40,7 @@ minimizer fits the training set and tests worse than the games, which stop at th
 tolerance; with one, L-BFGS-B tests about as well in a fraction of the games' time (measured:
 docs/method-choice.md#networks-whose-only-constraint-is-the-box). A robust ``max_of`` of a
 linear model over convex losses
-(:func:`~worker.algorithms.robust_form.exact_robust_applies`) comes to :func:`choose_robust`:
+(:func:`~worker.algorithms.exact.robust_form.exact_robust_applies`) comes to :func:`choose_robust`:
 its epigraph program is exact (``exact_conic`` with a logistic term, else ``exact_qp``) when
 :func:`robust_work` is at most :data:`EXACT_MAX_WORK`, by the same measure as rule 3, and
 goes to the games otherwise. SVRG OL runs when asked for (``solver.algorithm: "svrg_ol"``),
@@ -48,10 +51,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from worker.algorithms.conic_form import LOGISTIC, SQUARED
-from worker.algorithms.lbfgsb import smooth_box_only
-from worker.algorithms.lbfgsb_network import network_box_only
-from worker.algorithms.robust_form import exact_robust_applies
+from worker.algorithms.exact.robust_form import exact_robust_applies
+from worker.algorithms.runners.lbfgsb import smooth_box_only
+from worker.algorithms.runners.lbfgsb_network import network_box_only
+from worker.catalogue import CATALOGUE, Algorithm
+from worker.losses import loss_of
 from worker.problem.compiled import QUADRATIC, CompiledProblem
 from worker.problem.network import NetworkProblem
 
@@ -73,10 +77,21 @@ NETWORK_MAX_WORK = 250_000_000
 
 @dataclass(frozen=True)
 class Choice:
-    """The method ``auto`` chose and the reason, as ``stats.method`` / ``method_reason``."""
+    """The method to run and why (``stats.method`` / ``method_reason``): ``auto``'s choice,
+    or the spec's own; resolved once per job and passed down."""
 
     name: str
     reason: str
+
+    @property
+    def record(self) -> Algorithm:
+        """The method's catalogue record."""
+        return CATALOGUE[self.name]
+
+    @property
+    def certified(self) -> bool:
+        """It returns one certified answer (:attr:`worker.catalogue.Algorithm.certified`)."""
+        return self.record.certified
 
 
 def exact_work(problem: CompiledProblem) -> int:
@@ -84,9 +99,12 @@ def exact_work(problem: CompiledProblem) -> int:
     examples (of Q for a quadratic; none for squared loss in its Gram form) and of the
     constraint rows, d^2, and :data:`CONE_WORK` per example of a logistic loss."""
     objective = problem.objective
-    data = {SQUARED: 0, QUADRATIC: objective.quadratic.nnz}.get(objective.kind,
-                                                                objective.features.nnz)
-    cones = CONE_WORK * objective.n if objective.kind == LOGISTIC else 0
+    if objective.kind == QUADRATIC:
+        data, cones = objective.quadratic.nnz, 0
+    else:
+        conic = loss_of(objective.kind).conic   # None: no program, sized as the LP's
+        data = 0 if conic is not None and conic.gram else objective.features.nnz
+        cones = CONE_WORK * objective.n if conic is not None and conic.exponential else 0
     return int(data + cones + problem.constraints.matrix.nnz + problem.d ** 2)
 
 
@@ -96,11 +114,15 @@ def choose_method(problem: CompiledProblem) -> Choice:
         return Choice("proxy_lagrangian", "rate constraints: only the games handle them")
     if smooth_box_only(problem):
         return Choice("lbfgsb", "smooth objective, only the box: quasi-Newton")
+    record = loss_of(problem.objective.kind)
+    if record is not None and record.conic is None:
+        return Choice(iterative_method(problem), f"the {record.name} loss has no conic form "
+                      "(no exact method): the LightTouch family")
     work = exact_work(problem)
     if work <= EXACT_MAX_WORK:
-        name = "exact_conic" if problem.objective.kind == LOGISTIC else "exact_qp"
-        return Choice(name, f"small program ({work:,} <= {EXACT_MAX_WORK:,} nonzeros): "
-                            "interior point")
+        exponential = record is not None and record.conic.exponential
+        return Choice("exact_conic" if exponential else "exact_qp",
+                      f"small program ({work:,} <= {EXACT_MAX_WORK:,} nonzeros): interior point")
     return Choice(iterative_method(problem), f"program of {work:,} nonzeros (exact up to "
                   f"{EXACT_MAX_WORK:,}): the LightTouch family")
 
@@ -108,8 +130,13 @@ def choose_method(problem: CompiledProblem) -> Choice:
 def robust_work(problem: NetworkProblem) -> int:
     """:func:`exact_work` of a robust linear problem's epigraph program: every term's
     examples' nonzeros, :data:`CONE_WORK` per example of a logistic term, and d^2."""
-    return int(sum(term.features.nnz + (CONE_WORK * term.n if term.code == LOGISTIC else 0)
+    return int(sum(term.features.nnz + (CONE_WORK * term.n if _exponential(term.code) else 0)
                    for term in problem.terms) + problem.d ** 2)
+
+
+def _exponential(code: int) -> bool:
+    """Whether the loss of ``code`` needs exponential cones (``exact_conic``)."""
+    return loss_of(code).conic.exponential
 
 
 def choose_robust(problem: NetworkProblem) -> Choice | None:
@@ -119,8 +146,8 @@ def choose_robust(problem: NetworkProblem) -> Choice | None:
     work = robust_work(problem)
     if work > EXACT_MAX_WORK:
         return None
-    logistic = any(term.code == LOGISTIC for term in problem.terms)
-    return Choice("exact_conic" if logistic else "exact_qp",
+    exponential = any(_exponential(term.code) for term in problem.terms)
+    return Choice("exact_conic" if exponential else "exact_qp",
                   f"small robust program ({work:,} <= {EXACT_MAX_WORK:,} nonzeros): interior "
                   "point on the epigraph")
 

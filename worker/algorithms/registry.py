@@ -1,4 +1,6 @@
-"""The runners of the algorithms of :data:`worker.catalogue.CATALOGUE`, and the ``auto`` rule.
+"""The one dispatcher of the algorithms of :data:`worker.catalogue.CATALOGUE`, for linear and
+network problems, and the ``auto`` rule: :func:`chosen` resolves ``solver.algorithm`` once per
+job to a :class:`~worker.algorithms.method_choice.Choice`, :func:`run_choice` runs it.
 
 ``auto``: proxy_lagrangian when there are rate constraints (§6.2 of the games paper); else,
 for a network, multiclass or robust problem, lagrangian (§6.1's robust problem; with no
@@ -9,11 +11,6 @@ linear model,
 :func:`~worker.algorithms.method_choice.choose_method`: the fastest method for the problem's
 kind and size (L-BFGS-B, an exact interior point, or the LightTouch family), and why
 (``stats.method``, ``stats.method_reason``; docs/method-choice.md).
-``p_update: auto`` is lazy (one constraint per group) when m <= 1024 and dense with
-``aggregate: auto`` = round(sqrt(m)) groups otherwise, balancing the O(G) p-update against
-the m/G checks of a group. The lazy update costs O(#groups with mu > 0) per iteration;
-on the paper's lattice (m = 24,576) thousands stay slightly violated, where aggregation
-is faster (docs/benchmarks.md, ``bench/lattice_bench.py``).
 """
 
 from __future__ import annotations
@@ -22,12 +19,16 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from worker.algorithms.loop import ProgressCallback
+from worker.algorithms.exact.exact_robust import run_exact_robust
 from worker.algorithms.method_choice import Choice, choose_method, choose_network, choose_robust
-from worker.algorithms.options import RunStats, SolverOptions, Trajectory
+from worker.algorithms.run.loop import ProgressCallback
+from worker.algorithms.run.options import SolverOptions
+from worker.algorithms.runners.network_games import run_network_game
+from worker.candidates.trajectory import RunStats, Trajectory
 from worker.catalogue import AUTO, CATALOGUE, Algorithm
 from worker.distributed.batch import PartitionedBatch
-from worker.errors import SpecError
+from worker.errors import LossRefused, SpecError
+from worker.losses import loss_of
 from worker.problem.compiled import CompiledProblem
 from worker.problem.network import NetworkProblem
 
@@ -38,10 +39,16 @@ Runner = Callable[[CompiledProblem, SolverOptions, ProgressCallback | None, floa
 #: The algorithms by name (the catalogue's records).
 ALGORITHMS: dict[str, Algorithm] = CATALOGUE
 
+#: Why a method refuses a loss, by the :attr:`~worker.catalogue.Algorithm.loss_needs` it lacks.
+LOSS_NEEDS = {"smooth": "it is not smooth", "has_conic_form": "it has no conic form",
+              "has_qp_form": "it has no LP or QP form"}
+
 
 def chosen(problem: CompiledProblem | NetworkProblem, requested: str) -> Choice:
-    """The algorithm to run and why (see the module docstring)."""
+    """The algorithm to run and why (see the module docstring); a method that cannot take
+    the objective's loss raises :class:`~worker.errors.LossRefused`."""
     if requested != AUTO:
+        _refuse_losses(problem, requested)
         return Choice(requested, "solver.algorithm")
     if isinstance(problem, NetworkProblem):
         if (exact := choose_robust(problem)) is not None:
@@ -53,30 +60,58 @@ def chosen(problem: CompiledProblem | NetworkProblem, requested: str) -> Choice:
     return choose_method(problem)
 
 
-def choose_algorithm(problem: CompiledProblem | NetworkProblem, requested: str) -> str:
-    """Resolve ``auto`` (see the module docstring) for a linear or a network problem."""
-    return chosen(problem, requested).name
+def _refuse_losses(problem: CompiledProblem | NetworkProblem, name: str) -> None:
+    """Raise :class:`~worker.errors.LossRefused` for the first loss ``name`` cannot take."""
+    codes = [term.code for term in problem.terms] if isinstance(problem, NetworkProblem) \
+        else [problem.objective.kind]
+    algorithm = ALGORITHMS[name]
+    for loss in filter(None, map(loss_of, codes)):
+        if not algorithm.takes(loss):
+            lacking = next(need for need in algorithm.loss_needs if not getattr(loss, need))
+            takers = [other for other, record in ALGORITHMS.items() if record.takes(loss)]
+            raise LossRefused(loss.name, name, LOSS_NEEDS[lacking], takers)
 
 
-def run_algorithm(problem: CompiledProblem, options: SolverOptions,
+def run_algorithm(problem: CompiledProblem | NetworkProblem, options: SolverOptions,
                   progress: ProgressCallback | None = None,
                   source: PartitionedBatch | None = None) -> Trajectory:
-    """Run the chosen algorithm; return candidates for the shrinking LP and the counters.
-    ``source``: the examples' partitions, open, for an algorithm that reads them
+    """:func:`run_choice` of ``options.algorithm`` resolved (:func:`chosen`): for callers
+    that hold no choice yet (the library's tests and benchmarks)."""
+    return run_choice(chosen(problem, options.algorithm), problem, options, progress, source)
+
+
+def run_choice(choice: Choice, problem: CompiledProblem | NetworkProblem,
+               options: SolverOptions, progress: ProgressCallback | None = None,
+               source: PartitionedBatch | None = None) -> Trajectory:
+    """Run the chosen algorithm on a linear or a network problem; return its candidates with
+    the run's record (its counters, seconds, the method and why). ``source``: the examples'
+    partitions, open, for an algorithm that reads them
     (:attr:`worker.catalogue.Algorithm.partitioned`)."""
-    choice = chosen(problem, options.algorithm)
-    name, algorithm = choice.name, ALGORITHMS[choice.name]
+    name, algorithm = choice.name, choice.record
     if problem.rates is not None and not algorithm.rates:
         raise SpecError.at("solver.algorithm", f"{name} cannot handle rate constraints (they "
                            "have no gradient); choose proxy_lagrangian, lagrangian or auto")
     started = time.perf_counter()
-    run = algorithm.load()
     deadline = started + options.time_limit_s
-    if source is not None:
+    if isinstance(problem, NetworkProblem):
+        trajectory = _run_network(choice, problem, options, progress, deadline)
+    elif source is not None:
         if not algorithm.partitioned:
             raise SpecError.at("solver.algorithm", f"{name} does not read partitioned data")
-        trajectory = run(problem, options, progress, deadline, source=source)
+        trajectory = algorithm.load()(problem, options, progress, deadline, source=source)
     else:
-        trajectory = run(problem, options, progress, deadline)
+        trajectory = algorithm.load()(problem, options, progress, deadline)
     return replace(trajectory, run=RunStats(trajectory.stats, time.perf_counter() - started,
                                             name, choice.reason))
+
+
+def _run_network(choice: Choice, problem: NetworkProblem, options: SolverOptions,
+                 progress: ProgressCallback | None, deadline: float) -> Trajectory:
+    """A method of its own on networks, the exact epigraph program of a small robust linear
+    problem, or the network game played under the method's name."""
+    record = choice.record
+    if record.network_runner is not None:
+        return record.load(network=True)(problem, options, progress, deadline)
+    if record.certified:
+        return run_exact_robust(choice.name, problem, progress, deadline)
+    return run_network_game(problem, options, choice.name, progress, deadline)

@@ -21,7 +21,8 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
-from worker.problem.compiled import LOSS_HINGE, CompiledProblem
+from worker.losses import is_piecewise_linear
+from worker.problem.compiled import CompiledProblem
 
 #: Rows of |x| :meth:`SignedRows.reach` holds at once.
 CHUNK_ROWS = 8192
@@ -31,7 +32,7 @@ def has_hinge_lp(problem: CompiledProblem) -> bool:
     """Whether the objective is an LP: a hinge loss held in memory, no l1, l2, quadratic part
     or rate constraints (``pairwise_hinge`` compiles to a hinge)."""
     objective = problem.objective
-    return (objective.kind == LOSS_HINGE and objective.l1 == 0 and objective.l2 == 0
+    return (is_piecewise_linear(objective.kind) and objective.l1 == 0 and objective.l2 == 0
             and problem.rates is None and problem.n > 0)
 
 

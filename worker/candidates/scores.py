@@ -28,21 +28,23 @@ BLOCK_VALUES = 2**20
 
 
 @dataclass(frozen=True)
-class Scores:
-    """Objectives (T,), and constraint values (T, k) on the k columns some candidate violates.
+class CandidateScores:
+    """Every candidate scored: objectives (C,), the constraint columns (C, k) the shrinking
+    LP keeps <= 0 in expectation, each candidate's reported max violation (C,), and, where
+    the scoring drops the columns no candidate violates, how many it kept.
 
     Constraints no candidate violates are left out: they cannot bind in the shrinking LP, so
-    m = 10^6 constraints cost one pass, not a (T, m) matrix.
+    m = 10^6 constraints cost one pass, not a (C, m) matrix.
     """
 
     objectives: np.ndarray
-    columns: np.ndarray
     violations: np.ndarray
     max_violations: np.ndarray
+    violated_columns: int | None = None
 
 
 def score_candidates(arrays: ProblemArrays, problem: CompiledProblem, solutions: np.ndarray,
-                     values: ObjectiveValues | None = None) -> Scores:
+                     values: ObjectiveValues | None = None) -> CandidateScores:
     """Evaluate f and every g_i at each candidate (solutions shape (T, d))."""
     objectives = (values or on_rows(arrays))(solutions)
     if 1 <= arrays.a_width <= 2:    # rows of one or two entries, which the kernel reads
@@ -56,7 +58,7 @@ def score_candidates(arrays: ProblemArrays, problem: CompiledProblem, solutions:
         hit = np.flatnonzero(rates.max(axis=0) > 0)
         columns = np.concatenate([columns, problem.m + hit])
         violations = np.hstack([violations, rates[:, hit]])
-    return Scores(objectives, columns, violations, max_violations)
+    return CandidateScores(objectives, violations, max_violations, int(columns.size))
 
 
 def _violated_by_kernel(arrays: ProblemArrays, constraints: ConstraintSet,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from worker.algorithms.loop import ProgressCallback
+from worker.algorithms.run.loop import ProgressCallback
 from worker.commands.files import FORMATS, file_ref, read_result, read_spec
 from worker.commands.report import ReportData, report_file
 from worker.errors import SpecError

@@ -41,6 +41,7 @@ from worker.data.labels import LABELS
 from worker.data.refs import DataRef
 from worker.distributed.ranges import open_ranges, read_line, read_range
 from worker.errors import DataError
+from worker.losses import PAIRWISE_HINGE
 from worker.problem.compiled import LOSS_CODES
 from worker.settings import DataSettings
 from worker.spec.models import EmpiricalRisk, RateConstraint, Spec
@@ -103,7 +104,7 @@ def plan_partitions(spec: Spec, roots: Sequence[Path], partition_rows: int,
     objective = spec.objective
     algorithm = CATALOGUE.get(spec.solver.algorithm)
     if algorithm is None or not algorithm.partitioned or not isinstance(objective, EmpiricalRisk) \
-            or objective.loss == "pairwise_hinge" \
+            or objective.loss == PAIRWISE_HINGE \
             or any(isinstance(c, RateConstraint) for c in spec.constraints):
         return None
     features, labels = objective.data.features, objective.data.labels

@@ -3,7 +3,7 @@
 A *group* (LightTouch paper §5.1) is g~_G(w) = max_{i in G} g_i(w); without aggregation every
 group holds one constraint. Checking a group of s constraints costs s constraint checks.
 
-Three layouts of the rows (:func:`worker.algorithms.arrays.problem_arrays` picks one):
+Three layouts of the rows (:func:`worker.algorithms.run.arrays.problem_arrays` picks one):
 
 * **difference rows** (``p.a_scale > 0``): every row is a_scale (w_a - w_b), its positive
   entry first at 2i and its negative one at 2i + 1, as ordering, monotonicity and lattice

@@ -6,7 +6,7 @@ snapshots and honour deadlines between chunks. Iteration t (1-based):
 
 1. ``cfg.step_rule``: STEP_SCHEDULE: eta_t = eta_w / (lambda t) if the objective is
    lambda-strongly convex, else eta_w / sqrt(t). The warm-ups of ``eta_w: "auto"``
-   (:mod:`worker.algorithms.step_rule`): STEP_DOG, distance over gradients (Ivgi, Hinder &
+   (:mod:`worker.algorithms.run.step_rule`): STEP_DOG, distance over gradients (Ivgi, Hinder &
    Carmon, ICML 2023, eq. (1)), eta_t = eta_w r_t / sqrt(sum_{s <= t} |g_s|^2) with
    r_t = max(r_eps, max_{s <= t} |w_s - w_1|) and g_s the step's whole direction; STEP_ADAGRAD,
    diagonal AdaGrad (Duchi, Hazan & Singer, JMLR 2011) with the box's width as each

@@ -88,7 +88,7 @@ def row_uniform(key, row):
 def gradient_sum(rows, w, key, fraction, out):
     """Add sum of grad l_i(w) over the partition's selected rows to out; return their count
     and, when every row is selected (``fraction`` >= 1), the sum of their losses l_i(w), the
-    exact L(v_k) of a certificate (:mod:`worker.algorithms.snapshot_rule`; 0 for a sampled
+    exact L(v_k) of a certificate (:mod:`worker.algorithms.run.snapshot_rule`; 0 for a sampled
     batch, whose losses nothing reads).
 
     Parameters

@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 from worker.losses.label_rules import CLASSES
-from worker.losses.record import Loss
+from worker.losses.record import ConicForm, Loss
 
 #: The integer the kernels switch on.
 CODE = 1
@@ -37,6 +37,15 @@ def reference_value(score: np.ndarray, label: np.ndarray) -> np.ndarray:
     return np.maximum(z, 0.0) + np.log1p(np.exp(-np.abs(z)))
 
 
+def exact_reference(scores, labels):
+    """The mean logistic loss in CVXPY (a dev dependency, imported here)."""
+    import cvxpy as cp
+
+    return cp.sum(cp.logistic(-cp.multiply(labels, scores))) / labels.size
+
+
 LOSS = Loss("logistic", CODE, "log(1 + exp(-y s))", CLASSES, value, slope,
             reference_value=reference_value,
-            reference_slope=lambda s, y: -y / (1.0 + np.exp(y * s)))
+            reference_slope=lambda s, y: -y / (1.0 + np.exp(y * s)),
+            exact_reference=exact_reference, smooth=True,
+            conic=ConicForm("worker.algorithms.exact.loss_forms:LOGISTIC", exponential=True))

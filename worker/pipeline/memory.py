@@ -26,7 +26,7 @@ _BYTES_PER_NONZERO = 12 + 16
 #: An example's entry: the compiled CSR (12), the rows it was compiled from, which the job
 #: keeps until its Result is described (12: a table's lowered features, both sides of its
 #: pairs), and the kernels' copy (16) of rows padded to up to 1.25 times the entries
-#: (:data:`worker.algorithms.arrays.PAD_SLACK`).
+#: (:data:`worker.algorithms.run.arrays.PAD_SLACK`).
 #: Beyond the live arrays the process keeps 9 more resident (what the allocator holds of the
 #: lowering's and the compile's freed temporaries; measured at 6.1M pairs:
 #: docs/benchmarks.md#scale-the-paper-lattice-from-raw-pairs).

@@ -1,10 +1,11 @@
 """Solving a network problem (an MLP, K scores or a robust objective): the network games,
 then shrinking over the candidates' term losses and true rates, then the Result. A small
 robust objective of a linear model is solved exactly instead
-(:mod:`worker.algorithms.exact_robust`, chosen by
+(:mod:`worker.algorithms.exact.exact_robust`, chosen by
 :func:`~worker.algorithms.method_choice.choose_robust`), and a small network whose only
-constraint is the box by full-batch L-BFGS-B (:mod:`worker.algorithms.lbfgsb_network`, chosen
-by :func:`~worker.algorithms.method_choice.choose_network`): one candidate each.
+constraint is the box by full-batch L-BFGS-B
+(:mod:`worker.algorithms.runners.lbfgsb_network`, chosen by
+:func:`~worker.algorithms.method_choice.choose_network`): one candidate each.
 
 For a robust objective a member's and the mixture's ``objective`` is the worst term's loss
 (max_i L_i, of the mixture's expected losses for ``expected``); ``sizes.constraints``
@@ -14,18 +15,18 @@ counts the rate constraints and one slack constraint per term (Equation 3 of Cot
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from worker.algorithms.exact_robust import run_exact_robust
-from worker.algorithms.loop import ProgressCallback
-from worker.algorithms.network_games import run_network_game
-from worker.algorithms.options import RunStats, SolverOptions, Trajectory
-from worker.algorithms.registry import ALGORITHMS, chosen
+from worker.algorithms.method_choice import Choice
+from worker.algorithms.registry import run_choice
+from worker.algorithms.run.loop import ProgressCallback
+from worker.algorithms.run.options import SolverOptions
+from worker.candidates.scores import CandidateScores
 from worker.candidates.shrink import best_mixture, best_robust_mixture
-from worker.pipeline.summary import CandidateScores, SummaryStats, summarize
+from worker.candidates.trajectory import Trajectory
+from worker.pipeline.summary import SummaryStats, summarize
 from worker.pipeline.warm import with_warm_candidates
 from worker.problem.network import NetworkProblem
 from worker.projection import Projection, project_box
@@ -34,24 +35,14 @@ from worker.spec.models import Spec
 from worker.stats import Stats
 
 
-def solve_network(spec: Spec, problem: NetworkProblem, options: SolverOptions,
+def solve_network(spec: Spec, problem: NetworkProblem, choice: Choice, options: SolverOptions,
                   progress: ProgressCallback | None) -> tuple[Result, list[Stats]]:
-    """Run the game, shrink, and summarize (module docstring): the Result and the records
-    of the run and the summary."""
-    started = time.perf_counter()
-    choice = chosen(problem, options.algorithm)
-    deadline = started + options.time_limit_s
-    record = ALGORITHMS[choice.name]
-    if record.network_runner is not None:     # a method of its own on networks
-        trajectory = record.load(network=True)(problem, options, progress, deadline)
-    elif record.certified:                    # a small robust linear problem: exact
-        trajectory = run_exact_robust(choice.name, problem, progress, deadline)
-    else:
-        trajectory = run_network_game(problem, options, choice.name, progress, deadline)
-    run = RunStats(trajectory.stats, time.perf_counter() - started, choice.name, choice.reason)
+    """Run the chosen method (:func:`worker.algorithms.registry.run_choice`), shrink, and
+    summarize (module docstring): the Result and the records of the run and the summary."""
+    trajectory = run_choice(choice, problem, options, progress)
     result, summary = summarize_network(spec, problem, with_warm_candidates(
-        replace(trajectory, candidates=trajectory.candidates.finite(), run=run), options))
-    return result, [run, summary]
+        replace(trajectory, candidates=trajectory.candidates.finite()), options))
+    return result, [trajectory.run, summary]
 
 
 @dataclass

@@ -16,11 +16,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from worker.algorithms.driver import Candidates
-from worker.algorithms.loop import Progress, ProgressCallback
-from worker.algorithms.options import SolverOptions
+from worker.algorithms.run.loop import Progress, ProgressCallback
+from worker.algorithms.run.options import SolverOptions
 from worker.candidates.hinge_lp import has_hinge_lp
 from worker.candidates.polish import polish
+from worker.candidates.snapshots import Candidates
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project
 from worker.stats import Stats, stat

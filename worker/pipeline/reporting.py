@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from worker.errors import SpecError
+from worker.losses import LOSSES
 from worker.model_types import MODEL_TYPES
 from worker.problem.compile import DataSource
 from worker.problem.compiled import CompiledProblem
@@ -26,6 +27,8 @@ from worker.spec.validation import ValidationSplit
 from worker.stats import Stats
 
 #: Why a held-out share cannot be taken from partitioned data.
+#: The losses a report covers, for the note of a spec it cannot report on.
+_LOSS_LIST = f"{', '.join([*LOSSES][:-1])} and {[*LOSSES][-1]}"
 PARTITIONED = ("a share of rows cannot be held out of data read in partitions; give "
                "validation data (features, labels, groups) instead")
 
@@ -87,8 +90,7 @@ def report_result(spec: Spec, problem: CompiledProblem | NetworkProblem, source:
         if spec.validation is None:
             return Reported()
         return Reported(notes=("validation: no report for this objective (reports cover "
-                               "one empirical risk on the hinge, logistic, squared and "
-                               "squared_hinge losses)",))
+                               f"one empirical risk on the {_LOSS_LIST} losses)",))
     began = time.perf_counter()
     if isinstance(problem, NetworkProblem):
         features, labels = problem.terms[0].features, problem.terms[0].labels

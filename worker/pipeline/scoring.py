@@ -9,9 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from worker.algorithms.arrays import ProblemArrays
+from worker.algorithms.run.arrays import ProblemArrays
 from worker.candidates.lower_bound import LowerBoundStats, lower_bound_stats
 from worker.candidates.scores import (
+    CandidateScores,
     ObjectiveValues,
     evaluate_point,
     on_rows,
@@ -19,7 +20,6 @@ from worker.candidates.scores import (
     score_candidates,
 )
 from worker.candidates.shrink import best_mixture
-from worker.pipeline.summary import CandidateScores
 from worker.problem.compiled import CompiledProblem
 from worker.projection import FEASIBILITY_TOL, Projection, project
 from worker.result import NetworkModel, Sizes
@@ -66,9 +66,7 @@ class LinearScoring:
         self._objectives = remembered(self.values or on_rows(self.arrays))
 
     def score(self, solutions: np.ndarray) -> CandidateScores:
-        scores = score_candidates(self.arrays, self.problem, solutions, self._objectives)
-        return CandidateScores(scores.objectives, scores.violations, scores.max_violations,
-                               int(scores.columns.size))
+        return score_candidates(self.arrays, self.problem, solutions, self._objectives)
 
     def shrink(self, scores: CandidateScores) -> np.ndarray:
         return best_mixture(scores.objectives, scores.violations)

@@ -14,36 +14,29 @@ from typing import Any
 
 import numpy as np
 
-from worker.algorithms.game_options import GameOptions
-from worker.algorithms.loop import ProgressCallback
-from worker.algorithms.options import SolverOptions, Trajectory
-from worker.algorithms.registry import ALGORITHMS, choose_algorithm, run_algorithm
+from worker.algorithms.method_choice import Choice
+from worker.algorithms.registry import run_choice
+from worker.algorithms.run.loop import ProgressCallback
+from worker.algorithms.run.options import SolverOptions
 from worker.candidates.scores import ObjectiveValues
-from worker.distributed.batch import PartitionedBatch, open_partitioned
-from worker.distributed.options import SvrgOptions
-from worker.distributed.partitions import plan_partitions
-from worker.model_types import MODEL_TYPES
+from worker.candidates.trajectory import Trajectory
+from worker.distributed.batch import PartitionedBatch
 from worker.model_types.record import Lowering
-from worker.pipeline.memory import (
-    check_memory,
-    declared_parts,
-    memory_parts,
-    network_memory_parts,
-)
 from worker.pipeline.network import solve_network
+from worker.pipeline.options import solver_options
 from worker.pipeline.polishing import algorithm_options, polished_candidates, polishes
-from worker.pipeline.reporting import Reported, data_source, refuse_split, report_result
+from worker.pipeline.prologue import compiled_job, lowered_job
+from worker.pipeline.reporting import Reported, report_result
 from worker.pipeline.scoring import LinearScoring
 from worker.pipeline.summary import SummaryStats
 from worker.pipeline.summary import summarize as summarize_scored
 from worker.pipeline.sweep import solve_sweep
 from worker.pipeline.warm import warm_options, warm_result, with_warm_candidates
-from worker.problem.compile import DataSource, compile_problem
-from worker.problem.compile_network import compile_network_problem
+from worker.problem.compile import DataSource
 from worker.problem.compiled import CompiledProblem
 from worker.result import Result
-from worker.settings import DaskSettings, JobSettings, call_settings
-from worker.spec.models import Solver, Spec, parse_spec
+from worker.settings import JobSettings, call_settings
+from worker.spec.models import Spec, parse_spec
 from worker.spec.solver import Output
 from worker.stats import Stats, merged, stat
 
@@ -86,30 +79,6 @@ class PartitionStats(Stats):
     bytes_moved: int = stat(summed=True)
 
 
-#: ``iterations: "auto"`` runs every algorithm until its stopping rule
-#: (docs/stopping-rules.md); this only plans SVRG OL's schedule (which the rule may end
-#: early) and sizes MidTouch's first phase.
-DEFAULT_ITERATIONS = 200_000
-
-
-def solver_options(solver: Solver, cluster: DaskSettings) -> SolverOptions:
-    """The plain options the algorithms take, from the spec's ``solver`` block and the
-    process's Dask settings."""
-    minibatch = None if solver.minibatch == "auto" else (
-        solver.minibatch.k_f, solver.minibatch.k_g, solver.minibatch.k_p)
-    aggregate = None if solver.aggregate == "auto" else int(solver.aggregate)
-    return SolverOptions(
-        algorithm=solver.algorithm,
-        iterations=DEFAULT_ITERATIONS if solver.iterations == "auto" else solver.iterations,
-        until_converged=solver.iterations == "auto", tolerance=solver.tolerance,
-        time_limit_s=solver.time_limit_s, seed=solver.seed,
-        gamma=None if solver.gamma == "auto" else float(solver.gamma),
-        eta_w=None if solver.eta_w == "auto" else float(solver.eta_w), eta_p=solver.eta_p,
-        minibatch=minibatch, aggregate=aggregate,
-        p_update=solver.p_update, candidates=solver.candidates,
-        svrg=SvrgOptions.from_spec(solver.svrg, cluster), game=GameOptions.from_spec(solver.game))
-
-
 def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None, *,
           roots: Sequence[Path] | None = None, max_job_bytes: int | None = None,
           earlier: Result | None = None, settings: JobSettings | None = None) -> Result:
@@ -121,7 +90,7 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
         A problem spec (docs/spec.md#problem-spec-v1); invalid specs raise
         :class:`~worker.errors.SpecError`.
     progress : callable, optional
-        Called with a :class:`~worker.algorithms.loop.Progress` between chunks.
+        Called with a :class:`~worker.algorithms.run.loop.Progress` between chunks.
     roots : sequence of Path, optional
         Directories ``file://`` URIs may read; default ``LIGHTTOUCH_DATA_ROOTS`` or the cwd.
         Not with ``settings`` (their ``roots``).
@@ -145,11 +114,10 @@ def solve(spec: dict[str, Any] | Spec, progress: ProgressCallback | None = None,
     settings = call_settings(settings, roots, max_job_bytes)
     if model.sweep is not None:
         return solve_sweep(model, lambda variant, neighbour: solve(
-            variant, progress, earlier=neighbour, settings=settings), earlier)
-    check_memory(declared_parts(model), settings.memory_limit)
+            variant, progress, earlier=neighbour, settings=settings), earlier,
+            settings.time_limit(model.solver.time_limit_s))
     earlier = warm_result(model, earlier)
-    source = data_source(model, settings.roots, settings.data)
-    lowered = MODEL_TYPES[model.model.type].lower(model, source)   # the compilers' spec
+    lowered = lowered_job(model, settings)
     solved = _solved_by_kind(lowered.spec, lowered.source, settings, earlier, progress,
                              started)
     return _assembled(solved, lowered, started)
@@ -176,35 +144,27 @@ def _assembled(solved: Solved, lowered: Lowering, started: float) -> Result:
 def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
                     earlier: Result | None, progress: ProgressCallback | None,
                     started: float) -> Solved:
-    """Compile the problem as its kind needs (a network; rows in memory; rows in partitions,
-    for SVRG OL on files), check its memory estimate, solve it and report on it."""
-    svrg, options = model.solver.svrg, solver_options(model.solver, settings.cluster)
-    if model.network:  # networks, multiclass and robust objectives are never partitioned
-        problem = compile_network_problem(model, source, MODEL_TYPES[model.model.type])
-        check_memory(network_memory_parts(problem, model.solver.candidates),
-                     settings.memory_limit)
-        load_s = time.perf_counter() - started
-        result, records = solve_network(
-            model, problem, warm_options(options, earlier, problem.network.parameters),
-            progress)
-        solved = Solved(result, (*records, LoadTime(load_s)))
-    elif (plan := plan_partitions(model, source.roots, svrg.partition_rows,
-                                  settings.cluster.partition_bytes, settings.data)) is None:
-        problem = compile_problem(model, source)
-        check_memory(memory_parts(problem, model.solver.candidates), settings.memory_limit)
-        solved = _solved(model, problem, warm_options(options, earlier, problem.d),
-                         progress, started)
-    else:
-        refuse_split(model)
-        with open_partitioned(plan, options.svrg, model.solver.seed, settings.data) as batch:
-            problem = compile_problem(model, source, width_elsewhere=batch.d)
-            check_memory(memory_parts(problem, model.solver.candidates), settings.memory_limit)
-            solved = _solved(model, problem, warm_options(options, earlier, problem.d),
-                             progress, started, batch)
-            partitions = PartitionStats(len(plan.pieces), batch.value_rounds,
-                                        batch.value_bytes)
-        return replace(solved, records=(*solved.records, partitions),
-                       partition_bytes=plan.size)
+    """Compile the problem as its kind needs (:func:`worker.pipeline.prologue.compiled_job`),
+    solve it with the method chosen there and report on it."""
+    options = solver_options(model.solver, settings.cluster,
+                             settings.time_limit(model.solver.time_limit_s))
+    with compiled_job(model, source, settings, options.svrg) as job:
+        problem = job.problem
+        if model.network:
+            load_s = time.perf_counter() - started
+            result, records = solve_network(
+                model, problem, job.choice,
+                warm_options(options, earlier, problem.network.parameters), progress)
+            solved = Solved(result, (*records, LoadTime(load_s)))
+        else:
+            solved = _solved(model, problem, job.choice,
+                             warm_options(options, earlier, problem.d), progress, started,
+                             job.batch)
+        if job.batch is not None:
+            partitions = PartitionStats(len(job.plan.pieces), job.batch.value_rounds,
+                                        job.batch.value_bytes)
+            return replace(solved, records=(*solved.records, partitions),
+                           partition_bytes=job.plan.size)
     return replace(solved, reported=report_result(model, problem, source, solved.result))
 
 
@@ -214,18 +174,18 @@ def deployed_solution(result: Result) -> np.ndarray:
     return np.array(point.solution)
 
 
-def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
+def _solved(model: Spec, problem: CompiledProblem, choice: Choice, options: SolverOptions,
             progress: ProgressCallback | None, started: float,
             batch: PartitionedBatch | None = None) -> Solved:
-    """Run the algorithm on the compiled problem, polish, and summarize; with ``batch`` (the
-    examples held in partitions) objective values are map-reduces over them, counted as
-    communication rounds (by the batch)."""
+    """Run the chosen algorithm on the compiled problem, polish, and summarize; with
+    ``batch`` (the examples held in partitions) objective values are map-reduces over them,
+    counted as communication rounds (by the batch)."""
     load_s = time.perf_counter() - started
-    certified = ALGORITHMS[choose_algorithm(problem, options.algorithm)].certified
-    polishing = not certified and polishes(model.solver.polish, problem,
-                                           in_memory=batch is None)
-    trajectory = run_algorithm(problem, algorithm_options(options) if polishing else options,
-                               progress, batch)
+    polishing = not choice.certified and polishes(model.solver.polish, problem,
+                                                  in_memory=batch is None)
+    trajectory = run_choice(choice, problem,
+                            algorithm_options(options) if polishing else options, progress,
+                            batch)
     candidates, polished = trajectory.candidates.finite(), None
     if polishing:
         candidates, polished = polished_candidates(
@@ -237,26 +197,23 @@ def _solved(model: Spec, problem: CompiledProblem, options: SolverOptions,
     values = None if batch is None else \
         (lambda points: batch.values(points, trajectory.arrays))
     result, summary = summarize(
-        problem, trajectory, model.output.mixture, model.output.project,
-        with_single=model.output.single,
-        with_lower_bound=model.output.lower_bound and not certified, values=values,
+        problem, trajectory, model.output, certified=choice.certified, values=values,
         n=None if batch is None else batch.n, deadline=started + options.time_limit_s,
         tolerance=options.tolerance)
     return Solved(result, (trajectory.run, polished, summary, LoadTime(load_s)))
 
 
-def summarize(problem: CompiledProblem, trajectory: Trajectory, with_solutions: bool,
-              with_projection: bool, *, with_single: bool = False,
-              with_lower_bound: bool = False, values: ObjectiveValues | None = None,
+def summarize(problem: CompiledProblem, trajectory: Trajectory, output: Output, *,
+              certified: bool = False, values: ObjectiveValues | None = None,
               n: int | None = None, deadline: float | None = None,
               tolerance: float = 1e-3) -> tuple[Result, SummaryStats]:
     """:func:`worker.pipeline.summary.summarize` of a compiled problem
-    (:class:`~worker.pipeline.scoring.LinearScoring`): the mixture, its mean, the mean's
-    projection (not with rate constraints) and (``with_lower_bound``, hinge-loss LPs) a lower
-    bound on the optimum from it, whose LP may use what is left until ``deadline``.
-    ``values`` and ``n`` stand in for the problem's rows when it holds none; the
-    deterministic model is chosen within ``tolerance``."""
-    scoring = LinearScoring(problem, trajectory.arrays, values, n, with_lower_bound, deadline)
-    return summarize_scored(scoring, trajectory, Output(
-        mixture=with_solutions, project=with_projection, single=with_single,
-        lower_bound=with_lower_bound), tolerance)
+    (:class:`~worker.pipeline.scoring.LinearScoring`): what ``output`` asks for — the
+    mixture, its mean, the mean's projection (not with rate constraints), the best single
+    candidate and (hinge-loss LPs, unless the method is ``certified`` already) a lower bound
+    on the optimum, whose LP may use what is left until ``deadline``. ``values`` and ``n``
+    stand in for the problem's rows when it holds none; the deterministic model is chosen
+    within ``tolerance``."""
+    scoring = LinearScoring(problem, trajectory.arrays, values, n,
+                            output.lower_bound and not certified, deadline)
+    return summarize_scored(scoring, trajectory, output, tolerance)

@@ -15,27 +15,16 @@ from typing import Protocol
 
 import numpy as np
 
-from worker.algorithms.options import Trajectory
 from worker.candidates.best_single import best_single
 from worker.candidates.deterministic import best_feasible
+from worker.candidates.scores import CandidateScores
 from worker.candidates.shrink import expected_violation
+from worker.candidates.trajectory import Trajectory
 from worker.errors import SolverError
 from worker.projection import Projection
 from worker.result import Expected, Member, NetworkModel, Point, Projected, Result, Sizes
 from worker.spec.solver import Output
 from worker.stats import Stats, stat
-
-
-@dataclass(frozen=True)
-class CandidateScores:
-    """Every candidate scored: objectives (C,), the constraint columns (C, k) the shrinking
-    LP keeps <= 0 in expectation, each candidate's reported max violation (C,), and, where
-    the scoring drops the columns no candidate violates, how many it kept."""
-
-    objectives: np.ndarray
-    violations: np.ndarray
-    max_violations: np.ndarray
-    violated_columns: int | None = None
 
 
 @dataclass(frozen=True)

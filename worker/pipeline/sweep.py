@@ -67,16 +67,19 @@ def _set_child(node: Any, step: str | int, child: Any, rest: list[str | int], va
         node[step] = value
 
 
-def solve_sweep(model: Spec, solve_one: SolveOne, earlier: Result | None = None) -> Result:
+def solve_sweep(model: Spec, solve_one: SolveOne, earlier: Result | None = None,
+                time_limit_s: float | None = None) -> Result:
     """Every value's Result in order, each warm-started from the one before (the first from
-    ``earlier``, or the spec's own warm start); the returned Result is the first value's,
-    with ``sweep`` holding all of them and the front."""
+    ``earlier``, or the spec's own warm start), all within ``time_limit_s`` (default the
+    spec's ``solver.time_limit_s``); the returned Result is the first value's, with
+    ``sweep`` holding all of them and the front."""
     sweep = model.sweep
     assert sweep is not None
     raw = model.model_dump(mode="json", exclude_unset=True)
     variants = [variant(raw, sweep.path, value) for value in sweep.values]
     points: list[SweepPoint] = []
-    deadline = time.perf_counter() + model.solver.time_limit_s
+    deadline = time.perf_counter() + (model.solver.time_limit_s if time_limit_s is None
+                                      else time_limit_s)
     for k, (value, spec) in enumerate(zip(sweep.values, variants, strict=True)):
         earlier = solve_one(_within(spec, deadline, len(variants) - k), earlier)
         points.append(SweepPoint(value=value, result=earlier))

@@ -1,4 +1,5 @@
-"""Dry run of a spec: parse, read the data, compile; report sizes, algorithm, memory."""
+"""Dry run of a spec: the same prologue as a solve (:mod:`worker.pipeline.prologue`: parse,
+read the data, plan partitions, compile, choose the method), then sizes, algorithm, memory."""
 
 from __future__ import annotations
 
@@ -6,16 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from worker.algorithms.registry import choose_algorithm
-from worker.model_types import MODEL_TYPES
-from worker.pipeline.memory import (
-    check_memory,
-    declared_parts,
-    memory_parts,
-    network_memory_parts,
-)
-from worker.problem.compile import DataSource, compile_problem
-from worker.problem.compile_network import compile_network_problem
+from worker.pipeline.options import svrg_options
+from worker.pipeline.prologue import compiled_job, lowered_job
 from worker.settings import JobSettings, call_settings
 from worker.spec.models import parse_spec
 
@@ -48,23 +41,15 @@ def summarize_spec(raw: Any, roots: Sequence[Path] | None = None, *,
     """
     spec = parse_spec(raw)
     settings = call_settings(settings, roots, max_job_bytes)
-    check_memory(declared_parts(spec), settings.memory_limit)
-    source = DataSource(settings.roots, settings=settings.data)
-    lowered = MODEL_TYPES[spec.model.type].lower(spec, source)    # the compilers' spec
-    spec, source = lowered.spec, lowered.source
-    if spec.network:
-        problem = compile_network_problem(spec, source, MODEL_TYPES[spec.model.type])
-        parts = network_memory_parts(problem, spec.solver.candidates)
-    else:
-        problem = compile_problem(spec, source)
-        parts = memory_parts(problem, spec.solver.candidates)
-    algorithm = choose_algorithm(problem, spec.solver.algorithm)
-    estimate = check_memory(parts, settings.memory_limit)
-    return {
-        "valid": True,
-        "sizes": {"parameters": problem.d, "constraints": problem.m_total,
-                  "examples": problem.n},
-        "algorithm": algorithm,
-        "memory_estimate_bytes": estimate,
-        "notes": list(problem.notes),
-    }
+    lowered = lowered_job(spec, settings)
+    with compiled_job(lowered.spec, lowered.source, settings,
+                      svrg_options(lowered.spec.solver.svrg, settings.cluster)) as job:
+        problem = job.problem
+        return {
+            "valid": True,
+            "sizes": {"parameters": problem.d, "constraints": problem.m_total,
+                      "examples": problem.n if job.batch is None else job.batch.n},
+            "algorithm": job.choice.name,
+            "memory_estimate_bytes": job.memory_estimate,
+            "notes": list(problem.notes),
+        }

@@ -18,8 +18,9 @@ from pathlib import Path
 import numpy as np
 from pydantic import ValidationError
 
-from worker.algorithms.driver import Candidates
-from worker.algorithms.options import SolverOptions, Trajectory
+from worker.algorithms.run.options import SolverOptions
+from worker.candidates.snapshots import Candidates
+from worker.candidates.trajectory import Trajectory
 from worker.errors import SpecError
 from worker.result import Result
 from worker.spec.models import Spec
@@ -36,11 +37,9 @@ def warm_result(spec: Spec, earlier: Result | None) -> Result | None:
     start = spec.solver.warm_start
     if earlier is not None or start is None:
         return earlier
-    if isinstance(start, WarmStartJob):
-        if earlier is None:
-            raise SpecError.at("solver.warm_start.job", "jobs are warm starts on the service; "
-                               "in this process give {\"result\": \"RESULT.json\"}")
-        return earlier
+    if isinstance(start, WarmStartJob):  # the caller had no earlier Result to give
+        raise SpecError.at("solver.warm_start.job", "jobs are warm starts on the service; "
+                           "in this process give {\"result\": \"RESULT.json\"}")
     path = Path(start.result)
     try:
         text = path.read_text(encoding="utf-8")

@@ -20,12 +20,11 @@ from worker.losses import LOSSES, QUADRATIC
 from worker.problem.csr import as_csr
 from worker.problem.rates import RateSet
 
-__all__ = ["LOSS_CODES", "LOSS_HINGE", "QUADRATIC", "CompiledProblem", "ConstraintSet",
+__all__ = ["LOSS_CODES", "QUADRATIC", "CompiledProblem", "ConstraintSet",
            "Objective"]
 
 #: Objective kinds, as the integer codes the kernels switch on (:mod:`worker.losses`).
 LOSS_CODES = {name: record.code for name, record in LOSSES.items()}
-LOSS_HINGE = LOSS_CODES["hinge"]
 _SQRT_HALF = float(np.sqrt(0.5))
 
 

@@ -1,6 +1,6 @@
 """Problems whose scores come from a network: MLPs, K-class softmax models, robust objectives.
 
-A :class:`NetworkProblem` is what :mod:`worker.algorithms.network_games`, the candidates'
+A :class:`NetworkProblem` is what :mod:`worker.algorithms.runners.network_games`, the candidates'
 scores and :class:`worker.mixture.Mixture` consume: the :class:`Network` (its layer widths
 and the flat parameter layout of :mod:`worker.kernels.network`), q objective
 :class:`Term`\\ s (q = 1, or the terms of ``max_of``), rate constraints on the network's one

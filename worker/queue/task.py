@@ -19,7 +19,7 @@ from rq.exceptions import AbandonedJobError
 from rq.job import Job, get_current_job
 from rq.timeouts import JobTimeoutException
 
-from worker.algorithms.loop import Progress
+from worker.algorithms.run.loop import Progress
 from worker.errors import LightTouchError
 from worker.pipeline.solve import solve
 from worker.queue.events import StoredResult, append_unless_ended, finish
@@ -45,7 +45,8 @@ def hard_timeout(time_limit_s: float) -> int:
 def run_job(time_limit_s: float, max_job_bytes: int | None = None) -> None:
     """The RQ job: solve the job's spec in this work horse, streaming progress, storing the result.
 
-    ``time_limit_s`` replaces the spec's own limit when smaller (the service's job timeout);
+    ``time_limit_s`` bounds the solver's time when smaller than the spec's own limit (the
+    service's job timeout; a setting of the job, :attr:`worker.settings.JobSettings.time_limit_s`);
     a problem whose compiled memory estimate exceeds ``max_job_bytes`` fails naming the field.
     """
     job = get_current_job()
@@ -55,12 +56,10 @@ def run_job(time_limit_s: float, max_job_bytes: int | None = None) -> None:
                                running_ttl):
         return   # cancelled while it waited
     spec = parse_spec(json.loads(connection.get(key(SPEC, job.id))))
-    if time_limit_s < spec.solver.time_limit_s:
-        spec = spec.model_copy(update={
-            "solver": spec.solver.model_copy(update={"time_limit_s": time_limit_s})})
     earlier = earlier_result(connection, job.meta.get("tenant", ""), spec)
     result = solve(spec, progress=_progress_publisher(connection, job.id, running_ttl),
-                   earlier=earlier, settings=job_settings(max_job_bytes))
+                   earlier=earlier,
+                   settings=job_settings(max_job_bytes, time_limit_s=time_limit_s))
     _store_result(connection, job, result)
 
 

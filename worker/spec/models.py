@@ -319,7 +319,7 @@ class Spec(StrictModel):
 
     @property
     def network(self) -> bool:
-        """Whether the network games solve it (:mod:`worker.algorithms.network_games`): an
+        """Whether the network games solve it (:mod:`worker.algorithms.runners.network_games`): an
         MLP, K scores, or a robust objective."""
         return (self.model.network or isinstance(self.objective, MaxOf)
                 or any(t.loss == SOFTMAX_CROSS_ENTROPY for t in self.terms))

@@ -30,7 +30,7 @@ class Minibatch(StrictModel):
 class Game(StrictModel):
     """The lambda-player of ``lagrangian`` / ``proxy_lagrangian`` (Cotter et al. 2019).
 
-    ``eta_lambda``: its step ("auto": see :mod:`worker.algorithms.games`); ``radius``: R of
+    ``eta_lambda``: its step ("auto": see :mod:`worker.algorithms.runners.games`); ``radius``: R of
     the Lagrangian's {lambda >= 0, ||lambda||_1 <= R} (null: unbounded, as the paper's §6);
     ``regret``: the proxy-Lagrangian's swap-regret (Algorithm 2) or external-regret player;
     ``proxy``: the upper bound of each rate's indicators that the theta-player differentiates

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
-from service.local_stack import KEYS, Stack
+from tests.local_stack import KEYS, Stack
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 INSTALL_HINT = ("install Debian's chromium package (apt-get install -y chromium) or point "

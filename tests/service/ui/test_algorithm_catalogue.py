@@ -11,7 +11,7 @@ import sys
 import httpx
 from playwright.sync_api import Browser, expect
 
-from service.local_stack import REPO, RedisServer, Stack, wait_for
+from tests.local_stack import REPO, RedisServer, Stack, wait_for
 from tests.service.ui.conftest import Console
 from worker.catalogue import CATALOGUE
 
@@ -23,7 +23,7 @@ import importlib.util, sys
 spec = importlib.util.spec_from_file_location("worker.catalogue", "worker/catalogue.py")
 catalogue = sys.modules["worker.catalogue"] = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(catalogue)
-catalogue.CATALOGUE[{NEW!r}] = catalogue.Algorithm("worker.algorithms.touch:run_fulltouch")
+catalogue.CATALOGUE[{NEW!r}] = catalogue.Algorithm("worker.algorithms.runners.touch:run_fulltouch")
 """
 SERVE_WITH_ONE_MORE = ONE_MORE + """
 from service.cli import main

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from service.local_stack import REPO, RedisServer, Stack, small_spec, wait_for
+from tests.local_stack import REPO, RedisServer, Stack, small_spec, wait_for
 from tests.service.conftest import submit, wait_status
 from tests.service.ui.conftest import Console, screenshot, sign_in
 

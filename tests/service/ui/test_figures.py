@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from service.local_stack import Stack
 from service.progress import gap_text
+from tests.local_stack import Stack
 from tests.service.conftest import submit, wait_status
 from tests.service.ui.conftest import screenshot, sign_in
 from tests.service.ui.test_dashboard import progress_events

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from service.local_stack import Stack
+from tests.local_stack import Stack
 from tests.service.conftest import submit, wait_status
 from tests.service.ui.conftest import Console, screenshot, sign_in
 from tests.tables.raw import inline_lattice_spec

@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from service.local_stack import Stack
+from tests.local_stack import Stack
 from tests.problem.test_rates import rate_spec, term
 from tests.service.conftest import submit, wait_status
 from tests.service.ui.conftest import screenshot, sign_in

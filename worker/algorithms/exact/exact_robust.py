@@ -1,0 +1,103 @@
+"""The exact methods on a robust objective of a linear model (``max_of``): the epigraph program
+of :mod:`.robust_form` by one Clarabel solve, and its certificate.
+
+For any lambda in the simplex, sum_k lambda_k f_k(w) <= max_k f_k(w), so the minimum over the
+box of the lambda-weighted objective is a lower bound on the optimum; with each loss replaced
+by a linear minorant (its tangent at the answer, or for a hinge term (1/n) sum_i alpha_i
+(1 - y_i x_i . w) with alpha in [0, 1]^n) that minimum separates by coordinate
+(:func:`~worker.algorithms.bounds.dual_bound.coordinate_minima`, the bound of
+:mod:`worker.algorithms.bounds.dual_bound`
+with the weighted l1 and l2). lambda comes from the epigraph rows' duals, alpha from the
+margin rows' (lambda_k alpha_i / n_k at the optimum). ``stats`` are the exact methods' own
+(``stopped_by``, ``lower_bound``, ``gap``, ``relative_gap``, ``certificate``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+from worker.algorithms.bounds.dual_bound import coordinate_minima
+from worker.algorithms.bounds.smooth_part import loss_value_and_gradient
+from worker.algorithms.exact.exact import clarabel_solve
+from worker.algorithms.exact.robust_form import robust_program
+from worker.algorithms.run.loop import ProgressCallback
+from worker.algorithms.run.one_answer import answer_trajectory, gap_stats
+from worker.candidates.trajectory import Trajectory
+from worker.losses import is_piecewise_linear
+from worker.problem.compiled import Objective
+from worker.problem.network import NetworkProblem, Term
+
+
+def run_exact_robust(name: str, problem: NetworkProblem, progress: ProgressCallback | None,
+                     deadline: float) -> Trajectory:
+    """The robust problem's optimum w (d,) as the one candidate, with its certificate.
+
+    ``name`` is ``exact_conic`` (needed when a term is logistic) or ``exact_qp``."""
+    began = time.perf_counter()
+    program = robust_program(problem)
+    x, z, stats = clarabel_solve(program.P, program.q, program.A, program.b, program.cones,
+                                 max(deadline - began, 1e-3))
+    w = np.clip(x[:problem.d], problem.lower, problem.upper)
+    q = len(problem.terms)
+    hinge_duals = {k: z[row:row + problem.terms[k].n]
+                   for k, row in program.hinge_rows.items()}
+    worst = float(problem.term_losses(w[None, :]).max())
+    stats |= gap_stats(worst, robust_bound(problem, w, z[:q], hinge_duals))
+    return answer_trajectory(name, w, lambda: (worst, problem.box_violation(w)), stats, began,
+                             progress)
+
+
+def robust_bound(problem: NetworkProblem, w: np.ndarray, weights: np.ndarray,
+                 hinge_duals: dict[int, np.ndarray]) -> float:
+    """A lower bound on min over the box of max_k f_k (module docstring).
+
+    Parameters
+    ----------
+    problem : NetworkProblem
+        A robust linear problem (:func:`~worker.algorithms.exact.robust_form.exact_robust_applies`).
+    w : ndarray, shape (d,)
+        Where the smooth losses' tangents are taken.
+    weights : ndarray, shape (q,)
+        The terms' weights lambda (negative entries taken as 0, normalized to sum 1).
+    hinge_duals : dict of int to ndarray
+        For hinge term k, its margin rows' duals (n_k,): alpha = n_k dual / lambda_k
+        (clipped to [0, 1]); a hinge term without them takes its subgradient's tangent.
+
+    Returns
+    -------
+    float
+        The bound, -inf when it is not finite or every weight is 0.
+    """
+    raw = np.maximum(weights, 0.0)
+    if raw.sum() <= 0:
+        return -np.inf
+    lam = raw / raw.sum()
+    constant, slope = 0.0, np.zeros(problem.d)
+    for k, term in enumerate(problem.terms):
+        if lam[k] == 0:
+            continue
+        duals = hinge_duals.get(k) if is_piecewise_linear(term.code) else None
+        value, gradient = _minorant(term, w, None if duals is None else
+                                    np.clip(term.n * duals / raw[k], 0.0, 1.0))
+        constant += lam[k] * value
+        slope += lam[k] * gradient
+    l1 = float(sum(lam[k] * term.l1 for k, term in enumerate(problem.terms)))
+    l2 = float(sum(lam[k] * term.l2 for k, term in enumerate(problem.terms)))
+    bound = constant + float(coordinate_minima(slope, l1, l2, problem.lower,
+                                               problem.upper).sum())
+    return bound if np.isfinite(bound) else -np.inf
+
+
+def _minorant(term: Term, w: np.ndarray, alpha: np.ndarray | None) -> tuple[float, np.ndarray]:
+    """(c, g) with the term's loss >= c + g . w' everywhere: the hinge's alpha-minorant, or
+    the tangent at w."""
+    if alpha is not None:
+        signed = term.features.multiply(term.labels[:, None])
+        return float(alpha.sum()) / term.n, -np.asarray(signed.T @ alpha).ravel() / term.n
+    objective = Objective(term.code, term.features, term.labels,
+                          sp.csr_matrix((0, 0)), np.zeros(0))
+    value, gradient = loss_value_and_gradient(objective, w)
+    return value - float(gradient @ w), gradient

@@ -1,0 +1,79 @@
+"""What :func:`worker.pipeline.solve.solve` and :func:`worker.pipeline.validate.summarize_spec`
+share, so that a dry run sees the job as the run will: the spec's declared memory checked,
+its data source and model type lowered (:func:`lowered_job`), then its problem compiled as its
+kind needs — a network, rows in memory, or rows left in partitions for SVRG OL — its memory
+estimate checked and ``solver.algorithm`` resolved once (:func:`compiled_job`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from worker.algorithms.method_choice import Choice
+from worker.algorithms.registry import chosen
+from worker.distributed.batch import PartitionedBatch, open_partitioned
+from worker.distributed.options import SvrgOptions
+from worker.distributed.partitions import PartitionPlan, plan_partitions
+from worker.model_types import MODEL_TYPES
+from worker.model_types.record import Lowering
+from worker.pipeline.memory import (
+    check_memory,
+    declared_parts,
+    memory_parts,
+    network_memory_parts,
+)
+from worker.pipeline.reporting import data_source, refuse_split
+from worker.problem.compile import DataSource, compile_problem
+from worker.problem.compile_network import compile_network_problem
+from worker.problem.compiled import CompiledProblem
+from worker.problem.network import NetworkProblem
+from worker.settings import JobSettings
+from worker.spec.models import Spec
+
+
+@dataclass(frozen=True)
+class CompiledJob:
+    """A job's compiled problem, the method chosen for it, its memory estimate (bytes) and,
+    for rows left in partitions, the plan and the open partitions."""
+
+    problem: CompiledProblem | NetworkProblem
+    choice: Choice
+    memory_estimate: int
+    plan: PartitionPlan | None = None
+    batch: PartitionedBatch | None = None
+
+
+def lowered_job(model: Spec, settings: JobSettings) -> Lowering:
+    """Check the memory the spec declares, then lower its model type over the source of its
+    data (a held-out share with ``validation.fraction``)."""
+    check_memory(declared_parts(model), settings.memory_limit)
+    source = data_source(model, settings.roots, settings.data)
+    return MODEL_TYPES[model.model.type].lower(model, source)
+
+
+@contextmanager
+def compiled_job(model: Spec, source: DataSource, settings: JobSettings,
+                 svrg: SvrgOptions) -> Iterator[CompiledJob]:
+    """The lowered spec's problem compiled as its kind needs (module docstring), open while
+    the block runs (the partitions, when there are any)."""
+    candidates = model.solver.candidates
+    if model.network:  # networks, multiclass and robust objectives are never partitioned
+        problem = compile_network_problem(model, source, MODEL_TYPES[model.model.type])
+        estimate = check_memory(network_memory_parts(problem, candidates),
+                                settings.memory_limit)
+        yield CompiledJob(problem, chosen(problem, model.solver.algorithm), estimate)
+        return
+    plan = plan_partitions(model, source.roots, model.solver.svrg.partition_rows,
+                           settings.cluster.partition_bytes, settings.data)
+    if plan is None:
+        problem = compile_problem(model, source)
+        estimate = check_memory(memory_parts(problem, candidates), settings.memory_limit)
+        yield CompiledJob(problem, chosen(problem, model.solver.algorithm), estimate)
+        return
+    refuse_split(model)
+    with open_partitioned(plan, svrg, model.solver.seed, settings.data) as batch:
+        problem = compile_problem(model, source, width_elsewhere=batch.d)
+        estimate = check_memory(memory_parts(problem, candidates), settings.memory_limit)
+        yield CompiledJob(problem, chosen(problem, model.solver.algorithm), estimate, plan,
+                          batch)
