@@ -75,7 +75,8 @@ def resumed_game(end: GameEnd | None, formulation: int, state: GameState) -> boo
     state.lam[:] = end.lam
     state.log_m[:] = end.log_m
     state.log_lam[:] = end.log_lam
-    state.scalars[GRADIENT_SUM] = end.gradient_sum
+    if end.theta_diameter is not None:       # AdaGrad's sum belongs to its diameter
+        state.scalars[GRADIENT_SUM] = end.gradient_sum
     return True
 
 
