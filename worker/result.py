@@ -3,12 +3,13 @@ projection."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from worker.report.schema import Report
 from worker.spec.model_types import type_names
+from worker.spec.solver import DEFAULT_TOLERANCE
 
 
 class ResultModel(BaseModel):
@@ -164,7 +165,8 @@ class Result(ResultModel):
     mixture: list[Member]
     expected: Expected
     #: whether ``expected.max_violation`` is within ``solver.tolerance``; ``status`` says
-    #: only how the job ended
+    #: only how the job ended (a Result file written without it is judged when read, at
+    #: ``solver.tolerance``'s default: :meth:`_judged_when_older`)
     feasibility: Feasibility
     mean: Point
     projected: Projected | None = None
@@ -183,6 +185,19 @@ class Result(ResultModel):
     resume: Resume | None = None
     stats: dict[str, float | int | str | bool]
     notes: list[str] = []
+
+    @model_validator(mode="before")
+    @classmethod
+    def _judged_when_older(cls, raw: Any) -> Any:
+        """A Result written before it carried its verdict (a ``lighttouch solve -o`` file
+        used by ``predict`` or as a warm start) gets one, at the default tolerance."""
+        if isinstance(raw, dict) and "feasibility" not in raw and \
+                isinstance(raw.get("expected"), dict):
+            violation = raw["expected"].get("max_violation")
+            if isinstance(violation, int | float):
+                raw = raw | {"feasibility": Feasibility.judged(
+                    float(violation), DEFAULT_TOLERANCE).model_dump()}
+        return raw
 
     def summary(self) -> Summary:
         """The headline figures of this Result."""

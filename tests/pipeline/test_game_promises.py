@@ -11,6 +11,7 @@ import pytest
 
 from service.progress import summary_text
 from tests.problem.test_rates import rate_spec, term
+from tests.test_mixture import result_json
 from worker import solve
 from worker.result import Result
 
@@ -67,3 +68,12 @@ def test_an_unmet_level_says_so_and_does_not_claim_convergence():
     assert "NOT feasible (tolerance 0.001)" in summary_text(result.algorithm, result.summary())
     assert result.stats["stopped_by"] == "time_limit"
     assert result.status == "succeeded"          # the job's meaning: it ran to its end
+
+
+@pytest.mark.parametrize(("violation", "feasible"), [(0.0, True), (1e-3, True), (2e-3, False)])
+def test_a_result_file_without_its_verdict_is_judged_at_the_default_tolerance(violation,
+                                                                              feasible):
+    written = result_json()
+    written["expected"]["max_violation"] = violation
+    verdict = Result.model_validate(written).feasibility
+    assert (verdict.feasible, verdict.tolerance) == (feasible, 1e-3)
