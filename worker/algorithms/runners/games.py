@@ -29,6 +29,14 @@ Defaults (heuristics where the paper leaves them to a grid search, §6):
   weight 1 - 1e-3 m/(m+1) on the objective row (TFCO's ``initial_multiplier_radius``).
 * Lagrangian radius R: ``solver.game.radius`` (default unbounded, the paper's §6 choice);
   lambda starts at 0.
+* a warm start from a game's Result (its ``resume``, :mod:`worker.algorithms.run.game_start`)
+  resumes the lambda-player's state (Algorithm 2's M, or lambda) and the theta-player's
+  AdaGrad diameter and sum instead of TFCO's start and the DoG measurement, which from a
+  start near a stationary point measured a tiny r and left the game crawling; its doubling
+  stages start at RESUMED_FIRST_STAGE.
+* ``iterations: "auto"`` stops as ``converged`` only when some mixture of the last stage's
+  snapshots meets every constraint within ``solver.tolerance`` (:func:`play`), so the
+  shrunk answer (Lemma 3), whose candidates they are, is feasible.
 * ``solver.game.proxy``: the hinge bound (convex; the paper's §6.2) or the ramp (non-convex).
   The stochastic guarantee for Algorithm 2 assumes convex proxies, to bound the theta-player's
   regret; with the ramp that player is SGD on a non-convex function (the setting of the
