@@ -77,3 +77,17 @@ def test_a_result_file_without_its_verdict_is_judged_at_the_default_tolerance(vi
     written["expected"]["max_violation"] = violation
     verdict = Result.model_validate(written).feasibility
     assert (verdict.feasible, verdict.tolerance) == (feasible, 1e-3)
+
+
+def test_an_unmet_sweep_point_is_solved_again_from_the_next_points_answer():
+    most = {"type": "rate", "lhs": term("positive_prediction_rate", "a"), "op": ">=",
+            "rhs": 0.8}
+    spec = auto_spec([most])
+    spec["solver"]["iterations"] = 1        # the first point stops at its start, w = 0
+    alone = solve(spec)
+    assert not alone.feasibility.feasible               # what the first pass finds there
+    spec["sweep"] = {"path": "solver.iterations", "values": [1, 4000]}
+    first, second = solve(spec).sweep.points
+    assert second.result.feasibility.feasible
+    assert first.result.feasibility.feasible
+    assert "warm_start" in {member.kind for member in first.result.mixture}
