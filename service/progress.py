@@ -40,7 +40,8 @@ class Bar:
         expected violation (and the certified gap, if any)."""
         task = self._progress.tasks[self._task]
         gap = "" if summary.relative_gap is None else f"gap={gap_text(summary.relative_gap)}"
-        self._progress.update(self._task, description="solved", completed=task.total,
+        description = "solved" if summary.feasibility.feasible else "solved, NOT feasible"
+        self._progress.update(self._task, description=description, completed=task.total,
                               objective=_number(summary.objective, ".6g"),
                               violation=_number(summary.max_violation, ".2e"), gap=gap)
 
@@ -81,13 +82,21 @@ def gap_text(relative_gap: float) -> str:
     return f"{mantissa}e{int(exponent)}%"
 
 
+def feasibility_text(summary: Summary) -> str:
+    """The Result's verdict on its constraints as the CLI and ``figures.js`` write it:
+    ``feasible`` or ``NOT feasible``, with the tolerance it was judged at."""
+    verdict = summary.feasibility
+    word = "feasible" if verdict.feasible else "NOT feasible"
+    return f"{word} (tolerance {verdict.tolerance:.3g})"
+
+
 def summary_text(algorithm: str, summary: Summary) -> str:
-    """The one-line outcome of a solve: algorithm, the Result's objective, largest expected
-    violation, members and certified gap."""
+    """The one-line outcome of a solve: algorithm, the Result's verdict, objective, largest
+    expected violation, members and certified gap."""
     bound = "" if summary.relative_gap is None else \
         f"; projected answer within {gap_text(summary.relative_gap)} of the optimum (certified)"
-    return (f"{algorithm}: objective {summary.objective:.6g}, max violation "
-            f"{summary.max_violation:.3g}, {summary.members} member(s){bound}")
+    return (f"{algorithm}: {feasibility_text(summary)}, objective {summary.objective:.6g}, "
+            f"max violation {summary.max_violation:.3g}, {summary.members} member(s){bound}")
 
 
 def _number(value: float | None, spec: str) -> str:

@@ -3,12 +3,13 @@ projection."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from worker.report.schema import Report
 from worker.spec.model_types import type_names
+from worker.spec.solver import DEFAULT_TOLERANCE
 
 
 class ResultModel(BaseModel):
@@ -44,6 +45,39 @@ class Expected(ResultModel):
     max_violation: float
 
 
+class Feasibility(ResultModel):
+    """The verdict on the mixture's constraints: ``feasible`` when its largest expected
+    violation (``Result.expected.max_violation``) is at most ``tolerance``
+    (``solver.tolerance``). Every reader (the CLI, the job's summary, the dashboard) shows
+    this verdict and never judges the violation again."""
+
+    feasible: bool
+    tolerance: float
+
+    @classmethod
+    def judged(cls, max_violation: float, tolerance: float) -> Feasibility:
+        """The verdict on a largest expected violation at ``tolerance``."""
+        return cls(feasible=bool(max_violation <= tolerance), tolerance=tolerance)
+
+
+class Resume(ResultModel):
+    """Where a linear game (``lagrangian``, ``proxy_lagrangian``) ended, so that a warm start
+    from this Result resumes it (docs/results.md#warm-starts): the multipliers lambda
+    (m+1; [0] on the objective), the proxy-Lagrangian's log M ((m+1) x (m+1), swap regret)
+    and log lambda (external regret), the theta-player's AdaGrad diameter (null on a fixed
+    ``eta_w`` schedule) and its sum of squared step norms. A warm start resumes it only in
+    the same game: the same ``algorithm``, ``regret`` (null for the Lagrangian) and number of
+    constraints."""
+
+    algorithm: str
+    regret: Literal["swap", "external"] | None
+    multipliers: list[float]
+    log_weights: list[list[float]]
+    log_multipliers: list[float]
+    theta_diameter: float | None
+    gradient_sum: float
+
+
 class Summary(ResultModel):
     """A Result's headline figures, the ones a person reads as a finished job's outcome: its
     status document, its ``result`` event, the dashboard and the CLI's bar show these, not
@@ -56,6 +90,8 @@ class Summary(ResultModel):
     relative_gap: float | None = None
     #: the number of mixture members
     members: int
+    #: the Result's verdict on its constraints (Result.feasibility)
+    feasibility: Feasibility
 
 
 class Point(ResultModel):
@@ -128,6 +164,10 @@ class Result(ResultModel):
     sizes: Sizes
     mixture: list[Member]
     expected: Expected
+    #: whether ``expected.max_violation`` is within ``solver.tolerance``; ``status`` says
+    #: only how the job ended (a Result file written without it is judged when read, at
+    #: ``solver.tolerance``'s default: :meth:`_judged_when_older`)
+    feasibility: Feasibility
     mean: Point
     projected: Projected | None = None
     #: output.single: the best single candidate (Cotter et al. 2019, §6.2 heuristic)
@@ -141,8 +181,23 @@ class Result(ResultModel):
     sweep: SweepResult | None = None
     #: the network or calibrated model the solutions parameterize; null: scores x.w
     model: NetworkModel | CalibratedModel | None = None
+    #: a linear game's end state, which a warm start from this Result resumes
+    resume: Resume | None = None
     stats: dict[str, float | int | str | bool]
     notes: list[str] = []
+
+    @model_validator(mode="before")
+    @classmethod
+    def _judged_when_older(cls, raw: Any) -> Any:
+        """A Result written before it carried its verdict (a ``lighttouch solve -o`` file
+        used by ``predict`` or as a warm start) gets one, at the default tolerance."""
+        if isinstance(raw, dict) and "feasibility" not in raw and \
+                isinstance(raw.get("expected"), dict):
+            violation = raw["expected"].get("max_violation")
+            if isinstance(violation, int | float):
+                raw = raw | {"feasibility": Feasibility.judged(
+                    float(violation), DEFAULT_TOLERANCE).model_dump()}
+        return raw
 
     def summary(self) -> Summary:
         """The headline figures of this Result."""
@@ -150,7 +205,7 @@ class Result(ResultModel):
         return Summary(objective=self.expected.objective,
                        max_violation=self.expected.max_violation,
                        relative_gap=None if gap is None else float(gap),
-                       members=len(self.mixture))
+                       members=len(self.mixture), feasibility=self.feasibility)
 
 
 class FrontPoint(ResultModel):

@@ -48,7 +48,8 @@ def test_a_record_carries_the_latest_progress_then_the_outcome(connection):
 def test_a_succeeded_record_reads_its_results_summary_not_its_last_progress(connection):
     job_id = submitted(connection)
     append_unless_ended(connection, job_id, "progress", REPORT, 600, latest_progress=True)
-    summary = {"objective": 0.25, "max_violation": 3.5e-10, "relative_gap": None, "members": 2}
+    summary = {"objective": 0.25, "max_violation": 3.5e-10, "relative_gap": None, "members": 2,
+               "feasibility": {"feasible": True, "tolerance": 1e-3}}
     finish(connection, load_job(connection, "alpha", job_id), JobState.SUCCEEDED,
            stored=StoredResult("{}", {"mean": b"npy"}, summary))
     record = job_record(connection, "alpha", job_id)

@@ -26,7 +26,8 @@ def test_a_finished_job_reads_its_results_figures_everywhere_not_its_last_report
     last_report = [json.loads(event.data) for event in events if event.event == "progress"][-1]
     summary = {"objective": result.expected.objective,
                "max_violation": result.expected.max_violation,
-               "relative_gap": None, "members": len(result.mixture)}
+               "relative_gap": None, "members": len(result.mixture),
+               "feasibility": result.feasibility.model_dump()}
 
     # the case at stake: the running average's last violation is far from the Result's
     assert last_report["max_violation"] > 1e6 * result.expected.max_violation

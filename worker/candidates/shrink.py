@@ -174,6 +174,32 @@ def _distribution(p: np.ndarray) -> np.ndarray:
     return p / p.sum()
 
 
+def least_violation(violations: np.ndarray) -> float:
+    """The least expected max violation any mixture of the candidates reaches (LP1 of
+    :func:`best_mixture`, as achieved by its answer; what the shrunk mixture's violation
+    is at most, up to LP2's ``RELATIVE_TOLERANCE``).
+
+    Parameters
+    ----------
+    violations : ndarray, shape (T, m)
+
+    Returns
+    -------
+    float
+        0.0 when some mixture satisfies every constraint in expectation.
+
+    Examples
+    --------
+    >>> least_violation(np.array([[1.0, -1.0], [-1.0, 1.0]]))
+    0.0
+    """
+    _, v = _candidates(np.zeros(np.shape(violations)[0]), violations)
+    g = _violated(v)
+    if g.shape[0] == 0:
+        return 0.0
+    return _least_violation(g) * float(np.abs(v[:, v.max(axis=0) > 0]).max())
+
+
 def expected_violation(weights: np.ndarray, violations: np.ndarray) -> float:
     """Expected max violation ``max(0, max_i sum_c w_c v[c, i])`` of a mixture.
 

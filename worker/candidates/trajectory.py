@@ -23,6 +23,22 @@ class RunStats(Stats):
     method_reason: str
 
 
+@dataclass(frozen=True)
+class GameEnd:
+    """Where a linear game (Cotter, Jiang, Sridharan 2019, Algorithms 1-2) ended, for a warm
+    start to resume it: its ``regret`` ("swap", "external"; None for the Lagrangian), the
+    lambda-player's state (lambda (m+1,), log M (m+1, m+1) for swap
+    regret, log lambda (m+1,) for external regret) and the theta-player's step state (its
+    AdaGrad diameter, None on a fixed schedule, and the sum of squared step norms)."""
+
+    regret: str | None
+    lam: np.ndarray
+    log_m: np.ndarray
+    log_lam: np.ndarray
+    theta_diameter: float | None
+    gradient_sum: float
+
+
 @dataclass
 class Trajectory:
     """What an algorithm leaves for shrinking: candidates, its own counters (``stats``), the
@@ -39,6 +55,9 @@ class Trajectory:
     baseline: np.ndarray | None = None
     #: set by :func:`worker.algorithms.registry.run_algorithm` (or the network pipeline)
     run: RunStats | None = None
+    #: a linear game's end state (None for every other algorithm), kept in the Result's
+    #: ``resume`` for a warm start
+    game_end: GameEnd | None = None
 
     def as_stats(self) -> dict[str, Value]:
         """The run's stats: the record's entries, or the algorithm's own before it is timed."""

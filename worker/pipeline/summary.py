@@ -22,7 +22,17 @@ from worker.candidates.shrink import expected_violation
 from worker.candidates.trajectory import Trajectory
 from worker.errors import SolverError
 from worker.projection import Projection
-from worker.result import Expected, Member, NetworkModel, Point, Projected, Result, Sizes
+from worker.result import (
+    Expected,
+    Feasibility,
+    Member,
+    NetworkModel,
+    Point,
+    Projected,
+    Result,
+    Resume,
+    Sizes,
+)
 from worker.spec.solver import Output
 from worker.stats import Stats, stat
 
@@ -113,13 +123,15 @@ def summarize(scoring: Scoring, trajectory: Trajectory, output: Output,
         scoring, mean_solution, trajectory.run.solve_s if trajectory.run else 0.0) \
         if output.project else (None, None)
     chosen = best_feasible(scores.objectives, scores.max_violations, tolerance)
+    max_violation = expected_violation(weights, scores.violations)
     stats = SummaryStats(lp_s, len(candidates.solutions), scores.violated_columns, baseline,
                          projection_stats)
     return Result(
         algorithm=trajectory.algorithm, sizes=scoring.sizes,
         mixture=[member(c, float(weights[c])) for c in np.flatnonzero(weights)],
         expected=Expected(objective=scoring.expected_objective(weights, scores),
-                          max_violation=expected_violation(weights, scores.violations)),
+                          max_violation=max_violation),
+        feasibility=Feasibility.judged(max_violation, tolerance),
         mean=Point(solution=mean_solution.tolist(), objective=objective,
                    max_violation=violation),
         projected=projected,
@@ -127,7 +139,19 @@ def summarize(scoring: Scoring, trajectory: Trajectory, output: Output,
         if output.single else None,
         deterministic=member(chosen, 1.0).model_copy(
             update={"solution": solutions[chosen].tolist()}),
-        model=scoring.model, stats={}, notes=list(scoring.notes)), stats
+        model=scoring.model, resume=resume_of(trajectory), stats={},
+        notes=list(scoring.notes)), stats
+
+
+def resume_of(trajectory: Trajectory) -> Resume | None:
+    """The Result's ``resume``: where the trajectory's linear game ended (None otherwise)."""
+    end = trajectory.game_end
+    if end is None:
+        return None
+    return Resume(algorithm=trajectory.algorithm, regret=end.regret,
+                  multipliers=end.lam.tolist(), log_weights=end.log_m.tolist(),
+                  log_multipliers=end.log_lam.tolist(), theta_diameter=end.theta_diameter,
+                  gradient_sum=end.gradient_sum)
 
 
 def _projected(scoring: Scoring, mean: np.ndarray,

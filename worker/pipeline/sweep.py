@@ -1,7 +1,8 @@
 """A ``sweep`` (:mod:`worker.spec.sweep`): the spec solved once per value, each variant
 warm-started from the one before (its mean as w(1), its members among the LP's candidates,
 :mod:`worker.pipeline.warm`), and the front of objective and error against the value on
-training and validation data.
+training and validation data. A point whose answer is not feasible while the next point's
+is gets one more solve, warm-started from that next point (:func:`_retry_unmet`).
 
 The sweep keeps ``solver.time_limit_s`` as a whole: each variant may use an equal share of
 the time left. The variants read the same data references; the parsed-data cache (on unless
@@ -83,9 +84,25 @@ def solve_sweep(model: Spec, solve_one: SolveOne, earlier: Result | None = None,
     for k, (value, spec) in enumerate(zip(sweep.values, variants, strict=True)):
         earlier = solve_one(_within(spec, deadline, len(variants) - k), earlier)
         points.append(SweepPoint(value=value, result=earlier))
+    _retry_unmet(points, variants, solve_one, deadline)
     first = points[0].result
     return first.model_copy(update={"sweep": SweepResult(
         path=sweep.path, points=points, front=[front_point(p) for p in points])})
+
+
+def _retry_unmet(points: list[SweepPoint], variants: list[Spec], solve_one: SolveOne,
+                 deadline: float) -> None:
+    """Solve a point whose answer is not feasible once more, warm-started from the next
+    point's feasible Result (its members join the shrinking LP's candidates: on a sweep
+    towards stricter levels its answer meets this level too), within the time left; keep
+    the new answer when it is feasible."""
+    for k in range(len(points) - 2, -1, -1):
+        later = points[k + 1].result
+        if points[k].result.feasibility.feasible or not later.feasibility.feasible:
+            continue
+        again = solve_one(_within(variants[k], deadline, 1), later)
+        if again.feasibility.feasible:
+            points[k] = SweepPoint(value=points[k].value, result=again)
 
 
 def _within(spec: Spec, deadline: float, left: int) -> Spec:

@@ -3,11 +3,11 @@ and what of it a new run reuses.
 
 Reused: the earlier mean as the first iterate w(1) (theta(1) for a network), the earlier
 mixture's members as candidates of the shrinking LP, so the new mixture is never worse on
-the new problem than the earlier one evaluated on it, and, where ``solver.gamma`` is
-automatic, the earlier penalty ``stats.gamma`` as the first gamma of FullTouch, LightTouch,
-MidTouch and projected SGD. Not reused: the games' multipliers and the step sizes, which a
-Result does not carry; they start as in a cold run (``stats.eta_w`` of the earlier Result can
-be given as ``solver.eta_w``).
+the new problem than the earlier one evaluated on it, where ``solver.gamma`` is automatic,
+the earlier penalty ``stats.gamma`` as the first gamma of FullTouch, LightTouch, MidTouch and
+projected SGD, and the linear games' end state (the Result's ``resume``: multipliers, the
+theta-player's AdaGrad diameter and sum), which the same game resumes instead of measuring
+its step again from a start that is already near a stationary point.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from pydantic import ValidationError
 
 from worker.algorithms.run.options import SolverOptions
 from worker.candidates.snapshots import Candidates
-from worker.candidates.trajectory import Trajectory
+from worker.candidates.trajectory import GameEnd, Trajectory
 from worker.errors import SpecError
-from worker.result import Result
+from worker.result import Result, Resume
 from worker.spec.models import Spec
 from worker.spec.warm_start import WarmStartJob
 
@@ -70,7 +70,19 @@ def warm_options(options: SolverOptions, earlier: Result | None,
     return replace(options, start=np.array(earlier.mean.solution, dtype=np.float64),
                    warm_candidates=members,
                    start_gamma=float(gamma) if isinstance(gamma, int | float) and
-                   not isinstance(gamma, bool) and gamma > 0 else None)
+                   not isinstance(gamma, bool) and gamma > 0 else None,
+                   resume=game_end(earlier.resume))
+
+
+def game_end(resume: Resume | None) -> GameEnd | None:
+    """The runners' view of an earlier Result's ``resume``."""
+    if resume is None:
+        return None
+    return GameEnd(resume.regret, np.array(resume.multipliers),
+                   np.array(resume.log_weights, dtype=np.float64).reshape(
+                       len(resume.multipliers), len(resume.multipliers)),
+                   np.array(resume.log_multipliers), resume.theta_diameter,
+                   resume.gradient_sum)
 
 
 def with_warm_candidates(trajectory: Trajectory, options: SolverOptions) -> Trajectory:

@@ -19,6 +19,11 @@ ALGORITHMS = algorithm_names()
 NETWORK_ALGORITHMS = algorithm_names(networks=True)
 
 
+#: ``solver.tolerance`` when the spec leaves it out (also the tolerance a Result file
+#: written without its ``feasibility`` is judged at).
+DEFAULT_TOLERANCE = 1e-3
+
+
 class Minibatch(StrictModel):
     """Fixed minibatch sizes: examples (k_f), sampled constraints (k_g), p-update (k_p)."""
 
@@ -70,7 +75,7 @@ class Solver(StrictModel):
     algorithm: Literal[ALGORITHMS] = "auto"  # type: ignore[valid-type]
     iterations: Literal["auto"] | Annotated[int, Field(ge=1, le=MAX_ITERATIONS)] = "auto"
     time_limit_s: float = Field(600.0, gt=0, allow_inf_nan=False)
-    tolerance: float = Field(1e-3, gt=0, lt=1, allow_inf_nan=False)
+    tolerance: float = Field(DEFAULT_TOLERANCE, gt=0, lt=1, allow_inf_nan=False)
     seed: int = Field(0, ge=0, lt=2**63)
     gamma: Literal["auto"] | Scale = "auto"
     eta_w: Literal["auto"] | Scale = "auto"

@@ -45,6 +45,9 @@ def test_the_job_page_ends_on_the_results_figures(page: Page, service: Stack,
     expect(latest).to_contain_text(
         f"expected max violation {shown(page, result.expected.max_violation)}")
     expect(latest).to_contain_text(f"objective {shown(page, result.expected.objective)}")
+    verdict = "feasible" if result.feasibility.feasible else "NOT feasible"
+    expect(latest).to_contain_text(
+        f"Result: {verdict} (tolerance {shown(page, result.feasibility.tolerance)})")
     expect(latest).not_to_contain_text(shown(page, last_report["max_violation"]))
     expect(latest).to_have_attribute("data-reports", str(reports))
     # every report on the running average's line, then the Result as one dot

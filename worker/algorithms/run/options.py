@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from worker.algorithms.run.game_options import GameOptions
+from worker.candidates.trajectory import GameEnd
 from worker.distributed.options import SvrgOptions
 
 
@@ -41,6 +42,9 @@ class SolverOptions:
     #: a warm start's earlier penalty, where ``gamma`` is automatic (FullTouch, LightTouch,
     #: MidTouch, projected SGD start there instead of at 1)
     start_gamma: float | None = None
+    #: a warm start's earlier game state (the Result's ``resume``): the linear games resume
+    #: their multipliers and theta steps from it
+    resume: GameEnd | None = None
 
 
 def start_point(problem, options: SolverOptions, default: np.ndarray | None = None

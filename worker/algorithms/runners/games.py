@@ -29,6 +29,14 @@ Defaults (heuristics where the paper leaves them to a grid search, §6):
   weight 1 - 1e-3 m/(m+1) on the objective row (TFCO's ``initial_multiplier_radius``).
 * Lagrangian radius R: ``solver.game.radius`` (default unbounded, the paper's §6 choice);
   lambda starts at 0.
+* a warm start from a game's Result (its ``resume``, :mod:`worker.algorithms.run.game_start`)
+  resumes the lambda-player's state (Algorithm 2's M, or lambda) and the theta-player's
+  AdaGrad diameter and sum instead of TFCO's start and the DoG measurement, which from a
+  start near a stationary point measured a tiny r and left the game crawling; its doubling
+  stages start at RESUMED_FIRST_STAGE.
+* ``iterations: "auto"`` stops as ``converged`` only when some mixture of the last stage's
+  snapshots meets every constraint within ``solver.tolerance`` (:func:`play`), so the
+  shrunk answer (Lemma 3), whose candidates they are, is feasible.
 * ``solver.game.proxy``: the hinge bound (convex; the paper's §6.2) or the ramp (non-convex).
   The stochastic guarantee for Algorithm 2 assumes convex proxies, to bound the theta-player's
   regret; with the ramp that player is SGD on a non-convex function (the setting of the
@@ -46,13 +54,20 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from worker.algorithms.run.arrays import DOG_START, problem_arrays
+from worker.algorithms.run.arrays import problem_arrays
 from worker.algorithms.run.driver import Counters, snapshot_iterations
+from worker.algorithms.run.game_start import (
+    MINIMUM_RADIUS,
+    game_end,
+    initial_state,
+    resumed_game,
+)
 from worker.algorithms.run.loop import ChunkedLoop, ProgressCallback
 from worker.algorithms.run.multiplier_step import auto_eta_lambda, rate_noise
 from worker.algorithms.run.options import SolverOptions, start_point, step_scale
 from worker.algorithms.run.step_rule import WARMUP_PART, copied, warmup_end, warmup_measurements
 from worker.algorithms.run.stopping import SnapshotBound, StageEstimate
+from worker.candidates.shrink import least_violation
 from worker.candidates.snapshots import Candidates
 from worker.candidates.trajectory import Trajectory
 from worker.kernels.constraints import max_violation
@@ -66,29 +81,21 @@ from worker.kernels.games import (
     GameState,
     RateArrays,
     game_steps,
-    stationary_distribution,
 )
 from worker.kernels.layout import (
     CHECKS,
-    ITERATION,
-    N_COUNTERS,
-    N_SCALARS,
-    RADIUS,
     STEP_ADAGRAD_NORM,
     STEP_DOG,
     STEP_SCHEDULE,
     ProblemArrays,
 )
 from worker.kernels.objective import loss_spread, objective_value
-from worker.kernels.random import seed_state
 from worker.problem.compiled import CompiledProblem
 from worker.problem.rates import RateForm, RateSet
 from worker.stats import Stats, Value
 
 #: Examples per step for f and for the rate estimates (Cotter et al. §6.2).
 DEFAULT_BATCH = 100
-#: TFCO's ``minimum_multiplier_radius``: entries of M / lambda stay >= this / (m+1).
-MINIMUM_RADIUS = 1e-3
 #: The theta-player's diameter after its DoG warm-up, as a share of the distance r it went.
 THETA_DIAMETER_FRACTION = 0.5
 #: ``solver.game.proxy`` -> the kernel's surrogate code.
@@ -142,23 +149,6 @@ def rate_arrays(rates: RateSet | None, d: int, relaxed: bool) -> RateArrays:
         constant=np.ascontiguousarray(form.constant, dtype=np.float64))
 
 
-def initial_multipliers(m: int, formulation: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """lambda(1) (m+1,), log M (m+1, m+1) and log lambda (m+1,): lambda = e_0 (Lagrangian,
-    whose lambda[1:] start at 0) or TFCO's near-objective start (proxy formulations)."""
-    size = m + 1
-    small = MINIMUM_RADIUS / size
-    log_m = np.full((size, size), math.log(small))
-    log_m[0, :] = math.log(1.0 - small * m)
-    lam = np.zeros(size)
-    lam[0] = 1.0
-    if formulation == PROXY_SWAP:
-        lam[:] = 1.0 / size
-        stationary_distribution(log_m, lam)
-    elif formulation == PROXY_EXTERNAL:
-        lam[:] = np.exp(log_m[:, 0])
-    return lam, log_m, np.ascontiguousarray(log_m[:, 0])
-
-
 def game_config(options: SolverOptions, formulation: int, m: int,
                 rates: RateArrays | None = None) -> GameConfig:
     """The kernels' settings of a game with m constraints (module docstring's defaults);
@@ -181,19 +171,6 @@ def formulation_of(algorithm: str, options: SolverOptions) -> int:
     return PROXY_SWAP if options.game.regret == "swap" else PROXY_EXTERNAL
 
 
-def initial_state(w0: np.ndarray, m: int, formulation: int, seed: int) -> GameState:
-    """theta(1) = w0, :func:`initial_multipliers` and DoG's r_eps = DOG_START (1 + |w0|)."""
-    lam, log_m, log_lam = initial_multipliers(m, formulation)
-    counters = np.zeros(N_COUNTERS, dtype=np.int64)
-    counters[ITERATION] = 1
-    scalars = np.zeros(N_SCALARS)
-    scalars[RADIUS] = DOG_START * (1.0 + float(np.linalg.norm(w0)))
-    return GameState(w=np.array(w0, dtype=np.float64), direction=np.zeros(w0.shape[0]),
-                     values=np.zeros(m), lam=lam, log_m=log_m, log_lam=log_lam,
-                     origin=np.array(w0, dtype=np.float64), counters=counters,
-                     scalars=scalars, rng=seed_state(seed))
-
-
 def run_lagrangian(problem: CompiledProblem, options: SolverOptions,
                    progress: ProgressCallback | None, deadline: float) -> Trajectory:
     """Definition 1 on the relaxed problem (hinge or ramp); theta-bar uniform (Theorem 2)."""
@@ -213,6 +190,7 @@ def _run_game(problem, options, progress, deadline, formulation) -> Trajectory:
     cfg = game_config(options, formulation, problem.m_total, rates)
     state = initial_state(start_point(problem, options), problem.m_total, formulation,
                           options.seed)
+    resumed = resumed_game(options.resume, formulation, state)
 
     def describe() -> tuple[float, float, int]:
         violation = float(max_violation(arrays, state.w))
@@ -221,7 +199,11 @@ def _run_game(problem, options, progress, deadline, formulation) -> Trajectory:
         return float(objective_value(arrays, state.w)), violation, int(state.counters[CHECKS])
 
     step_stats = {}
-    if cfg.step_rule == STEP_DOG:
+    if cfg.step_rule == STEP_DOG and resumed and options.resume.theta_diameter is not None:
+        diameter = options.resume.theta_diameter
+        cfg = cfg._replace(step_rule=STEP_ADAGRAD_NORM, eta_w=diameter)
+        step_stats = {"eta_w_warmup": "resumed", "theta_diameter": diameter}
+    elif cfg.step_rule == STEP_DOG:
         probe = PROBE_ITERATIONS if options.until_converged else \
             warmup_end(0, options.iterations)
         cfg, step_stats = measured_theta_step(arrays, rates, cfg, state, probe, deadline)
@@ -229,12 +211,13 @@ def _run_game(problem, options, progress, deadline, formulation) -> Trajectory:
     candidates, baseline, game = play(
         loop, lambda count: game_steps(arrays, rates, cfg, state, count), state.w, state.lam,
         state.counters, options, cfg, lambda solutions, weights: mixture_value(
-            problem, arrays, solutions, weights))
+            problem, arrays, solutions, weights),
+        first_stage=RESUMED_FIRST_STAGE if resumed else FIRST_STAGE)
     relaxed = relaxed_violation(problem, np.array(candidates.solutions), baseline,
                                 options.game.proxy) if formulation == LAGRANGIAN else None
     name = "lagrangian" if formulation == LAGRANGIAN else "proxy_lagrangian"
     return Trajectory(name, candidates, arrays, LinearGameStats(game, step_stats, relaxed),
-                      baseline)
+                      baseline, game_end=game_end(state, cfg, formulation))
 
 
 def measured_theta_step(arrays: ProblemArrays, rates: RateArrays, cfg: GameConfig,
@@ -261,9 +244,9 @@ def measured_theta_step(arrays: ProblemArrays, rates: RateArrays, cfg: GameConfi
 #: probe's (``eta_w: "auto"``); the paper's §6.2 runs 5,000 iterations.
 FIRST_STAGE = 1024
 PROBE_ITERATIONS = 512
-#: A stage's mixture may violate its constraints by at most this (absolute, as rates) for
-#: the run to stop; shrinking then meets them on the candidates.
-STAGE_VIOLATION = 0.01
+#: A resumed game's first stage (its multipliers and steps are those the earlier run ended
+#: with, so the stages only confirm that the answer holds still).
+RESUMED_FIRST_STAGE = FIRST_STAGE // 8
 #: The games' objectives are mean losses (1 at theta = 0 for the hinge, log K for K classes),
 #: so their estimate is relative above this and absolute below: on separable data the loss
 #: falls towards an infimum of 0 that no finite theta reaches, and a relative rule would run
@@ -274,21 +257,25 @@ LOSS_SCALE = 1.0
 #: the bound's test, or the deadline passed.
 FINISHED, BOUNDED, TIMED_OUT = "finished", "bounded", "timed_out"
 
-#: (solutions (C, d), weights (C,)) -> (objective, largest expected violation, the relative
-#: statistical floor of the tolerance) of a stage's mixture.
+#: (solutions (C, d), weights (C,)) -> (objective of the stage's mixture ``weights``, the
+#: least largest expected violation of any mixture of ``solutions``, the relative
+#: statistical floor of the tolerance).
 MixtureValue = Callable[[np.ndarray, np.ndarray], tuple[float, float, float]]
 
 
 def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
          lam: np.ndarray, counters: np.ndarray, options: SolverOptions,
-         cfg: GameConfig, value: MixtureValue | None = None, lower: float = -math.inf
-         ) -> tuple[Candidates, np.ndarray, GameStats]:
+         cfg: GameConfig, value: MixtureValue | None = None, lower: float = -math.inf,
+         first_stage: int = FIRST_STAGE) -> tuple[Candidates, np.ndarray, GameStats]:
     """Run a game to ``options.iterations`` (or the deadline), keeping theta (d,) at
     ``options.candidates`` evenly spaced iterations; with ``iterations: "auto"`` and a
     ``value``, doubling stages until the stage's mixture stops improving
-    (:class:`~worker.algorithms.run.stopping.StageEstimate`) with its violation at most
-    :data:`STAGE_VIOLATION`, keeping the last ``options.candidates`` snapshots; ``lower``
-    bounds the objective from below (the estimate's gap is at most value - lower).
+    (:class:`~worker.algorithms.run.stopping.StageEstimate`) and some mixture of the
+    stage's snapshots meets the constraints within ``options.tolerance`` (so the shrunk
+    answer, which has those snapshots among its candidates, is feasible whenever the run
+    reports ``converged``), keeping the last ``options.candidates`` snapshots; the first
+    stage ends at ``first_stage``; ``lower`` bounds the objective from below (the estimate's
+    gap is at most value - lower).
 
     Returns
     -------
@@ -316,7 +303,7 @@ def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
 
     if options.until_converged and value is not None:
         ended = _stages(loop, snapshots, candidates, objective_weights, options, value,
-                        lower)
+                        lower, first_stage)
     else:
         ended = {"stopped_by": "iterations" if snapshots(0, options.iterations) == FINISHED
                  else "time_limit"}
@@ -331,14 +318,15 @@ def play(loop: ChunkedLoop, advance: Callable[[int], None], theta: np.ndarray,
 
 def _stages(loop: ChunkedLoop, snapshots: Callable[[int, int, SnapshotBound | None], str],
             candidates: Candidates, weights: list[float], options: SolverOptions,
-            value: MixtureValue, lower: float = -math.inf) -> dict:
-    """Doubling stages of :func:`play` until the rule or the deadline stops them; with a
-    finite ``lower``, the bound's test also runs at snapshots between a stage's ends
-    (:class:`~worker.algorithms.run.stopping.SnapshotBound`)."""
+            value: MixtureValue, lower: float = -math.inf,
+            first_stage: int = FIRST_STAGE) -> dict:
+    """Doubling stages of :func:`play` from ``first_stage`` until the rule or the deadline
+    stops them; with a finite ``lower``, the bound's test also runs at snapshots between a
+    stage's ends (:class:`~worker.algorithms.run.stopping.SnapshotBound`)."""
     estimate = StageEstimate(options.tolerance, LOSS_SCALE, two_sided=True, lower=lower)
-    bound = SnapshotBound(value, lower, options.tolerance, LOSS_SCALE, STAGE_VIOLATION) \
+    bound = SnapshotBound(value, lower, options.tolerance, LOSS_SCALE, options.tolerance) \
         if math.isfinite(lower) else None
-    stages, stop = 0, FIRST_STAGE
+    stages, stop = 0, first_stage
     stopped_by = "time_limit"
     while True:
         first = len(candidates.solutions)
@@ -353,7 +341,7 @@ def _stages(loop: ChunkedLoop, snapshots: Callable[[int, int, SnapshotBound | No
         objective, violation, floor = value(np.array(candidates.solutions[first:]),
                                             np.array(weights[first:]) / sum(weights[first:]))
         estimate.tolerance = max(options.tolerance, floor)
-        if estimate.converged(objective) and violation <= STAGE_VIOLATION:
+        if estimate.converged(objective) and violation <= options.tolerance:
             stopped_by = "converged"
             break
         stop *= 2
@@ -364,9 +352,10 @@ def _stages(loop: ChunkedLoop, snapshots: Callable[[int, int, SnapshotBound | No
 
 def mixture_value(problem: CompiledProblem, arrays: ProblemArrays, solutions: np.ndarray,
                   weights: np.ndarray) -> tuple[float, float, float]:
-    """(the objective at the mixture's mean, its largest expected violation, the
-    statistical floor) for ``weights`` (C,) over ``solutions`` (C, d), on every example,
-    linear row and true rate.
+    """(the objective at the mixture's mean, the least largest expected violation of any
+    mixture of the ``solutions`` (the shrinking LP's first step), the statistical floor)
+    for ``weights`` (C,) over ``solutions`` (C, d), on every example, linear row and true
+    rate.
 
     With rate constraints the floor is the standard error of the mean loss at the mean
     (relative to the objective): the rates the answer is judged on are measured on the same
@@ -381,7 +370,7 @@ def mixture_value(problem: CompiledProblem, arrays: ProblemArrays, solutions: np
         values = np.hstack([values, problem.rates.values(solutions)])
         floor = float(loss_spread(arrays, mean)) / math.sqrt(max(problem.n, 1)) \
             / max(abs(objective), 1e-12)
-    return objective, float((weights @ values).max(initial=0.0)), floor
+    return objective, least_violation(values), floor
 
 
 def relaxed_violation(problem: CompiledProblem, solutions: np.ndarray,

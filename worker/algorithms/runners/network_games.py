@@ -44,6 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from worker.algorithms.run.arrays import DOG_START
+from worker.algorithms.run.game_start import initial_multipliers
 from worker.algorithms.run.loop import ChunkedLoop, ProgressCallback
 from worker.algorithms.run.options import SolverOptions, start_point
 from worker.algorithms.run.step_rule import WARMUP_PART, copied
@@ -53,10 +54,10 @@ from worker.algorithms.runners.games import (
     GameStats,
     formulation_of,
     game_config,
-    initial_multipliers,
     play,
     rate_arrays,
 )
+from worker.candidates.shrink import least_violation
 from worker.candidates.trajectory import Trajectory
 from worker.kernels.games import LAGRANGIAN
 from worker.kernels.layout import (
@@ -111,7 +112,7 @@ def network_terms(problem: NetworkProblem) -> NetworkTerms:
 def new_state(theta: np.ndarray, slack_upper: float, m: int, formulation: int, terms: int,
               seed: int) -> NetworkState:
     """The game's state at theta(1) (P,), xi = ``slack_upper``, m constraint values,
-    :func:`~worker.algorithms.runners.games.initial_multipliers` and DoG's r_eps."""
+    :func:`~worker.algorithms.run.game_start.initial_multipliers` and DoG's r_eps."""
     lam, log_m, log_lam = initial_multipliers(m, formulation)
     counters = np.zeros(N_COUNTERS, dtype=np.int64)
     counters[ITERATION] = 1
@@ -159,11 +160,11 @@ OBJECTIVE_LOWER = 0.0
 
 def mixture_value(problem: NetworkProblem, thetas: np.ndarray, weights: np.ndarray
                   ) -> tuple[float, float, float]:
-    """(the mixture's objective: the worst term's expected loss, its largest expected rate
-    violation, no statistical floor) for ``weights`` (C,) over ``thetas`` (C, P)."""
+    """(the mixture's objective: the worst term's expected loss, the least largest expected
+    rate violation of any mixture of ``thetas``, no statistical floor) for ``weights`` (C,)
+    over ``thetas`` (C, P)."""
     losses = weights @ problem.term_losses(thetas)
-    violation = float((weights @ problem.rate_values(thetas)).max(initial=0.0))
-    return float(losses.max()), violation, 0.0
+    return float(losses.max()), least_violation(problem.rate_values(thetas)), 0.0
 
 
 def run_network_game(problem: NetworkProblem, options: SolverOptions, algorithm: str,

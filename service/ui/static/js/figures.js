@@ -17,11 +17,18 @@ export function currentFigures(job) {
   return job.summary || job.progress || null;
 }
 
-/** A succeeded job's outcome in one line: the Result's objective, largest expected
+/** The Result's verdict on its constraints, as service/progress.py's feasibility_text
+ * writes it: "feasible (tolerance 0.001)" or "NOT feasible (tolerance 0.001)". */
+export function feasibilityText(feasibility) {
+  return `${feasibility.feasible ? "feasible" : "NOT feasible"} (tolerance ${num(feasibility.tolerance)})`;
+}
+
+/** A succeeded job's outcome in one line: the Result's verdict, objective, largest expected
  * violation, members and certified gap. */
 export function summaryText(summary) {
   const gap = summary.relative_gap === null || summary.relative_gap === undefined ? ""
     : ` · certified gap ${gapText(summary.relative_gap)}`;
-  return `Result: objective ${num(summary.objective)} · expected max violation `
-    + `${num(summary.max_violation)} · ${num(summary.members)} member(s)${gap}`;
+  return `Result: ${feasibilityText(summary.feasibility)} · objective ${num(summary.objective)}`
+    + ` · expected max violation ${num(summary.max_violation)}`
+    + ` · ${num(summary.members)} member(s)${gap}`;
 }

@@ -5,13 +5,11 @@
 import { el, folded, num, table } from "./dom.js";
 import { gapText } from "./figures.js";
 
-const DEFAULT_TOLERANCE = 1e-3;
-
-/** The verdict: feasible (within the tolerance) or not, the objective, the certified gap. */
+/** The verdict: the Result's own (feasible within its tolerance or not), the objective,
+ * the certified gap. */
 export function verdict(result) {
-  const tolerance = result.report ? result.report.tolerance : DEFAULT_TOLERANCE;
+  const { feasible, tolerance } = result.feasibility;
   const violation = result.expected.max_violation;
-  const feasible = violation <= tolerance;
   const gap = result.stats.relative_gap;
   return el("section", { class: `verdict ${feasible ? "feasible" : "infeasible"}`,
     "aria-label": "Verdict" },
