@@ -105,3 +105,46 @@ def test_intervals_do_not_depend_on_how_the_resamples_are_chunked(monkeypatch):
     whole = rate_intervals([subset], [values], resamples=250, seed=5)
     monkeypatch.setattr(bootstrap, "CHUNK_COUNTS", 300 * 7)     # chunks of 7 resamples
     assert rate_intervals([subset], [values], resamples=250, seed=5) == whole
+
+
+def test_each_side_and_the_difference_of_an_expression():
+    """TPR(a) - 0.5 FPR(a) <= TPR(all) + 0.05, and precision(a) >= 0.3, on a mixture."""
+    data, mix = examples(5), mixture(6)
+    expression = RateConstraint.model_validate({
+        "type": "rate", "op": "<=",
+        "lhs": {"terms": [{"metric": "true_positive_rate", "group": "a"},
+                          {"metric": "false_positive_rate", "group": "a", "scale": -0.5}]},
+        "rhs": {"terms": [{"metric": "true_positive_rate"}], "constant": 0.05}})
+    precision = RateConstraint.model_validate({
+        "type": "rate", "lhs": {"metric": "precision", "group": "a"}, "op": ">=", "rhs": 0.3})
+    definition = Definition("hinge", 0.0, 0.0, rates=[(0, expression, None),
+                                                      (1, precision, None)])
+    report = model_report(definition, data, mix, 1e-3)
+    x, y, a = data.features.toarray(), data.labels, data.groups["a"]
+    positive = (x @ mix.solutions.T > 0).astype(float) @ mix.weights
+    tpr_a, fpr_a = positive[a & (y > 0)].mean(), positive[a & (y < 0)].mean()
+    lhs, rhs = tpr_a - 0.5 * fpr_a, positive[y > 0].mean() + 0.05
+    first, second = report.constraints
+    assert [t.side for t in first.terms] == ["lhs", "lhs", "rhs"]
+    assert first.lhs == pytest.approx(lhs, abs=1e-12)
+    assert first.rhs == pytest.approx(rhs, abs=1e-12)
+    assert first.difference == pytest.approx(lhs - rhs, abs=1e-12) == first.worst
+    assert first.bound is None and first.rhs_constant == 0.05
+    expected = positive[a] @ (y[a] > 0) / positive[a].sum()
+    assert second.lhs == pytest.approx(expected, abs=1e-12) and second.bound == 0.3
+    assert second.worst == pytest.approx(0.3 - expected, abs=1e-12)
+
+
+def test_weighted_rates_equal_repeated_rows():
+    data, mix = examples(7), mixture(8)
+    counts = np.random.default_rng(9).integers(0, 4, size=N)
+    weighted = Examples(data.features, data.labels, True, data.groups,
+                        weights=counts.astype(float))
+    rows = np.repeat(np.arange(N), counts)
+    repeated = Examples(data.features[rows], data.labels[rows], True,
+                        {"a": data.groups["a"][rows]})
+    definition = Definition("hinge", 0.0, 0.0, rates=[(0, tpr_rule(), None)])
+    one, other = (model_report(definition, e, mix, 1e-3).constraints[0]
+                  for e in (weighted, repeated))
+    assert one.difference == pytest.approx(other.difference, abs=1e-12)
+    assert [t.value for t in one.terms] == pytest.approx([t.value for t in other.terms])

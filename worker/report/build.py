@@ -32,7 +32,8 @@ from worker.report.schema import (
     Report,
 )
 from worker.report.split import SplitSource
-from worker.spec.models import PointRisk, RateConstraint, RateTerm, Spec
+from worker.spec.models import PointRisk, Spec
+from worker.spec.rates import SIDES, RateConstraint, RateSum, RateTerm
 from worker.spec.validation import ValidationData
 
 
@@ -186,8 +187,21 @@ def _groups(values: dict[str, Any] | None, source: DataSource, path: str,
 
 
 def _rate_constraint(report: ConstraintReport) -> RateConstraint:
-    """The rate constraint a report row describes (its terms, ``op`` and ``bound``)."""
-    terms = [RateTerm(metric=t.metric, group=t.group, scale=t.scale)  # type: ignore[arg-type]
-             for t in report.terms]
-    return RateConstraint(type="rate", lhs=terms[0], op=report.op,  # type: ignore[arg-type]
-                          rhs=terms[1] if len(terms) > 1 else report.bound)
+    """The rate constraint a report row describes (its terms by side, ``op`` and each side's
+    constant; a row without sides has its first term on the left, the others on the right)."""
+    sides = {name: [] for name in SIDES}
+    for k, t in enumerate(report.terms):
+        sides[t.side or ("lhs" if k == 0 else "rhs")].append(
+            RateTerm(metric=t.metric, group=t.group, scale=t.scale))  # type: ignore[arg-type]
+    constants = {"lhs": report.lhs_constant,
+                 "rhs": report.rhs_constant if report.bound is None else report.bound}
+
+    def side(name: str) -> Any:
+        terms, constant = sides[name], constants[name]
+        if not terms:
+            return constant
+        return terms[0] if len(terms) == 1 and constant == 0 else \
+            RateSum(terms=terms, constant=constant)
+
+    return RateConstraint(type="rate", lhs=side("lhs"), op=report.op,  # type: ignore[arg-type]
+                          rhs=side("rhs"))
