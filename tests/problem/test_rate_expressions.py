@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.problem.test_rates import D, N, definition, rate_spec, term
-from worker.errors import SpecError
+from worker.errors import DataError, SpecError
 from worker.problem.compile import DataSource, compile_problem
 from worker.settings import data_settings
 from worker.spec.models import parse_spec
@@ -163,3 +163,49 @@ def test_malformed_sides_are_refused_at_their_path(side):
         parse_spec(rate_spec([{"type": "rate", "lhs": term("true_positive_rate"),
                                "op": "<=", "rhs": side}]))
     assert str(caught.value).startswith("constraints[0].rhs"), str(caught.value)
+
+
+def own_data_spec(weights) -> dict:
+    """TPR(a) >= 0.8 TPR(all) counted on a constraint's own (weighted) examples."""
+    spec = rate_spec([])
+    data = spec["objective"]["data"]
+    spec["constraints"] = [{"type": "rate", "lhs": term("true_positive_rate", "a"), "op": ">=",
+                            "rhs": term("true_positive_rate", None, 0.8),
+                            "data": {"features": data["features"], "labels": data["labels"],
+                                     "groups": {"a": data["groups"]["a"]},
+                                     "weights": weights}}]
+    return spec
+
+
+def test_weighted_rates_equal_repeated_rows():
+    counts = np.random.default_rng(6).integers(0, 4, size=N)
+    weighted = compile_problem(parse_spec(own_data_spec(counts.astype(float).tolist())),
+                               DataSource([], data_settings())).rates
+    repeated_spec = own_data_spec(None)
+    data = repeated_spec["constraints"][0]["data"]
+    rows = np.repeat(np.arange(N), counts)
+    data.pop("weights")
+    for key in ("features", "labels"):
+        data[key] = np.asarray(data[key])[rows].tolist()
+    data["groups"]["a"] = np.asarray(data["groups"]["a"])[rows].tolist()
+    repeated = compile_problem(parse_spec(repeated_spec), DataSource([], data_settings())).rates
+    for w in np.random.default_rng(7).normal(size=(5, D)):
+        np.testing.assert_allclose(weighted.values(w), repeated.values(w), atol=1e-12)
+    halves = compile_problem(parse_spec(own_data_spec((counts / 2.5).tolist())),
+                             DataSource([], data_settings())).rates
+    w = np.ones(D)
+    np.testing.assert_allclose(halves.values(w), weighted.values(w), atol=1e-12)
+
+
+@pytest.mark.parametrize(("weights", "path", "words"), [
+    ([1.0] * (N - 1), "constraints[0].data.weights", "give one weight per example"),
+    ([1.0] * (N - 1) + [-2.0], f"constraints[0].data.weights[{N - 1}]", "finite number >= 0"),
+    ([1.0] * 3 + [float("nan")] + [1.0] * (N - 4), "constraints[0].data.weights",
+     "index 3 is nan; every value must be finite"),
+    ([0.0] * N, "constraints[0].data.weights", "every weight is 0"),
+])
+def test_bad_weights_are_refused_with_their_path(weights, path, words):
+    with pytest.raises((SpecError, DataError)) as caught:
+        compile_problem(parse_spec(own_data_spec(weights)), DataSource([], data_settings()))
+    assert str(caught.value).startswith(path), str(caught.value)
+    assert words in str(caught.value)

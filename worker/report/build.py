@@ -18,6 +18,7 @@ from worker.errors import SpecError
 from worker.losses import CLASSES, LOSSES, SOFTMAX_CROSS_ENTROPY
 from worker.problem.compile import DataSource
 from worker.problem.compile_rates import _groups as group_rows
+from worker.problem.compile_rates import example_weights
 from worker.problem.constraint_types import CONSTRAINT_TYPES, ROWS
 from worker.problem.csr import as_csr
 from worker.report.bootstrap import LEVEL, RESAMPLES
@@ -129,8 +130,10 @@ def _own_examples(constraint: RateConstraint, source: DataSource, path: str) -> 
         features, labels = source.examples(data.features, data.labels, f"{path}.data")
         labels = checked_labels(labels, CLASSES, f"{path}.data.labels", f"{path}.data.labels")
     features = as_csr(features)
+    n = features.shape[0]
     return Examples(features, labels, labels is not None,
-                    _groups(data.groups, source, f"{path}.data.groups", features.shape[0]))
+                    _groups(data.groups, source, f"{path}.data.groups", n),
+                    weights=example_weights(data.weights, n, f"{path}.data.weights", source))
 
 
 def _validation(spec: Spec, source: DataSource, d: int, classes: bool) -> Examples | None:
