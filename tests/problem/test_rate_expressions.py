@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.problem.test_rates import D, N, definition, rate_spec, term
+from worker import solve
 from worker.errors import DataError, SpecError
 from worker.problem.compile import DataSource, compile_problem
 from worker.settings import data_settings
@@ -209,3 +210,25 @@ def test_bad_weights_are_refused_with_their_path(weights, path, words):
         compile_problem(parse_spec(own_data_spec(weights)), DataSource([], data_settings()))
     assert str(caught.value).startswith(path), str(caught.value)
     assert words in str(caught.value)
+
+
+def test_the_games_meet_a_difference_bound_and_a_precision_floor():
+    """|PPR(a) - PPR(all)| <= 0.05 and precision(all) >= 0.9: the mixture's report shows
+    each side and the difference within the tolerance."""
+    around = {"terms": [term("positive_prediction_rate")], "constant": 0.05}
+    below = {"terms": [term("positive_prediction_rate")], "constant": -0.05}
+    spec = rate_spec([
+        {"type": "rate", "lhs": term("positive_prediction_rate", "a"), "op": "<=",
+         "rhs": around},
+        {"type": "rate", "lhs": term("positive_prediction_rate", "a"), "op": ">=",
+         "rhs": below},
+        {"type": "rate", "lhs": term("precision"), "op": ">=", "rhs": 0.9}],
+        iterations=20_000)
+    result = solve(spec)
+    rows = result.report.training.models["mixture"].constraints
+    tolerance = result.report.tolerance
+    gap = rows[0].terms[0].value - rows[0].terms[1].value
+    assert abs(gap) <= 0.05 + tolerance
+    assert rows[0].difference == pytest.approx(gap - 0.05, abs=1e-12) == rows[0].worst
+    assert rows[1].difference == pytest.approx(gap + 0.05, abs=1e-12) == -rows[1].worst
+    assert rows[2].lhs >= 0.9 - tolerance and rows[2].bound == 0.9

@@ -8,6 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from worker.report.bootstrap import rate_intervals
+from worker.report.build import _rate_constraint as rate_constraint
 from worker.report.evaluate import Definition, model_report
 from worker.report.metrics import Deployed, Examples
 from worker.spec.models import RateConstraint
@@ -148,3 +149,16 @@ def test_weighted_rates_equal_repeated_rows():
                   for e in (weighted, repeated))
     assert one.difference == pytest.approx(other.difference, abs=1e-12)
     assert [t.value for t in one.terms] == pytest.approx([t.value for t in other.terms])
+
+
+@pytest.mark.parametrize("constraint", [
+    {"type": "rate", "op": "<=", "lhs": {"metric": "true_positive_rate", "group": "a"},
+     "rhs": {"terms": [{"metric": "true_positive_rate"}], "constant": 0.05}},
+    {"type": "rate", "op": ">=", "lhs": 0.3, "rhs": {"metric": "error_rate", "scale": 2.0}},
+    {"type": "rate", "op": ">=", "lhs": {"metric": "precision", "group": "a"}, "rhs": 0.4}])
+def test_a_report_row_describes_its_constraint_again(constraint):
+    """``lighttouch report`` rebuilds each rate constraint from its report row."""
+    original = RateConstraint.model_validate(constraint)
+    row = model_report(Definition("hinge", 0.0, 0.0, rates=[(0, original, None)]),
+                       examples(), mixture(), 1e-3).constraints[0]
+    assert rate_constraint(row).linear() == original.linear()
