@@ -11,6 +11,8 @@ from worker.report.bootstrap import rate_intervals
 from worker.report.build import _rate_constraint as rate_constraint
 from worker.report.evaluate import Definition, model_report
 from worker.report.metrics import Deployed, Examples
+from worker.report.schema import DataReport
+from worker.report.text import report_table
 from worker.spec.models import RateConstraint
 
 N, D = 400, 4
@@ -162,3 +164,16 @@ def test_a_report_row_describes_its_constraint_again(constraint):
     row = model_report(Definition("hinge", 0.0, 0.0, rates=[(0, original, None)]),
                        examples(), mixture(), 1e-3).constraints[0]
     assert rate_constraint(row).linear() == original.linear()
+
+
+def test_the_text_table_shows_each_side_and_the_difference():
+    row = model_report(Definition("hinge", 0.0, 0.0, rates=[(0, tpr_rule(), None)]),
+                       examples(), mixture(), 1e-3)
+    table = report_table(DataReport(examples=N, models={"mixture": row}), "training")
+    lines = {line.split()[0]: line.split()[-1] for line in table.splitlines()[2:]}
+    constraint = row.constraints[0]
+    assert float(lines["lhs"]) == pytest.approx(constraint.lhs, abs=1e-4)
+    assert float(lines["rhs"]) == pytest.approx(constraint.rhs, abs=1e-4)
+    assert "0.9*true_positive_rate(all)" in table
+    assert float(table.splitlines()[-1].split()[-1]) == \
+        pytest.approx(constraint.difference, abs=1e-4)
