@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn import clone
 
 from lighttouch import ConstrainedClassifier
@@ -125,3 +127,17 @@ def test_an_unknown_constraint_object_is_refused_with_its_index():
     model = ConstrainedClassifier(constraints=[DemographicParity(difference_bound=0.1), 3])
     with pytest.raises(ValueError, match=r"constraints\[1\]: give a spec constraint"):
         model.fit(features, labels, sensitive_features=group)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from(
+    [DemographicParity, EqualizedOdds, TruePositiveRateParity, FalsePositiveRateParity,
+     ErrorRateParity]))
+def test_a_difference_bound_is_taken_exactly_within_zero_and_one(bound, criterion):
+    if 0.0 <= bound <= 1.0:
+        constraints = criterion(difference_bound=bound).to_spec()
+        assert len(constraints) == 2 * len(criterion.METRICS)
+        assert {c["rhs"].get("constant", 0.0) for c in constraints} == {bound, -bound}
+    else:
+        with pytest.raises(ValueError, match="difference_bound"):
+            criterion(difference_bound=bound)
