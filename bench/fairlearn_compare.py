@@ -172,20 +172,20 @@ def main() -> None:
     data = (X, y, Xt, yt, train, test)
     fit_ours("DemographicParity", {"difference_bound": 0.1}, X[:500], y[:500],
              train["sex"].to_numpy(str)[:500])  # warm-up: compiles the kernels
+    stem = "fairlearn_compare_quick" if args.quick else "fairlearn_compare"
+    RESULTS.mkdir(exist_ok=True)
     rows = []
     for column in SENSITIVE:
         for name, bound in CRITERIA:
             rows.append(compare(name, bound, data, column))
+            (RESULTS / f"{stem}.json").write_text(json.dumps(  # each row as it comes
+                {"rows": len(train), "test_rows": len(test), "results": rows}, indent=1) + "\n")
             lt, fl = rows[-1]["lighttouch"], rows[-1]["fairlearn"]
             print(f"{column:5} {name:23} ours {lt['fit_s']:6.1f}s err {lt['test']['error']:.4f}"
                   f" dev {lt['test']['deviation']:.4f} (train {lt['train']['deviation']:.4f})"
                   f" | fairlearn {fl['fit_s']:6.1f}s err {fl['test']['error']:.4f}"
                   f" dev {fl['test']['deviation']:.4f} (train {fl['train']['deviation']:.4f})"
                   f" | {rows[-1]['targets']}", flush=True)
-    stem = "fairlearn_compare_quick" if args.quick else "fairlearn_compare"
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"{stem}.json").write_text(json.dumps(
-        {"rows": len(train), "test_rows": len(test), "results": rows}, indent=1) + "\n")
     figure(rows, RESULTS / f"{stem}.png")
 
 
