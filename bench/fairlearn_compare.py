@@ -130,6 +130,7 @@ def compare(name, bound, data, column) -> dict:
         if side == "lighttouch":
             row[side]["support"] = len(model.result_.mixture)
             row[side]["iterations"] = model.result_.stats.get("iterations")
+            row[side]["stopped_by"] = model.result_.stats.get("stopped_by")
     limit = bound.get("difference_bound", 0.0) + TOLERANCE
     lt, fl = row["lighttouch"], row["fairlearn"]
     row["targets"] = {
