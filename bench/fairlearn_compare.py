@@ -146,7 +146,9 @@ def figure(rows: list[dict], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    labels = [f"{r['criterion']}\n{r['sensitive']}" for r in rows]
+    short = {"EqualizedOdds": "EO 0.05", "DemographicParity": "DP 0.02",
+             "TruePositiveRateParity": "TPR ratio 0.95"}
+    labels = [f"{short[r['criterion']]}\n{r['sensitive']}" for r in rows]
     x = np.arange(len(rows))
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
     for ax, (key, title) in zip(axes, (("fit_s", "fit time (s)"),
