@@ -60,7 +60,7 @@ class _ConstrainedEstimator(BaseEstimator):
     def __init__(self, loss: str | None = None, *, model: Any = "linear",
                  fit_intercept: bool = True,
                  l1: float = 0.0, l2: float = 0.0, bounds: Any = None,
-                 constraints: list[dict] | None = None, sensitive_columns: list | None = None,
+                 constraints: Any = None, sensitive_columns: list | None = None,
                  algorithm: str = "auto", iterations: int | str = "auto",
                  solver: dict | None = None, prediction: str | None = None,
                  random_state: int = 0, backend: Any = "local"):
@@ -162,9 +162,11 @@ class ConstrainedClassifier(ClassifierMixin, _ConstrainedEstimator):
         Regularization weights.
     bounds : None, float or (lower, upper)
         The box of every parameter (None: unbounded; b: [-b, b]).
-    constraints : list of dict
-        Spec constraints; a rate term's ``group`` names a group of the sensitive features
-        (their value, or ``column=value`` for several), ``"*"`` every group in turn.
+    constraints : dict, criterion or list of them
+        Spec constraints, or criteria of :mod:`lighttouch.fairness` (``EqualizedOdds(
+        difference_bound=0.05)``, standing for their ``to_spec()``); a rate term's ``group``
+        names a group of the sensitive features (their value, or ``column=value`` for
+        several), ``"*"`` every group in turn.
     sensitive_columns : list, optional
         Columns of a DataFrame ``X`` that give the groups (not used as features).
     algorithm, iterations, solver : str, int or "auto", dict

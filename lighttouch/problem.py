@@ -61,13 +61,13 @@ def _columns(sensitive: Any) -> dict[str, Any]:
     raise ValueError(f"sensitive_features must be 1-D or 2-D, got {array.ndim} dimensions")
 
 
-def expand_constraints(constraints: list[dict] | None, groups: Groups) -> list[dict]:
+def expand_constraints(constraints: Any, groups: Groups) -> list[dict]:
     """The constraints with each rate term's ``"group": "*"`` replaced by every group in
     turn (one constraint per group); ValueError naming a group no sensitive feature has."""
     return [constraint for _, constraint in _expanded(constraints, groups)]
 
 
-def user_constraints(constraints: list[dict] | None, groups: Groups) -> list[tuple[int, str]]:
+def user_constraints(constraints: Any, groups: Groups) -> list[tuple[int, str]]:
     """Each expanded constraint's index in the caller's own list, and the group a ``"*"``
     constraint became there ("" for a constraint as given)."""
     return [origin for origin, _ in _expanded(constraints, groups)]
@@ -89,13 +89,43 @@ def in_user_terms(error: SpecError, origins: list[tuple[int, str]]) -> SpecError
                        else path, message) for (path, message), groups in renamed.items()])
 
 
-def _expanded(constraints: list[dict] | None,
-              groups: Groups) -> list[tuple[tuple[int, str], dict]]:
+def constraint_dicts(constraints: Any) -> list[tuple[int, dict[str, Any]]]:
+    """(the caller's index, spec constraint) of each constraint given as one criterion of
+    :mod:`lighttouch.fairness`, a spec dict, or a list of both (a criterion stands for the
+    dicts of its ``to_spec()``)."""
+    if constraints is None:
+        return []
+    items = constraints if isinstance(constraints, list | tuple) else [constraints]
+    flat = []
+    for k, item in enumerate(items):
+        if hasattr(item, "to_spec"):
+            flat += [(k, constraint) for constraint in item.to_spec()]
+        elif isinstance(item, dict):
+            flat.append((k, item))
+        else:
+            raise ValueError(f"constraints[{k}]: give a spec constraint (a dict) or a "
+                             "criterion of lighttouch.fairness, got "
+                             f"{type(item).__name__}")
+    return flat
+
+
+def _with_groups(constraint: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every dict of ``constraint`` that names a group: the constraint itself (a group
+    loss), each side that is a rate term, and each term of a side that is a sum."""
+    found = [constraint] if "group" in constraint else []
+    for side in (constraint.get("lhs"), constraint.get("rhs")):
+        if isinstance(side, dict):
+            terms = side.get("terms") if "terms" in side else [side]
+            found += [t for t in terms if isinstance(t, dict)] \
+                if isinstance(terms, list) else []
+    return found
+
+
+def _expanded(constraints: Any, groups: Groups) -> list[tuple[tuple[int, str], dict]]:
     """((the caller's index, the group of a "*" or ""), constraint) of every expanded one."""
     expanded = []
-    for k, constraint in enumerate(constraints or []):
-        terms = [constraint.get(side) for side in ("lhs", "rhs")]
-        named = {term.get("group") for term in terms if isinstance(term, dict)}
+    for k, constraint in constraint_dicts(constraints):
+        named = {term.get("group") for term in _with_groups(constraint)}
         for name in named - {None, EVERY_GROUP}:
             if constraint.get("data") is None and name not in groups.members:
                 raise ValueError(f"constraints[{k}] names group {name!r}; the sensitive "
@@ -108,10 +138,9 @@ def _expanded(constraints: list[dict] | None,
                              "sensitive_features")
         for name in groups.members:
             copied = copy.deepcopy(constraint)
-            for side in ("lhs", "rhs"):
-                if isinstance(copied.get(side), dict) and copied[side].get("group") == \
-                        EVERY_GROUP:
-                    copied[side]["group"] = name
+            for term in _with_groups(copied):
+                if term.get("group") == EVERY_GROUP:
+                    term["group"] = name
             expanded.append(((k, name), copied))
     return expanded
 

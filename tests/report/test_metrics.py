@@ -8,8 +8,11 @@ import pytest
 import scipy.sparse as sp
 
 from worker.report.bootstrap import rate_intervals
+from worker.report.build import _rate_constraint as rate_constraint
 from worker.report.evaluate import Definition, model_report
 from worker.report.metrics import Deployed, Examples
+from worker.report.schema import DataReport
+from worker.report.text import report_table
 from worker.spec.models import RateConstraint
 
 N, D = 400, 4
@@ -105,3 +108,71 @@ def test_intervals_do_not_depend_on_how_the_resamples_are_chunked(monkeypatch):
     whole = rate_intervals([subset], [values], resamples=250, seed=5)
     monkeypatch.setattr(bootstrap, "CHUNK_COUNTS", 300 * 7)     # chunks of 7 resamples
     assert rate_intervals([subset], [values], resamples=250, seed=5) == whole
+
+
+def test_each_side_and_the_difference_of_an_expression():
+    """TPR(a) - 0.5 FPR(a) <= TPR(all) + 0.05, and precision(a) >= 0.3, on a mixture."""
+    data, mix = examples(5), mixture(6)
+    expression = RateConstraint.model_validate({
+        "type": "rate", "op": "<=",
+        "lhs": {"terms": [{"metric": "true_positive_rate", "group": "a"},
+                          {"metric": "false_positive_rate", "group": "a", "scale": -0.5}]},
+        "rhs": {"terms": [{"metric": "true_positive_rate"}], "constant": 0.05}})
+    precision = RateConstraint.model_validate({
+        "type": "rate", "lhs": {"metric": "precision", "group": "a"}, "op": ">=", "rhs": 0.3})
+    definition = Definition("hinge", 0.0, 0.0, rates=[(0, expression, None),
+                                                      (1, precision, None)])
+    report = model_report(definition, data, mix, 1e-3)
+    x, y, a = data.features.toarray(), data.labels, data.groups["a"]
+    positive = (x @ mix.solutions.T > 0).astype(float) @ mix.weights
+    tpr_a, fpr_a = positive[a & (y > 0)].mean(), positive[a & (y < 0)].mean()
+    lhs, rhs = tpr_a - 0.5 * fpr_a, positive[y > 0].mean() + 0.05
+    first, second = report.constraints
+    assert [t.side for t in first.terms] == ["lhs", "lhs", "rhs"]
+    assert first.lhs == pytest.approx(lhs, abs=1e-12)
+    assert first.rhs == pytest.approx(rhs, abs=1e-12)
+    assert first.difference == pytest.approx(lhs - rhs, abs=1e-12) == first.worst
+    assert first.bound is None and first.rhs_constant == 0.05
+    expected = positive[a] @ (y[a] > 0) / positive[a].sum()
+    assert second.lhs == pytest.approx(expected, abs=1e-12) and second.bound == 0.3
+    assert second.worst == pytest.approx(0.3 - expected, abs=1e-12)
+
+
+def test_weighted_rates_equal_repeated_rows():
+    data, mix = examples(7), mixture(8)
+    counts = np.random.default_rng(9).integers(0, 4, size=N)
+    weighted = Examples(data.features, data.labels, True, data.groups,
+                        weights=counts.astype(float))
+    rows = np.repeat(np.arange(N), counts)
+    repeated = Examples(data.features[rows], data.labels[rows], True,
+                        {"a": data.groups["a"][rows]})
+    definition = Definition("hinge", 0.0, 0.0, rates=[(0, tpr_rule(), None)])
+    one, other = (model_report(definition, e, mix, 1e-3).constraints[0]
+                  for e in (weighted, repeated))
+    assert one.difference == pytest.approx(other.difference, abs=1e-12)
+    assert [t.value for t in one.terms] == pytest.approx([t.value for t in other.terms])
+
+
+@pytest.mark.parametrize("constraint", [
+    {"type": "rate", "op": "<=", "lhs": {"metric": "true_positive_rate", "group": "a"},
+     "rhs": {"terms": [{"metric": "true_positive_rate"}], "constant": 0.05}},
+    {"type": "rate", "op": ">=", "lhs": 0.3, "rhs": {"metric": "error_rate", "scale": 2.0}},
+    {"type": "rate", "op": ">=", "lhs": {"metric": "precision", "group": "a"}, "rhs": 0.4}])
+def test_a_report_row_describes_its_constraint_again(constraint):
+    """``lighttouch report`` rebuilds each rate constraint from its report row."""
+    original = RateConstraint.model_validate(constraint)
+    row = model_report(Definition("hinge", 0.0, 0.0, rates=[(0, original, None)]),
+                       examples(), mixture(), 1e-3).constraints[0]
+    assert rate_constraint(row).linear() == original.linear()
+
+
+def test_the_text_table_shows_each_side_and_the_difference():
+    row = model_report(Definition("hinge", 0.0, 0.0, rates=[(0, tpr_rule(), None)]),
+                       examples(), mixture(), 1e-3)
+    table = report_table(DataReport(examples=N, models={"mixture": row}), "training")
+    lines = dict(line.strip().rsplit(None, 1) for line in table.splitlines()[2:])
+    constraint = row.constraints[0]
+    assert float(lines["lhs"]) == pytest.approx(constraint.lhs, abs=1e-4)
+    assert float(lines["rhs"]) == pytest.approx(constraint.rhs, abs=1e-4)
+    assert float(lines["lhs - rhs"]) == pytest.approx(constraint.difference, abs=1e-4)
+    assert any(label.startswith("0.9*true_positive_rate(all)") for label in lines)

@@ -19,7 +19,7 @@ from worker.data.labels import checked_labels
 from worker.errors import SpecError
 from worker.losses import BY_CODE, CLASSES, PAIRWISE_HINGE, TARGETS
 from worker.problem.compiled import QUADRATIC, Objective
-from worker.problem.rates import METRICS, RateSet, build_rate_set, rate_rows
+from worker.problem.rates import METRICS, RATIOS, RateSet, build_rate_set, rate_rows, ratio_rows
 from worker.spec.models import EmpiricalRisk, RateConstraint, RateTerm, Spec
 
 #: A constraint whose smallest possible value exceeds this can never hold.
@@ -35,6 +35,7 @@ class _Examples:
     groups: dict[str, np.ndarray]
     offset: int
     groups_path: str
+    weights: np.ndarray | None = None
 
 
 def compile_rates(spec: Spec, objective: Objective, source, d: int) -> RateSet | None:
@@ -70,37 +71,44 @@ def _rows(datasets: list[_Examples]) -> int:
 def _constraint_rows(constraint: RateConstraint, examples: _Examples, path: str, index: int,
                      pieces: list) -> float:
     """Append g's (index, rows, weights, signs) pieces; return its constant.
-    g = lhs - rhs for ``<=``, rhs - lhs for ``>=``."""
-    sign = 1.0 if constraint.op == "<=" else -1.0
-    _term(constraint.lhs, sign, examples, f"{path}.lhs", index, pieces)
-    if isinstance(constraint.rhs, RateTerm):
-        _term(constraint.rhs, -sign, examples, f"{path}.rhs", index, pieces)
-        return 0.0
-    return -sign * float(constraint.rhs)
+    g = lhs - rhs for ``<=``, rhs - lhs for ``>=`` (:meth:`RateConstraint.linear`)."""
+    triples, constant = constraint.linear()
+    for coefficient, term, where in triples:
+        term_path = f"{path}.{where}"
+        members = _members(term, examples, term_path)
+        try:
+            if term.metric in RATIOS:
+                rows, weights, signs = ratio_rows(term.metric, members, examples.labels,
+                                                  coefficient, constant, examples.weights)
+                constant = 0.0
+            else:
+                rows, weights, signs = rate_rows(term.metric, members, examples.labels,
+                                                 coefficient, examples.weights)
+        except ValueError as error:
+            name = "the data" if term.group is None else f"group {term.group!r}"
+            raise SpecError.at(term_path, f"{name} {error}, so {term.metric} is "
+                               "undefined there; drop the term or name another group") from None
+        pieces.append((index, rows + examples.offset, weights, signs))
+    return constant
 
 
-def _term(term: RateTerm, sign: float, examples: _Examples, path: str, index: int,
-          pieces: list) -> None:
-    label, _ = METRICS[term.metric]
+def _members(term: RateTerm, examples: _Examples, path: str) -> np.ndarray:
+    """The rows of the term's group (all rows for ``group: null``)."""
+    label = METRICS[term.metric][0] if term.metric in METRICS else RATIOS[term.metric][0]
     if (label is not None or term.metric == "error_rate") and examples.labels is None:
         raise SpecError.at(f"{path}.metric", f"{term.metric} needs ±1 labels, and these "
                            "examples have none (or real-valued targets); use "
                            "positive_prediction_rate or give labels")
     if term.group is None:
-        members = np.arange(examples.features.shape[0])
-    elif term.group in examples.groups:
-        members = examples.groups[term.group]
-    else:
-        known = ", ".join(sorted(examples.groups)) or "none"
-        raise SpecError.at(f"{path}.group", f"unknown group {term.group!r}; "
-                           f"{examples.groups_path} defines: {known}")
-    try:
-        rows, weights, signs = rate_rows(term.metric, members, examples.labels,
-                                         sign * term.scale)
-    except ValueError as error:
-        name = "the data" if term.group is None else f"group {term.group!r}"
-        raise SpecError.at(path, f"{name} {error}, so {term.metric} is undefined") from None
-    pieces.append((index, rows + examples.offset, weights, signs))
+        return np.arange(examples.features.shape[0])
+    if term.group in examples.groups:
+        return examples.groups[term.group]
+    known = ", ".join(sorted(examples.groups)) or "none"
+    every = " ('*' stands for every group only in the estimators' constraints)" \
+        if term.group == "*" else ""
+    raise SpecError.at(f"{path}.group", f"unknown group {term.group!r}{every}; "
+                       f"{examples.groups_path} defines: {known}; name one of them or add "
+                       "the group to the data")
 
 
 def _objective_examples(spec: Spec, objective: Objective, source, path: str,
@@ -138,7 +146,27 @@ def _own_examples(constraint: RateConstraint, source, path: str, d: int,
         raise SpecError.at(f"{path}.data.labels", f"{labels.shape[0]} labels for "
                            f"{features.shape[0]} rows")
     groups = _groups(data.groups, features.shape[0], f"{path}.data.groups", source)
-    return _Examples(features, labels, groups, offset, f"{path}.data.groups")
+    weights = example_weights(data.weights, features.shape[0], f"{path}.data.weights",
+                              source)
+    return _Examples(features, labels, groups, offset, f"{path}.data.groups", weights)
+
+
+def example_weights(value, n: int, path: str, source) -> np.ndarray | None:
+    """Non-negative finite example weights (n,) of positive sum, read from ``value`` (None:
+    none given); a SpecError at ``path`` saying what to fix otherwise."""
+    if value is None:
+        return None
+    weights = np.asarray(source.vector(value, path), dtype=np.float64)
+    if weights.shape[0] != n:
+        raise SpecError.at(path, f"length {weights.shape[0]}; give one weight per example "
+                           f"({n})")
+    bad = np.flatnonzero(~np.isfinite(weights) | (weights < 0))
+    if bad.size:
+        raise SpecError.at(f"{path}[{int(bad[0])}]", f"{float(weights[bad[0]])!r} is not a "
+                           "weight; give a finite number >= 0 (0 leaves the example out)")
+    if not weights.sum() > 0:
+        raise SpecError.at(path, "every weight is 0; give at least one positive weight")
+    return weights
 
 
 def _groups(values, n: int, path: str, source) -> dict[str, np.ndarray]:

@@ -25,6 +25,8 @@ Two forms of the same g are kept:
   Lagrangian plays the game on these relaxed constraints.
 
 A ratio constraint "TPR(female) >= 0.95 TPR(all)" is g = 0.95 TPR(all) - TPR(female) <= 0.
+A ratio of counts against a constant (precision(G) >= c) is its exact linear form in the
+counts, c PP(G) - TP(G) <= 0, divided by the group's size (:func:`ratio_rows`).
 """
 
 from __future__ import annotations
@@ -45,6 +47,11 @@ METRICS = {
     "false_positive_rate": (-1.0, 1), "true_negative_rate": (-1.0, -1),
     "error_rate": (None, 0),
 }
+#: ratio metric -> (label counted in the numerator, indicator of the numerator and the
+#: denominator: +1 positive predictions, -1 negative ones). precision = TP / PP, false
+#: discovery rate = FP / PP, false omission rate = FN / PN.
+RATIOS = {"precision": (1.0, 1), "false_discovery_rate": (-1.0, 1),
+          "false_omission_rate": (1.0, -1)}
 
 
 @dataclass(frozen=True)
@@ -126,7 +133,8 @@ class RateSet:
 
 
 def rate_rows(metric: str, members: np.ndarray, labels: np.ndarray | None,
-              coefficient: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              coefficient: float, weights: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``coefficient * metric`` over ``members`` as (rows, weights, signs) of one g.
 
     Parameters
@@ -138,26 +146,67 @@ def rate_rows(metric: str, members: np.ndarray, labels: np.ndarray | None,
     labels : ndarray, shape (n_r,), or None
         ±1 labels (needed by every metric but the prediction rates).
     coefficient : float
+    weights : ndarray, shape (n_r,), or None
+        Non-negative example weights (None: every example weighs 1); the rate is the
+        weighted mean sum_S c_i 1[...] / sum_S c_i.
 
     Returns
     -------
     rows, weights, signs : ndarray, shape (|S|,)
-        The subset S, the weight coefficient / |S| of each row's indicator, and which
-        indicator: +1 for 1[s > 0], -1 for 1[s <= 0].
+        The subset S, the weight coefficient c_i / sum_S c of each row's indicator, and
+        which indicator: +1 for 1[s > 0], -1 for 1[s <= 0].
 
     Raises
     ------
     ValueError
-        S is empty (the message says which subset).
+        S is empty or weighs 0 (the message says which subset).
     """
     label, indicator = METRICS[metric]
     rows = members if label is None else members[labels[members] == label]
-    if rows.size == 0:
-        raise ValueError("has no examples" if label is None else
-                         f"has no examples labelled {label:+.0f}")
+    mass = _example_weights(rows, weights)
+    if mass.sum() <= 0:
+        subset = "examples" if label is None else f"examples labelled {label:+.0f}"
+        raise ValueError(f"has no {subset}" if rows.size == 0 else
+                         f"has no {subset} of positive weight")
     # error_rate: a positive prediction of a -1, a negative prediction of a +1
     signs = -labels[rows] if indicator == 0 else np.full(rows.size, float(indicator))
-    return rows, np.full(rows.size, coefficient / rows.size), signs
+    return rows, coefficient * mass / mass.sum(), signs
+
+
+def ratio_rows(metric: str, members: np.ndarray, labels: np.ndarray, coefficient: float,
+               constant: float, weights: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """g = coefficient * ratio + constant <= 0 for a ratio ``metric`` = N / D of
+    :data:`RATIOS`, as the exact linear form in counts (D > 0):
+
+        g <= 0  <=>  (coefficient N + constant D) / W_G <= 0,
+
+    N and D the (weighted) counts over the group's rows, W_G the group's weight (a fixed
+    positive normalizer). For precision >= c this is c PP(G) - TP(G) <= 0. Returns
+    (rows, weights, signs) as :func:`rate_rows`; the form's constant is 0.
+
+    Raises
+    ------
+    ValueError
+        The group is empty, or has no example of the numerator's label (the ratio is then 0
+        wherever it is defined).
+    """
+    label, indicator = RATIOS[metric]
+    mass = _example_weights(members, weights)
+    if mass.sum() <= 0:
+        raise ValueError("has no examples" if members.size == 0 else
+                         "has no examples of positive weight")
+    counted = labels[members] == label
+    if not (mass * counted).sum() > 0:
+        raise ValueError(f"has no examples labelled {label:+.0f}, so its {metric} is 0 "
+                         "wherever it is defined")
+    values = mass * (coefficient * counted + constant) / mass.sum()
+    return members, values, np.full(members.size, float(indicator))
+
+
+def _example_weights(rows: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    """Each row's weight (1 without weights), shape (|rows|,)."""
+    return np.ones(rows.size) if weights is None else weights[rows]
 
 
 def build_rate_set(features: sp.csr_matrix, pieces: list[tuple[int, np.ndarray, np.ndarray,

@@ -18,6 +18,7 @@ from worker.errors import SpecError
 from worker.losses import CLASSES, LOSSES, SOFTMAX_CROSS_ENTROPY
 from worker.problem.compile import DataSource
 from worker.problem.compile_rates import _groups as group_rows
+from worker.problem.compile_rates import example_weights
 from worker.problem.constraint_types import CONSTRAINT_TYPES, ROWS
 from worker.problem.csr import as_csr
 from worker.report.bootstrap import LEVEL, RESAMPLES
@@ -32,7 +33,8 @@ from worker.report.schema import (
     Report,
 )
 from worker.report.split import SplitSource
-from worker.spec.models import PointRisk, RateConstraint, RateTerm, Spec
+from worker.spec.models import PointRisk, Spec
+from worker.spec.rates import SIDES, RateConstraint, RateSum, RateTerm
 from worker.spec.validation import ValidationData
 
 
@@ -128,8 +130,10 @@ def _own_examples(constraint: RateConstraint, source: DataSource, path: str) -> 
         features, labels = source.examples(data.features, data.labels, f"{path}.data")
         labels = checked_labels(labels, CLASSES, f"{path}.data.labels", f"{path}.data.labels")
     features = as_csr(features)
+    n = features.shape[0]
     return Examples(features, labels, labels is not None,
-                    _groups(data.groups, source, f"{path}.data.groups", features.shape[0]))
+                    _groups(data.groups, source, f"{path}.data.groups", n),
+                    weights=example_weights(data.weights, n, f"{path}.data.weights", source))
 
 
 def _validation(spec: Spec, source: DataSource, d: int, classes: bool) -> Examples | None:
@@ -186,8 +190,21 @@ def _groups(values: dict[str, Any] | None, source: DataSource, path: str,
 
 
 def _rate_constraint(report: ConstraintReport) -> RateConstraint:
-    """The rate constraint a report row describes (its terms, ``op`` and ``bound``)."""
-    terms = [RateTerm(metric=t.metric, group=t.group, scale=t.scale)  # type: ignore[arg-type]
-             for t in report.terms]
-    return RateConstraint(type="rate", lhs=terms[0], op=report.op,  # type: ignore[arg-type]
-                          rhs=terms[1] if len(terms) > 1 else report.bound)
+    """The rate constraint a report row describes (its terms by side, ``op`` and each side's
+    constant; a row without sides has its first term on the left, the others on the right)."""
+    sides = {name: [] for name in SIDES}
+    for k, t in enumerate(report.terms):
+        sides[t.side or ("lhs" if k == 0 else "rhs")].append(
+            RateTerm(metric=t.metric, group=t.group, scale=t.scale))  # type: ignore[arg-type]
+    constants = {"lhs": report.lhs_constant,
+                 "rhs": report.rhs_constant if report.bound is None else report.bound}
+
+    def side(name: str) -> Any:
+        terms, constant = sides[name], constants[name]
+        if not terms:
+            return constant
+        return terms[0] if len(terms) == 1 and constant == 0 else \
+            RateSum(terms=terms, constant=constant)
+
+    return RateConstraint(type="rate", lhs=side("lhs"), op=report.op,  # type: ignore[arg-type]
+                          rhs=side("rhs"))

@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from worker.errors import SpecError
-from worker.problem.rates import METRICS
+from worker.problem.rates import RATIOS
 from worker.report.bootstrap import rate_intervals
 from worker.report.metrics import (
     Deployed,
@@ -19,10 +19,11 @@ from worker.report.metrics import (
     positive_probability,
     rate_indicator,
     rate_subset,
+    rate_value,
     row_values,
 )
 from worker.report.schema import ConstraintReport, ModelReport, RateReport
-from worker.spec.models import RateConstraint, RateTerm
+from worker.spec.rates import PREDICTION_RATES, SIDES, RateConstraint, RateSum, RateTerm, side_terms
 
 
 @dataclass(frozen=True)
@@ -89,8 +90,10 @@ def _block_report(index: int, kind: str, rows: sp.csr_matrix, rhs: np.ndarray,
                             worst=float(values.max()) if values.size else None)
 
 
-def _terms(constraint: RateConstraint) -> list[RateTerm]:
-    return [constraint.lhs, *([constraint.rhs] if isinstance(constraint.rhs, RateTerm) else [])]
+def _side_terms(constraint: RateConstraint) -> list[tuple[str, RateTerm]]:
+    """Every term with its side, lhs first."""
+    return [(name, term) for name in SIDES
+            for _, term in side_terms(getattr(constraint, name), name)[0]]
 
 
 def _rate_report(index: int, constraint: RateConstraint, examples: Examples,
@@ -98,20 +101,38 @@ def _rate_report(index: int, constraint: RateConstraint, examples: Examples,
                  pending: Pending | None = None) -> ConstraintReport:
     """g = lhs - rhs (``<=``) or rhs - lhs (``>=``) of P(positive) per row (n,)."""
     reports = []
-    for term in _terms(constraint):
+    for side, term in _side_terms(constraint):
         group = _group(term, examples, index)
         subset = rate_subset(term.metric, group, examples.labels)
         indicator = rate_indicator(term.metric, positive, examples.labels)
-        value = float(indicator[subset].mean()) if subset.any() else None
-        reports.append(RateReport(metric=term.metric, group=term.group, scale=term.scale,
-                                  examples=int(subset.sum()), group_size=int(group.sum()),
-                                  value=value))
-        if pending is not None:
+        reports.append(RateReport(side=side, metric=term.metric, group=term.group,
+                                  scale=term.scale, examples=int(subset.sum()),
+                                  group_size=int(group.sum()),
+                                  value=rate_value(term.metric, subset, indicator,
+                                                   examples.labels, examples.weights)))
+        if pending is not None and term.metric not in RATIOS and examples.weights is None:
             pending.append((reports[-1], subset, indicator))
-    worst = _value(constraint, reports)
+    return _constraint_report(index, constraint, reports, tolerance)
+
+
+def _constraint_report(index: int, constraint: RateConstraint, terms: list[RateReport],
+                       tolerance: float) -> ConstraintReport:
+    """The constraint's row: each side's value, their difference and g."""
+    constants = {name: side_terms(getattr(constraint, name), name)[1] for name in SIDES}
+    values: dict[str, float | None] = {}
+    for name in SIDES:
+        own = [t for t in terms if t.side == name]
+        values[name] = None if any(t.value is None for t in own) else \
+            constants[name] + sum(t.scale * t.value for t in own)
+    lhs, rhs = values["lhs"], values["rhs"]
+    difference = None if lhs is None or rhs is None else float(lhs - rhs)
+    worst = None if difference is None else \
+        difference if constraint.op == "<=" else -difference
     return ConstraintReport(index=index, type="rate", rows=1,
                             violated=int(worst is not None and worst > tolerance), worst=worst,
-                            op=constraint.op, bound=_bound(constraint), terms=reports)
+                            op=constraint.op, bound=_bound(constraint), terms=terms,
+                            lhs_constant=constants["lhs"], rhs_constant=constants["rhs"],
+                            lhs=lhs, rhs=rhs, difference=difference)
 
 
 def add_intervals(pending: Pending, resamples: int, seed: int) -> None:
@@ -125,29 +146,18 @@ def add_intervals(pending: Pending, resamples: int, seed: int) -> None:
 
 def _undefined_rate(index: int, constraint: RateConstraint) -> ConstraintReport:
     """A rate counted on its own examples, reported on other data: undefined there."""
-    terms = [RateReport(metric=t.metric, group=t.group, scale=t.scale, examples=0,
-                        group_size=0, value=None) for t in _terms(constraint)]
-    return ConstraintReport(index=index, type="rate", rows=1, violated=0, worst=None,
-                            op=constraint.op, bound=_bound(constraint), terms=terms)
+    terms = [RateReport(side=side, metric=t.metric, group=t.group, scale=t.scale, examples=0,
+                        group_size=0, value=None) for side, t in _side_terms(constraint)]
+    return _constraint_report(index, constraint, terms, 0.0)
 
 
 def _bound(constraint: RateConstraint) -> float | None:
-    return None if isinstance(constraint.rhs, RateTerm) else float(constraint.rhs)
-
-
-def _value(constraint: RateConstraint, terms: list[RateReport]) -> float | None:
-    """g from the terms' rates (None when one is undefined)."""
-    if any(t.value is None for t in terms):
-        return None
-    lhs = terms[0].scale * terms[0].value
-    rhs = terms[1].scale * terms[1].value if len(terms) > 1 else constraint.rhs
-    return float(lhs - rhs if constraint.op == "<=" else rhs - lhs)
+    return None if isinstance(constraint.rhs, RateTerm | RateSum) else float(constraint.rhs)
 
 
 def _group(term: RateTerm, examples: Examples, index: int) -> np.ndarray:
     """The rows (bool, (n,)) of the term's group; every row for ``group: null``."""
-    if not examples.classes and METRICS[term.metric] != (None, 1) and \
-            METRICS[term.metric] != (None, -1):
+    if not examples.classes and term.metric not in PREDICTION_RATES:
         raise SpecError.at(f"constraints[{index}]", f"{term.metric} needs +-1 labels; give "
                            "class labels for these data")
     if term.group is None:

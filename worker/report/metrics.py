@@ -16,7 +16,7 @@ from scipy.special import logsumexp
 
 from worker.losses import LOSSES, SOFTMAX_CROSS_ENTROPY
 from worker.problem.network import Network
-from worker.problem.rates import METRICS
+from worker.problem.rates import METRICS, RATIOS
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,8 @@ class Examples:
     groups : dict of str to ndarray of bool, shape (n,)
     multiclass : bool
         ``labels`` are class indices of K scores.
+    weights : ndarray, shape (n,), or None
+        Non-negative example weights of the rates (None: every row weighs 1).
     """
 
     features: sp.csr_matrix
@@ -41,6 +43,7 @@ class Examples:
     classes: bool
     groups: dict[str, np.ndarray]
     multiclass: bool = False
+    weights: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -104,22 +107,45 @@ def positive_probability(deployed: Deployed, scores: np.ndarray) -> np.ndarray:
     return (scores > 0).astype(np.float64) @ deployed.weights
 
 
+def _metric(metric: str) -> tuple[float | None, int]:
+    """(label of the subset, indicator) of a mean metric; for a ratio metric (no label: it
+    counts on the whole group) the indicator of its denominator."""
+    return METRICS[metric] if metric in METRICS else (None, RATIOS[metric][1])
+
+
 def rate_subset(metric: str, group: np.ndarray, labels: np.ndarray | None) -> np.ndarray:
     """The rows (bool mask (n,)) a ``metric`` counts on a group (mask (n,)): the group, and
     for a label-conditional metric its rows of that +-1 label."""
-    label, _ = METRICS[metric]
+    label, _ = _metric(metric)
     return group if label is None else group & (labels == label)
 
 
 def rate_indicator(metric: str, positive: np.ndarray, labels: np.ndarray | None) -> np.ndarray:
     """Each row's expected indicator (n,) of ``metric`` given P(positive) per row (n,):
-    P(positive), P(negative) or, for ``error_rate``, P(prediction != label)."""
-    _, indicator = METRICS[metric]
+    P(positive), P(negative) or, for ``error_rate``, P(prediction != label); for a ratio
+    metric, its denominator's."""
+    _, indicator = _metric(metric)
     if indicator == 1:
         return positive
     if indicator == -1:
         return 1.0 - positive
     return np.where(labels > 0, 1.0 - positive, positive)
+
+
+def rate_value(metric: str, subset: np.ndarray, indicator: np.ndarray,
+               labels: np.ndarray | None, weights: np.ndarray | None) -> float | None:
+    """The rate on ``subset`` (mask (n,)) from each row's expected ``indicator`` (n,),
+    weighted by ``weights`` (n,) (None: 1 each): sum c v / sum c for a mean metric; for a
+    ratio N / D (:data:`worker.problem.rates.RATIOS`) the expected counts' ratio
+    sum c v 1[y = label] / sum c v. None where the denominator is 0."""
+    mass = np.ones(int(subset.sum())) if weights is None else weights[subset]
+    counted = mass * indicator[subset]
+    if metric in RATIOS:
+        numerator = counted @ (labels[subset] == RATIOS[metric][0])
+        denominator = counted.sum()
+    else:
+        numerator, denominator = counted.sum(), mass.sum()
+    return float(numerator / denominator) if denominator > 0 else None
 
 
 def row_values(rows: sp.csr_matrix, rhs: np.ndarray, deployed: Deployed) -> np.ndarray:

@@ -18,13 +18,18 @@ class ReportModel(BaseModel):
 
 
 class RateReport(ReportModel):
-    """One rate term: ``scale`` times ``metric`` on ``group`` (null: every example).
+    """One rate term: ``scale`` times ``metric`` on ``group`` (null: every example), on the
+    constraint's ``side`` (null in reports written before sides: the first term is the
+    left side, any other the right).
 
     ``examples``: the rows the rate counts (the group, and for label-conditional metrics
-    only its rows of that label); ``group_size``: the group's rows; ``value``: the rate (null
-    when ``examples`` is 0); ``interval``: its 95% bootstrap interval (validation data only).
+    only its rows of that label); ``group_size``: the group's rows; ``value``: the rate,
+    weighted by the examples' weights when they have them (null when ``examples`` is 0, or
+    for a ratio metric when its denominator is); ``interval``: its 95% bootstrap interval
+    (validation data only, means only).
     """
 
+    side: Literal["lhs", "rhs"] | None = None
     metric: str
     group: str | None
     scale: float
@@ -39,8 +44,11 @@ class ConstraintReport(ReportModel):
 
     ``rows``: its constraints (a rate: 1); ``violated``: how many have g > the report's
     tolerance; ``worst``: the largest g (linear rows are unit-norm, as the solver sees them;
-    null when a rate is undefined on these data). A rate also lists its terms, ``op`` and
-    ``bound`` (the number on its right, null when the right is a rate term).
+    null when a rate is undefined on these data). A rate also lists its terms, ``op``,
+    ``bound`` (the number on its right, null when the right has a rate term), each side's
+    constant (``lhs_constant``, ``rhs_constant``: the side itself when it is a number) and
+    value (``lhs``, ``rhs``: its terms' scaled rates plus its constant), and
+    ``difference`` = lhs - rhs (null when a rate is undefined).
     """
 
     index: int
@@ -51,6 +59,11 @@ class ConstraintReport(ReportModel):
     op: Literal["<=", ">="] | None = None
     bound: float | None = None
     terms: list[RateReport] = []
+    lhs_constant: float = 0.0
+    rhs_constant: float = 0.0
+    lhs: float | None = None
+    rhs: float | None = None
+    difference: float | None = None
 
 
 class ModelReport(ReportModel):

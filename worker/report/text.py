@@ -13,7 +13,7 @@ def failures(data: DataReport, model: str) -> list[str]:
 
 def report_table(data: DataReport, title: str) -> str:
     """One line per model (objective, error, max violation), then one per constraint and
-    rate term with each model's value."""
+    rate term with each model's value, and a rate constraint's sides and their difference."""
     names = list(data.models)
     width = 18
     lines = [f"{title}: {data.examples} examples",
@@ -28,6 +28,11 @@ def report_table(data: DataReport, title: str) -> str:
         for t, term in enumerate(constraint.terms):
             cells = "".join(_rate(data.models[n].constraints[k].terms[t], width) for n in names)
             lines.append(f"  {_term(term):<32}" + cells)
+        if constraint.type == "rate":
+            for side in ("lhs", "rhs", "difference"):
+                cells = "".join(_cell(getattr(data.models[n].constraints[k], side), width)
+                                for n in names)
+                lines.append(f"  {'lhs - rhs' if side == 'difference' else side:<32}" + cells)
     return "\n".join(lines)
 
 
@@ -37,7 +42,8 @@ def _label(constraint: ConstraintReport) -> str:
 
 def _term(term: RateReport) -> str:
     group = "all" if term.group is None else term.group
-    return f"{term.metric}({group}) n={term.examples}"[:32]
+    scale = "" if term.scale == 1 else f"{term.scale:g}*"
+    return f"{scale}{term.metric}({group}) n={term.examples}"[:32]
 
 
 def _cell(value: float | None, width: int) -> str:

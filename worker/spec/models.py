@@ -28,6 +28,12 @@ from worker.losses import LOSS_NAMES, PAIRWISE_HINGE, SOFTMAX_CROSS_ENTROPY
 from worker.spec.issues import readable_issues, validator_name
 from worker.spec.locations import union_tags
 from worker.spec.model_types import LinearModel, Model
+from worker.spec.rates import RATE_METRICS as RATE_METRICS
+from worker.spec.rates import SIDE_TAGS
+from worker.spec.rates import RateConstraint as RateConstraint
+from worker.spec.rates import RateData as RateData
+from worker.spec.rates import RateSum as RateSum
+from worker.spec.rates import RateTerm as RateTerm
 from worker.spec.solver import ALGORITHMS as ALGORITHMS
 from worker.spec.solver import NETWORK_ALGORITHMS, Output, Solver
 from worker.spec.solver import Game as Game
@@ -245,40 +251,6 @@ class MonotoneLatticeConstraint(StrictModel):
         return self
 
 
-RATE_METRICS = ("positive_prediction_rate", "negative_prediction_rate", "true_positive_rate",
-                "false_positive_rate", "true_negative_rate", "false_negative_rate",
-                "error_rate")
-
-
-class RateTerm(StrictModel):
-    """``scale`` times a rate ``metric`` on a named group (``null``: all examples)."""
-
-    metric: Literal[RATE_METRICS]  # type: ignore[valid-type]
-    group: str | None = None
-    scale: float = Field(1.0, allow_inf_nan=False)
-
-
-class RateData(StrictModel):
-    """A rate constraint's own examples: scores x.w on ``features``, ±1 ``labels``, groups."""
-
-    features: MatrixValue
-    labels: VectorValue | None = None
-    groups: dict[str, VectorValue] | None = None
-
-
-class RateConstraint(StrictModel):
-    """``lhs op rhs`` on rates (Cotter et al. 2019, §1, §6.2), rhs a rate term or a number.
-
-    Compiled to g(w) = lhs - rhs <= 0 (or rhs - lhs for ``>=``), linear in the rates.
-    """
-
-    type: Literal["rate"]
-    lhs: RateTerm
-    op: Literal["<=", ">="]
-    rhs: RateTerm | float
-    data: RateData | None = None
-
-
 Constraint = Annotated[
     LinearConstraint | OrderingConstraint | MonotoneLatticeConstraint | RateConstraint,
     Field(discriminator="type"),
@@ -376,10 +348,10 @@ def parse_spec(raw: Any) -> Spec:
 
 
 _TAGS = (union_tags(Constraint) | union_tags(Objective) | union_tags(Model)
-         | {"example_data", "table_data"})
+         | {"example_data", "table_data"} | SIDE_TAGS)
 _TYPE_NAMES = {"float", "int", "str", "bool", "list", "dict", "CooMatrix", "DataRef", "RateTerm",
-               "Minibatch", "Bounds", "EmpiricalRisk", "ValidationData", "ValidationSplit",
-               "WarmStartJob", "WarmStartResult"}
+               "RateSum", "Minibatch", "Bounds", "EmpiricalRisk", "ValidationData",
+               "ValidationSplit", "WarmStartJob", "WarmStartResult"}
 
 
 def _is_union_member(part: Any) -> bool:
