@@ -4,6 +4,8 @@ multipliers are the best for the example weights."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,6 +15,8 @@ from tests.candidates.hinge_problems import exact
 from tests.problems import random_problem
 from worker.candidates.dual_certificate import dual_value, margin_weights, ordering_multipliers
 from worker.candidates.hinge_lp import lp_duals, piecewise_lp, signed_rows
+from worker.candidates.lower_bound import PDLP_ROWS, hinge_lower_bound, solver_for
+from worker.problem.compiled import ConstraintSet
 
 CONSTRAINTS = ["none", "linear", "ordering", "lattice"]
 
@@ -77,3 +81,22 @@ def test_an_infinite_side_of_the_box_where_the_cost_is_not_zero_gives_no_bound()
     if c0 >= 0:
         problem.lower[0], problem.upper[0] = -np.inf, 1.0
     assert dual_value(problem, signed, alpha, np.zeros(0)) == -np.inf
+
+
+@pytest.mark.parametrize("seconds", [1e-3, 0.05, 30.0])
+@pytest.mark.parametrize("constraint", ["ordering", "lattice", "linear"])
+def test_pdlp_stopped_at_any_time_still_gives_a_bound_below_the_optimum(seconds, constraint):
+    problem = random_problem("hinge", constraint, d=8, n=40, seed=3, bound=10.0)
+    optimum, _ = exact(problem)
+    bound = hinge_lower_bound(problem, np.zeros(problem.d), 0.05, 8, seconds, "pdlp")
+    assert bound.status == "optimal"
+    assert bound.value <= optimum + 1e-9
+
+
+def test_half_a_million_ordering_rows_take_pdlp_and_a_small_lattice_the_interior_point():
+    chain = np.arange(PDLP_ROWS + 1)
+    many = random_problem("hinge", "none", d=8, n=40, seed=0)
+    many = replace(many, constraints=ConstraintSet.of_orderings(
+        np.column_stack([chain[:-1], chain[1:]]), PDLP_ROWS + 1))
+    assert solver_for(many) == "pdlp"
+    assert solver_for(random_problem("hinge", "lattice", d=8, n=40, seed=0)) == "ipm"
