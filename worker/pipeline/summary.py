@@ -99,17 +99,15 @@ def summarize(scoring: Scoring, trajectory: Trajectory, output: Output,
         raise SolverError.diverged()
     weights = scoring.shrink(scores)
     lp_s = time.perf_counter() - began
-    mean_solution = weights @ solutions
-    projection = scoring.project(mean_solution) \
-        if output.project or expected_violation(weights, scores.violations) > tolerance \
-        else None
+    projection = _projection(scoring, weights @ solutions, output.project or expected_violation(
+        weights, scores.violations) > tolerance)
     began = time.perf_counter()
     rescued = _rescued(scoring, candidates, solutions, scores, weights, projection, tolerance)
     if rescued is not None:
         candidates, solutions, scores, weights = rescued
         lp_s += time.perf_counter() - began
-        mean_solution = weights @ solutions
-        projection = scoring.project(mean_solution) if output.project else None
+        projection = _projection(scoring, weights @ solutions, output.project)
+    mean_solution = weights @ solutions
 
     def member(c: int, weight: float) -> Member:
         return Member(weight=weight, iteration=candidates.iterations[c],
@@ -117,10 +115,7 @@ def summarize(scoring: Scoring, trajectory: Trajectory, output: Output,
                       max_violation=float(scores.max_violations[c]),
                       solution=solutions[c].tolist() if output.mixture else None)
 
-    baseline = None if trajectory.baseline is None else BaselineStats(
-        scoring.expected_objective(_padded(trajectory.baseline, len(solutions)), scores),
-        expected_violation(_padded(trajectory.baseline, len(solutions)), scores.violations),
-        int(np.count_nonzero(trajectory.baseline)))
+    baseline = _baseline(scoring, trajectory.baseline, scores)
     objective, violation = scoring.point(mean_solution)
     projected, projection_stats = _projected(
         scoring, projection, trajectory.run.solve_s if trajectory.run else 0.0) \
@@ -141,6 +136,11 @@ def summarize(scoring: Scoring, trajectory: Trajectory, output: Output,
         deterministic=member(chosen, 1.0).model_copy(
             update={"solution": solutions[chosen].tolist()}),
         model=scoring.model, stats={}, notes=list(scoring.notes)), stats
+
+
+def _projection(scoring: Scoring, mean: np.ndarray, wanted: bool) -> Projection | None:
+    """The ``mean``'s projection when it is ``wanted`` (and it has one)."""
+    return scoring.project(mean) if wanted else None
 
 
 def _rescued(scoring: Scoring, candidates: Candidates, solutions: np.ndarray,
@@ -164,9 +164,16 @@ def _rescued(scoring: Scoring, candidates: Candidates, solutions: np.ndarray,
     return joined, solutions, scores, scoring.shrink(scores)
 
 
-def _padded(weights: np.ndarray, count: int) -> np.ndarray:
-    """Weights over the first candidates, with zeros for those added after them."""
-    return np.concatenate([weights, np.zeros(count - weights.size)])
+def _baseline(scoring: Scoring, weights: np.ndarray | None,
+              scores: CandidateScores) -> BaselineStats | None:
+    """The algorithm's own mixture ``weights`` over its candidates, scored (zeros for the
+    candidates added after them); None without one."""
+    if weights is None:
+        return None
+    padded = np.concatenate([weights, np.zeros(scores.objectives.size - weights.size)])
+    return BaselineStats(scoring.expected_objective(padded, scores),
+                         expected_violation(padded, scores.violations),
+                         int(np.count_nonzero(weights)))
 
 
 def _projected(scoring: Scoring, projection: Projection | None,
