@@ -154,7 +154,25 @@ def widened_lower_bound(problem: CompiledProblem, reference: np.ndarray, objecti
         if bound.value is None or objective - bound.value <= target * abs(bound.value):
             break
         band *= 2
+    fallback = margins_bound(problem, reference) if best.value is None else None
+    if fallback is not None:
+        best = replace(best, value=fallback, status="margins")
     return replace(best, seconds=time.perf_counter() - began)
+
+
+def margins_bound(problem: CompiledProblem, reference: np.ndarray) -> float | None:
+    """The dual certificate without an LP: example weights from the ``reference``'s margins
+    (:func:`~worker.candidates.dual_certificate.margin_weights`) and, on an order, the
+    constraint multipliers refitted to them; None when there is no order to refit on or the
+    box is infinite. Looser than an LP's multipliers, but one pass and one isotonic
+    regression: the bound of a job whose band LP ran out of time."""
+    signed = signed_rows(problem)
+    alpha = margin_weights(signed.margins(reference))
+    lam = ordering_multipliers(problem, signed, alpha)
+    if lam is None:
+        return None
+    value = dual_value(problem, signed, alpha, lam)
+    return value if np.isfinite(value) else None
 
 
 def solver_for(problem: CompiledProblem) -> str:
