@@ -4,9 +4,11 @@ user would, with defaults and only ``time_limit_s`` (``lighttouch solve``), Full
 LightTouch.
 
 Each run is its own process (``python -m service.cli solve``), so its peak memory is its own
-(``ru_maxrss`` of the child). From each Result: the mixture's expected objective and
-violation, the certified ``lower_bound`` and ``relative_gap``, whether the answer is
-certified within 1% and 0.1% at its wall time, iterations per second of the algorithm
+(``ru_maxrss`` of that child, by ``os.wait4``; runs recorded before this read the children's
+maximum so far, and left it empty when a smaller run followed a larger one). From each
+Result: the mixture's expected objective and violation, the certified ``lower_bound`` and
+``relative_gap``, whether the answer is certified within 1% and 0.1% at its wall time,
+iterations per second of the algorithm
 (``iterations / solve_s``), constraint checks per iteration, and the time split (algorithm,
 polish, lower bound). With ``--exact D`` the exact optimum of that size by Clarabel
 (``bench/exact_optimum.py``, cached by problem hash under ``bench/cache/exact``) is recorded
@@ -27,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -63,16 +64,16 @@ def run_solve(directory: Path, algorithm: str, time_limit: float) -> dict:
     spec_path.write_text(json.dumps(spec))
     out = directory / f"result_{algorithm}_{int(time_limit)}.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "LIGHTTOUCH_DATA_ROOTS": str(directory)}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     began = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "service.cli", "solve", "-q", "-o", str(out),
-                           str(spec_path)], env=env, cwd=ROOT, capture_output=True, text=True)
+    child = subprocess.Popen([sys.executable, "-m", "service.cli", "solve", "-q", "-o",
+                              str(out), str(spec_path)], env=env, cwd=ROOT,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    errors = child.stderr.read()
+    _, code, usage = os.wait4(child.pid, 0)           # this child's own peak memory
     wall = time.perf_counter() - began
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    if done.returncode != 0:
-        return {"algorithm": algorithm, "time_limit_s": time_limit, "error": done.stderr[-2000:]}
-    return summary(json.loads(out.read_text()), algorithm, time_limit, wall,
-                   peak if peak > before else None)
+    if code != 0:
+        return {"algorithm": algorithm, "time_limit_s": time_limit, "error": errors[-2000:]}
+    return summary(json.loads(out.read_text()), algorithm, time_limit, wall, usage.ru_maxrss)
 
 
 def summary(result: dict, algorithm: str, time_limit: float, wall: float,
