@@ -93,7 +93,7 @@ def test_pdlp_stopped_at_any_time_still_gives_a_bound_below_the_optimum(seconds,
     assert bound.value <= optimum + 1e-9
 
 
-def test_half_a_million_ordering_rows_take_pdlp_and_a_small_lattice_the_interior_point():
+def test_a_hundred_thousand_ordering_rows_take_pdlp_and_a_small_lattice_the_interior_point():
     chain = np.arange(PDLP_ROWS + 1)
     many = random_problem("hinge", "none", d=8, n=40, seed=0)
     many = replace(many, constraints=ConstraintSet.of_orderings(

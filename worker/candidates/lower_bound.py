@@ -53,7 +53,7 @@ WIDENINGS = 2
 TIME_SHARE = 0.25
 #: From this many constraint rows on, the band LP is solved by PDLP (:func:`solver_for`;
 #: measured: docs/guarantees.md#the-bound-at-a-million-constraints).
-PDLP_ROWS = 500_000
+PDLP_ROWS = 100_000
 MIN_SECONDS = 10.0
 MAX_SECONDS = 30.0
 
