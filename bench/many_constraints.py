@@ -160,9 +160,10 @@ def main(argv: list[str] | None = None) -> None:
         directory = problem_directory(args.cache_dir / "many_constraints", dims)
         for limit in map(float, args.time_limits.split(",")):
             for algorithm in args.algorithms.split(","):
+                commit = _commit()                    # the code the run imports
                 row = run_solve(directory, algorithm, limit)
                 row.update(dims=dims, d=2**dims, m=dims * 2**(dims - 1), pairs=PAIRS,
-                           load_average=os.getloadavg()[0], commit=_commit())
+                           load_average=os.getloadavg()[0], commit=commit)
                 record["runs"].append(row)
                 print(json.dumps(row), flush=True)
                 path.write_text(json.dumps(record, indent=2))
