@@ -107,3 +107,15 @@ def test_a_wider_band_is_tried_while_the_answer_is_far_from_the_bound(monkeypatc
     assert max(every) > first.value                 # the wider bands did tighten it
     close = widened_lower_bound(problem, reference, first.value, 60.0)   # certified at once
     assert (close.value, close.band_examples) == (first.value, first.band_examples)
+
+
+@pytest.mark.parametrize("constraint", ["ordering", "lattice", "linear"])
+def test_a_band_lp_out_of_time_leaves_the_margins_certificate_on_an_order(constraint):
+    problem = random_problem("hinge", constraint, d=8, n=40, seed=5, bound=10.0)
+    optimum, solution = exact(problem)
+    late = widened_lower_bound(problem, solution, optimum, time_limit=0.0)
+    if constraint == "linear":       # no order to refit the multipliers on: no bound
+        assert (late.status, late.value) == ("time_limit", None)
+    else:
+        assert late.status == "margins"
+        assert late.value <= optimum + 1e-9

@@ -133,6 +133,31 @@ def solve_lp(lp, seconds: float) -> tuple[np.ndarray | None, str]:
     bound needs a vertex) within ``seconds``: (x, "optimal") or (None, HiGHS's status)."""
     if seconds <= 0:
         return None, "time_limit"
+    highs, status = _run(lp, seconds, "ipm")
+    return (np.array(highs.getSolution().col_value) if status == "optimal" else None), status
+
+
+def lp_duals(lp, seconds: float, solver: str = "pdlp"
+             ) -> tuple[np.ndarray | None, np.ndarray | None, str]:
+    """The :class:`PiecewiseLP`'s point (or None) and row multipliers (>= 0, one per row of
+    ``lp.rows``; or None) by HiGHS's ``solver`` (its first-order PDLP by default) within
+    ``seconds``, with HiGHS's status. Past the time limit PDLP's last multipliers are still
+    given: any multipliers give a valid bound through
+    :func:`worker.candidates.dual_certificate.dual_value`."""
+    if seconds <= 0:
+        return None, None, "time_limit"
+    highs, status = _run(lp, seconds, solver)
+    solution = highs.getSolution()
+    point = np.array(solution.col_value) if status == "optimal" else None
+    duals = -np.asarray(solution.row_dual, dtype=np.float64)
+    if duals.size != lp.rows.shape[0] or not (solution.dual_valid or status == "time_limit"):
+        duals = None
+    return point, duals, status
+
+
+def _run(lp, seconds: float, solver: str):
+    """HiGHS with ``solver`` run on the LP for at most ``seconds``: (the solver, its status
+    in lower case: ``"optimal"``, ``"time_limit"``, ``"unbounded"`` ...)."""
     model = highspy.HighsLp()
     model.num_col_, model.num_row_ = lp.cost.size, lp.rows.shape[0]
     model.col_cost_, model.col_lower_, model.col_upper_ = lp.cost, lp.lower, lp.upper
@@ -146,14 +171,14 @@ def solve_lp(lp, seconds: float) -> tuple[np.ndarray | None, str]:
     # (where the CLI writes the Result) before output can be turned off.
     highs = highspy._Highs()
     highs.setOptionValue("output_flag", False)
-    highs.setOptionValue("solver", "ipm")
+    highs.setOptionValue("solver", solver)
     highs.setOptionValue("run_crossover", "off")
     highs.setOptionValue("time_limit", float(seconds))
     highs.passModel(model)
     highs.run()
     status = highs.getModelStatus()
     if status == highspy.HighsModelStatus.kOptimal:
-        return np.array(highs.getSolution().col_value), "optimal"
+        return highs, "optimal"
     if status == highspy.HighsModelStatus.kTimeLimit:
-        return None, "time_limit"
-    return None, highs.modelStatusToString(status).lower()
+        return highs, "time_limit"
+    return highs, highs.modelStatusToString(status).lower()

@@ -28,7 +28,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from worker.candidates.hinge_lp import has_hinge_lp, piecewise_lp, signed_rows, solve_lp
+from worker.candidates.dual_certificate import dual_value, margin_weights, ordering_multipliers
+from worker.candidates.hinge_lp import has_hinge_lp, lp_duals, piecewise_lp, signed_rows
 from worker.problem.compiled import CompiledProblem
 from worker.stats import Stats, stat
 
@@ -50,6 +51,9 @@ WIDENINGS = 2
 #: needs more than MAX_SECONDS, and its job ends without a bound: measured,
 #: docs/guarantees.md#certified-lower-bound.)
 TIME_SHARE = 0.25
+#: From this many constraint rows on, the band LP is solved by PDLP (:func:`solver_for`;
+#: measured: docs/guarantees.md#the-bound-at-a-million-constraints).
+PDLP_ROWS = 100_000
 MIN_SECONDS = 10.0
 MAX_SECONDS = 30.0
 
@@ -67,7 +71,8 @@ class LowerBound:
 
 
 def hinge_lower_bound(problem: CompiledProblem, reference: np.ndarray, band: float = BAND,
-                      keep: int = KEEP, time_limit: float = math.inf) -> LowerBound | None:
+                      keep: int = KEEP, time_limit: float = math.inf,
+                      solver: str = "ipm") -> LowerBound | None:
     """LB <= the problem's optimum (module docstring), or None when it does not apply.
 
     Parameters
@@ -84,7 +89,10 @@ def hinge_lower_bound(problem: CompiledProblem, reference: np.ndarray, band: flo
         ... and at least the ``keep`` examples nearest the kink do (all of them when n <=
         keep: the bound is then the optimum itself).
     time_limit : float
-        Seconds HiGHS may take; past them the status is ``"time_limit"`` and no bound.
+        Seconds HiGHS may take; past them the interior point's status is ``"time_limit"``
+        and no bound, PDLP's last multipliers still give one.
+    solver : str
+        HiGHS's ``"ipm"`` or ``"pdlp"`` for the LP (:func:`solver_for` picks by size).
     """
     if not has_hinge_lp(problem):
         return None
@@ -95,10 +103,33 @@ def hinge_lower_bound(problem: CompiledProblem, reference: np.ndarray, band: flo
     count = max(int(np.count_nonzero(distance <= band)), min(distance.size, keep))
     kept = np.sort(np.argsort(distance, kind="stable")[:count])
     lp = piecewise_lp(problem, signed, margins, kept, problem.lower, problem.upper)
-    solved, status = solve_lp(lp, time_limit)
-    value = None if solved is None else float(lp.cost @ solved + lp.constant)
+    point, duals, status = lp_duals(lp, time_limit, solver)
+    value = None
+    if duals is not None and (status == "optimal" or solver == "pdlp"):
+        value = certified_value(problem, signed, margins, kept, duals)
+    if value is None and point is not None:    # an infinite side of the box: the LP's value
+        value = float(lp.cost @ point + lp.constant)
+    status = "optimal" if value is not None else status
     return LowerBound(status=status, value=value, band_examples=int(kept.size),
                       seconds=time.perf_counter() - began)
+
+
+def certified_value(problem: CompiledProblem, signed, margins: np.ndarray,
+                    kept: np.ndarray, duals: np.ndarray) -> float | None:
+    """The dual bound (:func:`~worker.candidates.dual_certificate.dual_value`) of the band
+    LP's row multipliers ``duals``: the kept examples' weights from their rows, the others'
+    from the reference's ``margins``, and the better of the LP's own constraint multipliers
+    and those refitted to the weights on an order; None when it is not finite (a side of the
+    box is infinite)."""
+    m, n = problem.m, signed.shape[0]
+    alpha = margin_weights(margins)
+    alpha[kept] = duals[m:] * n
+    values = [dual_value(problem, signed, alpha, duals[:m])]
+    refit = ordering_multipliers(problem, signed, alpha)
+    if refit is not None:
+        values.append(dual_value(problem, signed, alpha, refit))
+    best = max(values)
+    return best if np.isfinite(best) else None
 
 
 def widened_lower_bound(problem: CompiledProblem, reference: np.ndarray, objective: float,
@@ -107,12 +138,14 @@ def widened_lower_bound(problem: CompiledProblem, reference: np.ndarray, objecti
     times ... as wide (at most :data:`WIDENINGS` times), until the answer of value
     ``objective`` is within ``target`` of it (relative), a wider LP runs out of the
     ``time_limit`` seconds they share, or it does not apply (None). Every bound is valid, so
-    the largest is kept; ``seconds`` counts every LP."""
+    the largest is kept; ``seconds`` counts every LP. PDLP (:func:`solver_for`) always ends
+    with a bound, so with it each LP may take an even share of what is left."""
     began = time.perf_counter()
-    best, band = None, BAND
-    for _ in range(1 + WIDENINGS):
+    best, band, solver = None, BAND, solver_for(problem)
+    for left in range(1 + WIDENINGS, 0, -1):
+        seconds = time_limit - (time.perf_counter() - began)
         bound = hinge_lower_bound(problem, reference, band, KEEP,
-                                  time_limit - (time.perf_counter() - began))
+                                  seconds / left if solver == "pdlp" else seconds, solver)
         if bound is None:
             return None
         if best is None or best.value is None or (
@@ -121,7 +154,33 @@ def widened_lower_bound(problem: CompiledProblem, reference: np.ndarray, objecti
         if bound.value is None or objective - bound.value <= target * abs(bound.value):
             break
         band *= 2
+    fallback = margins_bound(problem, reference) if best.value is None else None
+    if fallback is not None:
+        best = replace(best, value=fallback, status="margins")
     return replace(best, seconds=time.perf_counter() - began)
+
+
+def margins_bound(problem: CompiledProblem, reference: np.ndarray) -> float | None:
+    """The dual certificate without an LP: example weights from the ``reference``'s margins
+    (:func:`~worker.candidates.dual_certificate.margin_weights`) and, on an order, the
+    constraint multipliers refitted to them; None when there is no order to refit on or the
+    box is infinite. Looser than an LP's multipliers, but one pass and one isotonic
+    regression: the bound of a job whose band LP ran out of time."""
+    signed = signed_rows(problem)
+    alpha = margin_weights(signed.margins(reference))
+    lam = ordering_multipliers(problem, signed, alpha)
+    if lam is None:
+        return None
+    value = dual_value(problem, signed, alpha, lam)
+    return value if np.isfinite(value) else None
+
+
+def solver_for(problem: CompiledProblem) -> str:
+    """HiGHS's interior point (``"ipm"``) for the band LP below :data:`PDLP_ROWS` constraint
+    rows, its first-order PDLP (``"pdlp"``) from there: the interior point's factorizations
+    do not finish within the bound's time at a million lattice edges, and a PDLP stopped by
+    its time limit still leaves multipliers, hence a certified bound."""
+    return "pdlp" if problem.m >= PDLP_ROWS else "ipm"
 
 
 def bound_seconds(solve_seconds: float, spare_seconds: float) -> float:

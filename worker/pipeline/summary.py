@@ -19,6 +19,7 @@ from worker.candidates.best_single import best_single
 from worker.candidates.deterministic import best_feasible
 from worker.candidates.scores import CandidateScores
 from worker.candidates.shrink import expected_violation
+from worker.candidates.snapshots import Candidates
 from worker.candidates.trajectory import Trajectory
 from worker.errors import SolverError
 from worker.projection import Projection
@@ -89,7 +90,9 @@ class Scoring(Protocol):
 
 def summarize(scoring: Scoring, trajectory: Trajectory, output: Output,
               tolerance: float = 1e-3) -> tuple[Result, SummaryStats]:
-    """Shrink the candidates to a mixture, average it, project the mean; report the
+    """Shrink the candidates to a mixture, average it, project the mean (when the mixture
+    violates a constraint by more than ``tolerance`` and the projection does not, the
+    projection joins the candidates and they are shrunk again: :func:`_rescued`); report the
     algorithm's own mixture (``trajectory.baseline``) as ``baseline_*`` stats, if
     ``output.single`` the best single candidate (Cotter et al. 2019, §6.2 heuristic), and
     the deterministic model (:func:`best_feasible` within ``tolerance``, with its solution).
@@ -106,6 +109,15 @@ def summarize(scoring: Scoring, trajectory: Trajectory, output: Output,
         raise SolverError.diverged()
     weights = scoring.shrink(scores)
     lp_s = time.perf_counter() - began
+    projection = _projection(scoring, weights @ solutions, output.project or expected_violation(
+        weights, scores.violations) > tolerance)
+    began = time.perf_counter()
+    rescued = _rescued(scoring, candidates, solutions, scores, weights, projection, tolerance)
+    if rescued is not None:
+        candidates, solutions, scores, weights = rescued
+        lp_s += time.perf_counter() - began
+        projection = _projection(scoring, weights @ solutions, output.project)
+    mean_solution = weights @ solutions
 
     def member(c: int, weight: float) -> Member:
         return Member(weight=weight, iteration=candidates.iterations[c],
@@ -113,14 +125,10 @@ def summarize(scoring: Scoring, trajectory: Trajectory, output: Output,
                       max_violation=float(scores.max_violations[c]),
                       solution=solutions[c].tolist() if output.mixture else None)
 
-    baseline = None if trajectory.baseline is None else BaselineStats(
-        scoring.expected_objective(trajectory.baseline, scores),
-        expected_violation(trajectory.baseline, scores.violations),
-        int(np.count_nonzero(trajectory.baseline)))
-    mean_solution = weights @ solutions
+    baseline = _baseline(scoring, trajectory.baseline, scores)
     objective, violation = scoring.point(mean_solution)
     projected, projection_stats = _projected(
-        scoring, mean_solution, trajectory.run.solve_s if trajectory.run else 0.0) \
+        scoring, projection, trajectory.run.solve_s if trajectory.run else 0.0) \
         if output.project else (None, None)
     chosen = best_feasible(scores.objectives, scores.max_violations, tolerance)
     max_violation = expected_violation(weights, scores.violations)
@@ -154,11 +162,48 @@ def resume_of(trajectory: Trajectory) -> Resume | None:
                   gradient_sum=end.gradient_sum)
 
 
-def _projected(scoring: Scoring, mean: np.ndarray,
+def _projection(scoring: Scoring, mean: np.ndarray, wanted: bool) -> Projection | None:
+    """The ``mean``'s projection when it is ``wanted`` (and it has one)."""
+    return scoring.project(mean) if wanted else None
+
+
+def _rescued(scoring: Scoring, candidates: Candidates, solutions: np.ndarray,
+             scores: CandidateScores, weights: np.ndarray, projection: Projection | None,
+             tolerance: float
+             ) -> tuple[Candidates, np.ndarray, CandidateScores, np.ndarray] | None:
+    """The candidates with the mean's projection among them, scored and shrunk again, when
+    the mixture ``weights`` violates a constraint by more than ``tolerance`` in expectation
+    and the projection satisfies every one within it: the shrinking LP then has a feasible
+    choice, and its least expected violation (LP1) is the projection's. None otherwise (the
+    mixture is kept as it is)."""
+    if projection is None or expected_violation(weights, scores.violations) <= tolerance:
+        return None
+    if scoring.point(projection.solution)[1] > tolerance:
+        return None
+    joined = candidates.last(len(candidates.solutions))
+    joined.add(projection.solution, candidates.iterations[-1], "projected",
+               candidates.checks[-1], candidates.seconds[-1])
+    solutions = np.vstack([solutions, projection.solution[None, :]])
+    scores = scoring.score(solutions)
+    return joined, solutions, scores, scoring.shrink(scores)
+
+
+def _baseline(scoring: Scoring, weights: np.ndarray | None,
+              scores: CandidateScores) -> BaselineStats | None:
+    """The algorithm's own mixture ``weights`` over its candidates, scored (zeros for the
+    candidates added after them); None without one."""
+    if weights is None:
+        return None
+    padded = np.concatenate([weights, np.zeros(scores.objectives.size - weights.size)])
+    return BaselineStats(scoring.expected_objective(padded, scores),
+                         expected_violation(padded, scores.violations),
+                         int(np.count_nonzero(weights)))
+
+
+def _projected(scoring: Scoring, projection: Projection | None,
                solve_s: float) -> tuple[Projected | None, Stats | None]:
-    """The mean's projection with its objective and violation, and its record (the run
+    """The mean's ``projection`` with its objective and violation, and its record (the run
     took ``solve_s`` seconds: what a lower bound's LP may take follows from it)."""
-    projection = scoring.project(mean)
     if projection is None:
         return None, None
     objective, violation = scoring.point(projection.solution)

@@ -1,0 +1,94 @@
+"""A lower bound on a hinge-loss LP from any dual multipliers: valid at every size.
+
+The hinge is max(0, 1 - z) = max over a in [0, 1] of a (1 - z). So for the rows y_i x_i
+(n, d), constraints A w <= b (m, d), the box lower <= w <= upper, any example weights
+alpha in [0, 1]^n and any constraint multipliers lam >= 0 (m,),
+
+    D(alpha, lam) = (1/n) sum_i alpha_i - lam . b + sum_j min(c_j lower_j, c_j upper_j),
+    c = -(1/n) sum_i alpha_i y_i x_i + A^T lam,
+
+is at most f(w) for every feasible w: f(w) >= (1/n) sum_i alpha_i (1 - z_i(w)) >= that
+plus lam . (A w - b) = (1/n) sum_i alpha_i - lam . b + c . w >= D. This is weak duality for
+the LP; it needs no solver's tolerance to hold, only a finite box wherever c_j != 0 (with
+an infinite side there D is -inf). :func:`dual_value` evaluates D exactly as written, in one
+pass over the rows, so any multipliers give a certified bound, and fitting them only decides
+how close it is.
+
+Fitting. With alpha fixed, the best lam solves ``min {c_alpha . w : A w <= b, box}``'s dual.
+When every constraint is an ordering w_t <= w_h and the box is constant on each connected
+piece (the monotone lattice), that LP is a minimum-weight closure: the isotonic regression
+v of -g (g = -(1/n) sum alpha_i y_i x_i) on the order, with its edge multipliers mu, gives
+g + A^T mu = -v, and mu is optimal (complementary slackness holds on v's blocks), so
+:func:`ordering_multipliers` fits lam exactly in the isotonic kernel's time
+(:func:`worker.kernels.isotonic.isotonic_on_order`). alpha comes from an LP's duals (the
+band LP of :mod:`worker.candidates.lower_bound`, solved by HiGHS's first-order PDLP at
+scale), or from the reference point's margins alone (1 below the kink, 0 above it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from worker.candidates.hinge_lp import SignedRows
+from worker.kernels.isotonic import isotonic_on_order
+from worker.problem.compiled import CompiledProblem
+
+
+def dual_value(problem: CompiledProblem, signed: SignedRows, alpha: np.ndarray,
+               lam: np.ndarray) -> float:
+    """D(alpha, lam) of the module docstring: a lower bound on the problem's optimum.
+
+    Parameters
+    ----------
+    problem : CompiledProblem
+        A hinge-loss LP (:func:`worker.candidates.hinge_lp.has_hinge_lp`).
+    signed : SignedRows
+        Its rows y_i x_i.
+    alpha : ndarray, shape (n,)
+        Example weights; clipped to [0, 1] (any value there gives a valid bound).
+    lam : ndarray, shape (m,)
+        Constraint multipliers; clipped to >= 0.
+
+    Returns
+    -------
+    float
+        The bound; ``-inf`` when c_j != 0 on a side of the box that is infinite.
+    """
+    n = signed.shape[0]
+    alpha = np.clip(alpha, 0.0, 1.0)
+    lam = np.maximum(lam, 0.0)
+    constraints = problem.constraints
+    c = -signed.transpose_dot(alpha) / n + constraints.matrix.T @ lam
+    with np.errstate(invalid="ignore"):        # 0 * inf on a free side with c_j == 0
+        low = np.where(c > 0, c * problem.lower, np.where(c < 0, c * problem.upper, 0.0))
+    if not np.isfinite(low).all():
+        return -np.inf
+    return float(alpha.sum() / n - lam @ constraints.rhs + low.sum())
+
+
+def margin_weights(margins: np.ndarray) -> np.ndarray:
+    """alpha from a reference point's margins: 1 below the kink, 0 above, 1/2 on it."""
+    return np.where(margins < 1.0, 1.0, np.where(margins > 1.0, 0.0, 0.5))
+
+
+def ordering_multipliers(problem: CompiledProblem, signed: SignedRows,
+                         alpha: np.ndarray) -> np.ndarray | None:
+    """The best lam >= 0 for ``alpha`` (module docstring: the isotonic regression's edge
+    multipliers), or None when a constraint is no ordering or the box is not constant on a
+    piece of the order (then the closure's form does not hold; any lam stays valid)."""
+    constraints = problem.constraints
+    if constraints.orderings is None or constraints.m == 0:
+        return None
+    edges = constraints.orderings
+    tails, heads = edges[:, 0], edges[:, 1]
+    if np.any(problem.lower[tails] != problem.lower[heads]) or \
+            np.any(problem.upper[tails] != problem.upper[heads]):
+        return None
+    n = signed.shape[0]
+    gradient = -signed.transpose_dot(np.clip(alpha, 0.0, 1.0)) / n
+    vertices, local = np.unique(edges, return_inverse=True)
+    local = local.reshape(edges.shape).astype(np.int64)
+    _, multipliers = isotonic_on_order(-gradient[vertices], local[:, 0], local[:, 1])
+    # row k is s_k (w_t - w_h) <= 0 for a scale s_k > 0 (rows may be normalized)
+    scale = np.asarray(constraints.matrix[np.arange(constraints.m), tails]).ravel()
+    return multipliers / scale
