@@ -102,21 +102,8 @@ def summarize(scoring: Scoring, trajectory: Trajectory, output: Output,
     candidates = trajectory.candidates
     if not candidates.solutions:
         raise SolverError.diverged()
-    solutions = np.array(candidates.solutions)
-    began = time.perf_counter()
-    scores = scoring.score(solutions)
-    if not np.isfinite(scores.objectives).all():
-        raise SolverError.diverged()
-    weights = scoring.shrink(scores)
-    lp_s = time.perf_counter() - began
-    projection = _projection(scoring, weights @ solutions, output.project or expected_violation(
-        weights, scores.violations) > tolerance)
-    began = time.perf_counter()
-    rescued = _rescued(scoring, candidates, solutions, scores, weights, projection, tolerance)
-    if rescued is not None:
-        candidates, solutions, scores, weights = rescued
-        lp_s += time.perf_counter() - began
-        projection = _projection(scoring, weights @ solutions, output.project)
+    candidates, solutions, scores, weights, projection, lp_s = _shrunk(
+        scoring, candidates, output, tolerance)
     mean_solution = weights @ solutions
 
     def member(c: int, weight: float) -> Member:
@@ -149,6 +136,29 @@ def summarize(scoring: Scoring, trajectory: Trajectory, output: Output,
             update={"solution": solutions[chosen].tolist()}),
         model=scoring.model, resume=resume_of(trajectory), stats={},
         notes=list(scoring.notes)), stats
+
+
+def _shrunk(scoring: Scoring, candidates: Candidates, output: Output, tolerance: float):
+    """Score the candidates and shrink them; an infeasible mixture is rescued by the mean's
+    projection (:func:`_rescued`). Returns the (possibly grown) candidates, their solutions
+    ``(k, d)``, scores, weights ``(k,)``, the projection of the mixture's mean (None unless
+    ``output.project`` or the rescue needed it) and the seconds the LPs took."""
+    solutions = np.array(candidates.solutions)
+    began = time.perf_counter()
+    scores = scoring.score(solutions)
+    if not np.isfinite(scores.objectives).all():
+        raise SolverError.diverged()
+    weights = scoring.shrink(scores)
+    lp_s = time.perf_counter() - began
+    projection = _projection(scoring, weights @ solutions, output.project or expected_violation(
+        weights, scores.violations) > tolerance)
+    began = time.perf_counter()
+    rescued = _rescued(scoring, candidates, solutions, scores, weights, projection, tolerance)
+    if rescued is not None:
+        candidates, solutions, scores, weights = rescued
+        lp_s += time.perf_counter() - began
+        projection = _projection(scoring, weights @ solutions, output.project)
+    return candidates, solutions, scores, weights, projection, lp_s
 
 
 def resume_of(trajectory: Trajectory) -> Resume | None:
