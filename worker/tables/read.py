@@ -98,7 +98,8 @@ def _csv(stream: BinaryIO, ref: DataRef, wanted: list[str], size: int, path: str
     names = csv_names(stream, ref.header, path)
     check_expansion(CSV_EXPANSION * size, "the csv table", path)
     return pa_csv.read_csv(
-        stream, read_options=pa_csv.ReadOptions(autogenerate_column_names=not ref.header),
+        stream, read_options=pa_csv.ReadOptions(autogenerate_column_names=not ref.header,
+                                                use_threads=False),   # as data/formats/tabular
         convert_options=pa_csv.ConvertOptions(include_columns=_selected(names, wanted, path),
                                               null_values=CSV_NULLS))
 

@@ -51,7 +51,8 @@ def read_csv(stream: BinaryIO, ref: ReadOptions, path: str) -> Parsed:
     check_expansion(_table_bytes(_count_lines(stream), len(_selected(features, label))),
                     "the csv file", path)
     return _read_csv(stream, names, ref, path,
-                     pa_csv.ReadOptions(autogenerate_column_names=not ref.header))
+                     pa_csv.ReadOptions(autogenerate_column_names=not ref.header,
+                                        use_threads=False))
 
 
 def csv_header(line: bytes, ref: ReadOptions, path: str) -> tuple[int, tuple[str, ...]]:
@@ -68,12 +69,17 @@ def read_csv_lines(block: bytes, names: Sequence[str], ref: ReadOptions, path: s
         features, label = select_columns(names, ref.columns, ref.label_column, ref.header, path)
         return Parsed(np.zeros((0, len(features))), None if label is None else np.zeros(0))
     return _read_csv(io.BytesIO(block), names, ref, path,
-                     pa_csv.ReadOptions(column_names=list(names)))
+                     pa_csv.ReadOptions(column_names=list(names), use_threads=False))
 
 
 def _read_csv(stream: BinaryIO, names: Sequence[str], ref: ReadOptions, path: str,
               read: pa_csv.ReadOptions) -> Parsed:
-    """The selected columns of csv text whose columns are ``names``."""
+    """The selected columns of csv text whose columns are ``names``.
+
+    Read on the calling thread (``use_threads=False`` in ``read``): when Arrow's threaded
+    reader refuses a cell, its pool threads can still be running as the process exits, which
+    aborts it (``terminate called without an active exception``, seen as exit -6 of the CLI
+    after its message)."""
     features, label = select_columns(names, ref.columns, ref.label_column, ref.header, path)
     wanted = [names[i] for i in _selected(features, label)]
     convert = pa_csv.ConvertOptions(include_columns=wanted, null_values=[""],
