@@ -25,12 +25,18 @@ def lighttouch(*args: str, cwd) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
+def submit_and_follow(service: Stack, spec: dict, folder) -> subprocess.CompletedProcess:
+    """``lighttouch submit spec.json --follow -o result.json`` in ``folder``, which succeeded."""
+    (folder / "spec.json").write_text(json.dumps(spec))
+    done = lighttouch("submit", "spec.json", "--url", service.url, "--api-key", KEYS["alpha"],
+                      "--follow", "-o", "result.json", cwd=folder)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 def test_submit_follows_the_job_and_writes_the_result_as_the_api_returns_it(service: Stack,
                                                                            tmp_path):
-    (tmp_path / "spec.json").write_text(json.dumps(small_spec()))
-    done = lighttouch("submit", "spec.json", "--url", service.url, "--api-key", KEYS["alpha"],
-                      "--follow", "-o", "result.json", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    done = submit_and_follow(service, small_spec(), tmp_path)
     job_id = done.stderr.split()[1]
     with service.client() as client:
         served = client.get(f"/v1/jobs/{job_id}/result").content
@@ -40,10 +46,7 @@ def test_submit_follows_the_job_and_writes_the_result_as_the_api_returns_it(serv
 
 def test_submit_follow_ends_its_bar_and_summary_on_the_results_figures(service: Stack,
                                                                        tmp_path):
-    (tmp_path / "spec.json").write_text(json.dumps(short_fairness_spec()))
-    done = lighttouch("submit", "spec.json", "--url", service.url, "--api-key", KEYS["alpha"],
-                      "--follow", "-o", "result.json", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    done = submit_and_follow(service, short_fairness_spec(), tmp_path)
     result = Result.model_validate_json((tmp_path / "result.json").read_text())
 
     assert result.expected.max_violation < 1e-6   # the last report's is about 0.05
