@@ -21,7 +21,8 @@ the run would answer: the objective of the projected running average on linear c
 (not the penalized objective of the average itself, whose gamma times a small violation
 dominated and kept a QP whose answer was far within the tolerance of its optimum running
 for its whole time limit: docs/stopping-rules.md#the-estimate-doubling-stages), the
-mixture's objective plus the penalty on its violation for the games.
+expected objective of the mixture the shrinking LP makes of the stage's snapshots for the
+games.
 Games take the differences either way (``two_sided``): their mixture starts infeasible and
 its objective rises while the multipliers enforce the constraints, and a one-sided estimate
 read such a rise as "no improvement left".
