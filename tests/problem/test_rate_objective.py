@@ -167,3 +167,14 @@ def test_rate_constraints_count_on_the_objectives_examples_and_groups():
     result = solve(spec)
     assert result.feasibility.feasible
     assert result.expected.max_violation <= result.feasibility.tolerance
+
+
+def test_progress_reports_the_true_rate():
+    spec = objective_spec(constraints=[recall_at_least(0.6)], seed=5)
+    reports = []
+    solve(spec, progress=reports.append)
+    negatives = int((examples(5)[1] < 0).sum())
+    assert reports
+    for report in reports:  # a false positive rate counts negatives: k / negatives
+        assert report.objective * negatives == pytest.approx(
+            round(report.objective * negatives), abs=1e-9)
