@@ -135,6 +135,7 @@ def test_neyman_pearson_on_a_1d_score_is_near_the_exact_optimum(seed):
                           "data": {"features": x.tolist(), "labels": y.tolist()}},
             "constraints": [recall_at_least(RECALL)], "solver": {"seed": seed}}
     result = solve(spec)
+    assert result.sizes.examples == n  # every example, not only the rate's negatives
     assert result.stats["method"] == "proxy_lagrangian"
     assert "rate as the objective" in result.stats["method_reason"]
     weights = np.array([member.weight for member in result.mixture])

@@ -57,7 +57,7 @@ class LinearScoring:
     def sizes(self) -> Sizes:
         problem = self.problem
         return Sizes(parameters=problem.d, constraints=problem.m_total,
-                     examples=problem.n if self.n is None else self.n)
+                     examples=problem.examples if self.n is None else self.n)
 
     @property
     def notes(self) -> list[str]:

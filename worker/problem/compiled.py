@@ -169,6 +169,14 @@ class CompiledProblem:
         return self.objective.n
 
     @property
+    def examples(self) -> int:
+        """The objective's examples, as ``Result.sizes`` reports them: a rate objective's
+        every row (its proxy's rows are only those the rate counts), else :attr:`n`."""
+        if self.true_rate is not None:
+            return int(self.true_rate.rate.features.shape[0])
+        return self.n
+
+    @property
     def m_total(self) -> int:
         """Linear constraints plus rate constraints."""
         return self.m + (self.rates.m if self.rates is not None else 0)
