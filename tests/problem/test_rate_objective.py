@@ -67,7 +67,8 @@ def test_true_rate_matches_its_definition_and_the_proxy_bounds_it(metric, group)
 @pytest.mark.parametrize(("change", "path", "words"), [
     ({"metric": "precision"}, "objective.metric", "precision is a ratio of counts"),
     ({"metric": "recall"}, "objective.metric", "unknown metric 'recall'"),
-    ({"group": "c"}, "objective", "unknown group 'c'; data.groups defines: a, nobody"),
+    ({"group": "c"}, "objective.group",
+     "unknown group 'c'; objective.data.groups defines: a, nobody"),
     ({"group": "nobody"}, "objective.group", "group 'nobody' has no examples labelled -1"),
     ({"l2": 0.1}, "objective.l2", "not a known field"),
 ])

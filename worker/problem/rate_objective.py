@@ -46,6 +46,11 @@ def compile_rate_objective(objective: RateObjective, source) -> tuple[Objective,
     if n == 0:
         raise SpecError.at(f"{DATA_PATH}.features", "no examples; give at least one row")
     groups = read_groups(data.groups, n, f"{DATA_PATH}.groups", source)
+    if objective.group is not None and objective.group not in groups:
+        known = ", ".join(sorted(groups)) or "none"
+        raise SpecError.at("objective.group", f"unknown group {objective.group!r}; "
+                           f"{DATA_PATH}.groups defines: {known}; name one of them or add "
+                           "the group to the data")
     members = np.arange(n) if objective.group is None else groups[objective.group]
     try:
         rows, weights, signs = rate_rows(objective.metric, members, labels, 1.0)

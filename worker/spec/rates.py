@@ -167,12 +167,3 @@ class RateObjective(StrictModel):
         if isinstance(metric, str) and metric not in MEAN_METRICS:
             raise ValueError(f"unknown metric {metric!r}; one of {', '.join(MEAN_METRICS)}")
         return metric
-
-    @model_validator(mode="after")
-    def _known_group(self) -> RateObjective:
-        groups = self.data.groups or {}
-        if self.group is not None and self.group not in groups:
-            known = ", ".join(sorted(groups)) or "none"
-            raise ValueError(f"group: unknown group {self.group!r}; data.groups defines: "
-                             f"{known}; name one of them or add it to data.groups")
-        return self
