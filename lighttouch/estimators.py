@@ -63,7 +63,7 @@ class _ConstrainedEstimator(BaseEstimator):
                  constraints: Any = None, sensitive_columns: list | None = None,
                  algorithm: str = "auto", iterations: int | str = "auto",
                  solver: dict | None = None, prediction: str | None = None,
-                 random_state: int = 0, backend: Any = "local"):
+                 random_state: int = 0, backend: Any = "local", objective: Any = None):
         self.loss = loss
         self.model = model
         self.fit_intercept = fit_intercept
@@ -78,6 +78,7 @@ class _ConstrainedEstimator(BaseEstimator):
         self.prediction = prediction
         self.random_state = random_state
         self.backend = backend
+        self.objective = objective
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -180,6 +181,11 @@ class ConstrainedClassifier(ClassifierMixin, _ConstrainedEstimator):
         The solver's seed and the seed of stochastic predictions.
     backend : "local" or lighttouch.Client
         Solve in this process, or as a job of a service.
+    objective : str or dict, optional
+        A rate to minimize instead of a loss (docs/rates.md#a-rate-as-the-objective): a
+        metric's name, e.g. ``"false_positive_rate"`` with a constraint
+        ``true_positive_rate >= 0.8`` (Neyman-Pearson), or ``{"metric": ..., "group": ...}``;
+        ``loss``, ``l1`` and ``l2`` then stay unset.
 
     Attributes
     ----------
@@ -203,6 +209,9 @@ class ConstrainedClassifier(ClassifierMixin, _ConstrainedEstimator):
         if self.classes_.size < 2:
             raise ValueError(f"y holds one class ({self.classes_[0]!r}) among the rows "
                              "fitted; a classifier needs at least two")
+        if self.classes_.size > 2 and self.objective is not None:
+            raise ValueError(f"objective={self.objective!r}: a rate counts positive "
+                             f"predictions of two classes; y holds {self.classes_.size}")
         if self.classes_.size == 2:
             self._solve(X, np.where(encoded == 1, 1.0, -1.0), sensitive, self._loss)
         else:
@@ -238,7 +247,8 @@ class ConstrainedClassifier(ClassifierMixin, _ConstrainedEstimator):
 class ConstrainedRegressor(RegressorMixin, _ConstrainedEstimator):
     """A linear (or MLP) regressor fitted under constraints; parameters as
     :class:`ConstrainedClassifier`'s, with ``loss="squared"`` and ``prediction="expected"``
-    (the mixture's weighted mean prediction) by default."""
+    (the mixture's weighted mean prediction) by default; ``objective`` (a rate) is the
+    classifier's alone."""
 
     DEFAULT_LOSS, DEFAULT_PREDICTION = "squared", "expected"
 
@@ -246,6 +256,9 @@ class ConstrainedRegressor(RegressorMixin, _ConstrainedEstimator):
     def fit(self, X: Any, y: Any, sample_weight: Any = None, *,
             sensitive_features: Any = None) -> ConstrainedRegressor:
         """Solve the constrained problem on ``X`` (n, d) and targets ``y`` (n,)."""
+        if self.objective is not None:
+            raise ValueError("objective: a rate counts predicted classes; minimize it with "
+                             "ConstrainedClassifier")
         X, y, sensitive = self._training_rows(X, y, sample_weight, sensitive_features,
                                               numeric=True)
         self._solve(X, y, sensitive, self._loss)

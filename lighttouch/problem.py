@@ -1,8 +1,9 @@
 """From an estimator's parameters and its training arrays to a problem spec.
 
 The estimators of :mod:`lighttouch.estimators` fit by solving one spec (docs/spec.md):
-an ``empirical_risk`` objective over the features (with a column of ones appended
-when ``fit_intercept``), the labels, and the groups of the sensitive features; the
+an ``empirical_risk`` objective (or, with the classifier's ``objective=``, a ``rate``
+objective) over the features (with a column of ones appended when ``fit_intercept``), the
+labels, and the groups of the sensitive features; the
 constraints as given, a rate term's ``"group": "*"`` expanded to one constraint per group
 (errors name the caller's constraint and the group, not the expanded list's index);
 ``solver`` built from the algorithm, iterations, seed and any further solver options.
@@ -165,6 +166,23 @@ def bounds_block(bounds: Any) -> dict[str, Any]:
     return {"lower": lower, "upper": upper}
 
 
+def rate_objective(params: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+    """The spec's ``rate`` objective of an estimator's ``objective`` (a metric's name, or
+    ``{"metric": ..., "group": ...}``) on ``data``; ValueError for parameters it leaves
+    unused (a loss, l1, l2)."""
+    chosen = params["objective"]
+    unused = [name for name in ("loss", "l1", "l2") if params[name]]
+    if unused:
+        raise ValueError(f"objective={chosen!r} minimizes a rate, which {', '.join(unused)} "
+                         "would not change; leave them at their defaults")
+    if isinstance(chosen, str):
+        chosen = {"metric": chosen}
+    if not isinstance(chosen, dict):
+        raise ValueError("objective is a rate metric's name (e.g. 'false_positive_rate') or "
+                         f"a dict with 'metric' and 'group', got {type(chosen).__name__}")
+    return {"type": "rate", **chosen, "data": data}
+
+
 def build_spec(params: dict[str, Any], features: Any, labels: np.ndarray, groups: Groups,
                *, loss: str, classes: int | None = None) -> dict[str, Any]:
     """The spec an estimator with ``params`` (its ``get_params()``) solves on the arrays."""
@@ -172,6 +190,8 @@ def build_spec(params: dict[str, Any], features: Any, labels: np.ndarray, groups
     objective = {"type": "empirical_risk", "loss": loss, "l1": float(params["l1"]),
                  "l2": float(params["l2"]),
                  "data": {"features": features, "labels": labels}}
+    if params.get("objective") is not None:
+        objective = rate_objective(params, objective["data"])
     if groups.members:
         objective["data"]["groups"] = groups.members
     if classes is not None:

@@ -125,3 +125,30 @@ def test_predict_proba_is_the_mixtures_probability_of_a_positive_prediction():
                      for seed in range(100)], axis=0)
     assert abs(draws.mean() - expected.mean()) < 0.01
     assert np.abs(draws - expected).max() < 0.25
+
+
+def test_a_rate_objective_minimizes_false_positives_at_a_recall():
+    features, labels, group = biased(seed=3)
+    recall = {"type": "rate", "lhs": {"metric": "true_positive_rate"}, "op": ">=", "rhs": 0.8}
+    model = ConstrainedClassifier(objective="false_positive_rate", constraints=recall)
+    model.fit(features, labels, sensitive_features=group)
+    positive = model.predict_proba(features)[:, 1]
+    assert model.result_.stats["method"] == "proxy_lagrangian"
+    assert positive[labels == 1].mean() >= 0.8 - model.result_.feasibility.tolerance
+    # the Result's objective is the mixture's true false positive rate on these rows
+    assert model.result_.expected.objective == pytest.approx(positive[labels == 0].mean(),
+                                                             abs=1e-9)
+    in_group = ConstrainedClassifier(objective={"metric": "false_positive_rate", "group": "a"},
+                                     constraints=recall).fit(features, labels,
+                                                             sensitive_features=group)
+    positive = in_group.predict_proba(features)[:, 1]
+    assert in_group.result_.expected.objective == pytest.approx(
+        positive[(labels == 0) & (group == "a")].mean(), abs=1e-9)
+
+
+def test_a_rate_objective_refuses_what_it_would_ignore():
+    features, labels, _ = biased()
+    with pytest.raises(ValueError, match="l2 would not change"):
+        ConstrainedClassifier(objective="false_positive_rate", l2=0.1).fit(features, labels)
+    with pytest.raises(ValueError, match="minimize it with ConstrainedClassifier"):
+        ConstrainedRegressor(objective="false_positive_rate").fit(features, labels)

@@ -2,6 +2,9 @@
 
 In this order (the first that applies):
 
+0. a rate as the objective (:mod:`worker.problem.rate_objective`): ``proxy_lagrangian``, the
+   one method that plays its hinge proxy while scoring the true rate (Cotter et al. 2019,
+   Algorithm 2); every other method refuses it (:func:`refuse_rate_objective`).
 1. rate constraints: ``proxy_lagrangian`` (their rates have no gradient; only the games
    handle them, Cotter et al. 2019).
 2. a smooth objective (:attr:`worker.losses.Loss.smooth`) whose only constraint is the box:
@@ -55,6 +58,7 @@ from worker.algorithms.exact.robust_form import exact_robust_applies
 from worker.algorithms.runners.lbfgsb import smooth_box_only
 from worker.algorithms.runners.lbfgsb_network import network_box_only
 from worker.catalogue import CATALOGUE, Algorithm
+from worker.errors import SpecError
 from worker.losses import loss_of
 from worker.problem.compiled import QUADRATIC, CompiledProblem
 from worker.problem.network import NetworkProblem
@@ -73,6 +77,8 @@ CONE_WORK = 25
 #: docs/method-choice.md#networks-whose-only-constraint-is-the-box); beyond it the games,
 #: whose steps cost the same whatever n.
 NETWORK_MAX_WORK = 250_000_000
+#: The method of a rate objective.
+RATE_OBJECTIVE_METHOD = "proxy_lagrangian"
 
 
 @dataclass(frozen=True)
@@ -108,8 +114,20 @@ def exact_work(problem: CompiledProblem) -> int:
     return int(data + cones + problem.constraints.matrix.nnz + problem.d ** 2)
 
 
+def refuse_rate_objective(problem: CompiledProblem | NetworkProblem, name: str) -> None:
+    """A SpecError at ``solver.algorithm`` when ``name`` is asked to minimize a rate."""
+    if isinstance(problem, CompiledProblem) and problem.true_rate is not None \
+            and name != RATE_OBJECTIVE_METHOD:
+        raise SpecError.at("solver.algorithm", f"{name} cannot minimize a rate (a rate "
+                           "objective is a count of predictions, with no gradient); "
+                           f"choose {RATE_OBJECTIVE_METHOD} or auto")
+
+
 def choose_method(problem: CompiledProblem) -> Choice:
     """``auto``'s method for a compiled (linear-model) problem (module docstring)."""
+    if problem.true_rate is not None:
+        return Choice(RATE_OBJECTIVE_METHOD, "a rate as the objective: the proxy-Lagrangian "
+                      "plays its hinge proxy, candidates are scored on the true rate")
     if problem.rates is not None:
         return Choice("proxy_lagrangian", "rate constraints: only the games handle them")
     if smooth_box_only(problem):

@@ -20,7 +20,13 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from worker.algorithms.exact.exact_robust import run_exact_robust
-from worker.algorithms.method_choice import Choice, choose_method, choose_network, choose_robust
+from worker.algorithms.method_choice import (
+    Choice,
+    choose_method,
+    choose_network,
+    choose_robust,
+    refuse_rate_objective,
+)
 from worker.algorithms.run.loop import ProgressCallback
 from worker.algorithms.run.options import SolverOptions
 from worker.algorithms.runners.network_games import run_network_game
@@ -48,6 +54,7 @@ def chosen(problem: CompiledProblem | NetworkProblem, requested: str) -> Choice:
     """The algorithm to run and why (see the module docstring); a method that cannot take
     the objective's loss raises :class:`~worker.errors.LossRefused`."""
     if requested != AUTO:
+        refuse_rate_objective(problem, requested)
         _refuse_losses(problem, requested)
         return Choice(requested, "solver.algorithm")
     if isinstance(problem, NetworkProblem):
@@ -88,6 +95,7 @@ def run_choice(choice: Choice, problem: CompiledProblem | NetworkProblem,
     partitions, open, for an algorithm that reads them
     (:attr:`worker.catalogue.Algorithm.partitioned`)."""
     name, algorithm = choice.name, choice.record
+    refuse_rate_objective(problem, name)
     if problem.rates is not None and not algorithm.rates:
         raise SpecError.at("solver.algorithm", f"{name} cannot handle rate constraints (they "
                            "have no gradient); choose proxy_lagrangian, lagrangian or auto")

@@ -40,7 +40,8 @@ class LinearScoring:
     """A compiled problem's scores (module docstring).
 
     ``values`` and ``n`` stand in for the problem's rows when it holds none (SVRG OL on
-    partitions); ``lower_bound`` asks for the hinge LP's bound, whose LP may use what is
+    partitions); a rate objective is scored on its true rate, not on the proxy the game
+    played; ``lower_bound`` asks for the hinge LP's bound, whose LP may use what is
     left until ``deadline`` (a ``time.perf_counter()`` value).
     """
 
@@ -56,14 +57,16 @@ class LinearScoring:
     def sizes(self) -> Sizes:
         problem = self.problem
         return Sizes(parameters=problem.d, constraints=problem.m_total,
-                     examples=problem.n if self.n is None else self.n)
+                     examples=problem.examples if self.n is None else self.n)
 
     @property
     def notes(self) -> list[str]:
         return self.problem.notes
 
     def __post_init__(self) -> None:
-        self._objectives = remembered(self.values or on_rows(self.arrays))
+        true_rate = self.problem.true_rate
+        self._objectives = remembered(self.values or (
+            true_rate.values if true_rate is not None else on_rows(self.arrays)))
 
     def score(self, solutions: np.ndarray) -> CandidateScores:
         return score_candidates(self.arrays, self.problem, solutions, self._objectives)

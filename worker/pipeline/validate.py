@@ -48,7 +48,7 @@ def summarize_spec(raw: Any, roots: Sequence[Path] | None = None, *,
         return {
             "valid": True,
             "sizes": {"parameters": problem.d, "constraints": problem.m_total,
-                      "examples": problem.n if job.batch is None else job.batch.n},
+                      "examples": problem.examples if job.batch is None else job.batch.n},
             "algorithm": job.choice.name,
             "memory_estimate_bytes": job.memory_estimate,
             "notes": list(problem.notes),

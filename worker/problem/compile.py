@@ -25,9 +25,10 @@ from worker.losses import PAIRWISE_BASE, PAIRWISE_HINGE
 from worker.problem.compiled import LOSS_CODES, QUADRATIC, CompiledProblem, ConstraintSet, Objective
 from worker.problem.constraint_types import CONSTRAINT_TYPES, RATES, ROWS
 from worker.problem.csr import as_csr
-from worker.problem.rates import RateSet
+from worker.problem.rate_objective import compile_rate_objective
+from worker.problem.rates import RateSet, TrueRate
 from worker.settings import DataSettings
-from worker.spec.models import EmpiricalRisk, Quadratic, Spec
+from worker.spec.models import EmpiricalRisk, Quadratic, RateObjective, Spec
 
 
 class DataSource:
@@ -65,8 +66,13 @@ def compile_problem(spec: Spec, source: DataSource,
     does not hold (:mod:`worker.distributed.partitions`): the objective's data are then not
     read and it has no rows.
     """
-    objective, objective_d = _objective(spec, source) if width_elsewhere is None \
-        else _rowless(spec, width_elsewhere)
+    true_rate = None
+    if isinstance(spec.objective, RateObjective):
+        objective, true_rate = compile_rate_objective(spec.objective, source)
+        objective_d = objective.features.shape[1]
+    else:
+        objective, objective_d = _objective(spec, source) if width_elsewhere is None \
+            else _rowless(spec, width_elsewhere)
     d = _dimension(spec, objective_d)
     objective = _fit_objective(objective, d)
     lower, upper = box_bounds(spec, d, source)
@@ -74,7 +80,8 @@ def compile_problem(spec: Spec, source: DataSource,
     return CompiledProblem(objective=objective,
                            constraints=_constraint_rows(spec, d, source, notes),
                            lower=lower, upper=upper, notes=notes,
-                           rates=_rates(spec, objective, source, d))
+                           rates=_rates(spec, objective, source, d, true_rate),
+                           true_rate=true_rate)
 
 
 def _constraint_rows(spec: Spec, d: int, source, notes: list[str]) -> ConstraintSet:
@@ -85,10 +92,12 @@ def _constraint_rows(spec: Spec, d: int, source, notes: list[str]) -> Constraint
         if (record := CONSTRAINT_TYPES[constraint.type]).form == ROWS], d)
 
 
-def _rates(spec: Spec, objective: Objective, source, d: int) -> RateSet | None:
-    """The problem's one rate set, from the one :data:`RATES` type's record."""
+def _rates(spec: Spec, objective: Objective, source, d: int,
+           true_rate: TrueRate | None) -> RateSet | None:
+    """The problem's one rate set, from the one :data:`RATES` type's record (with a rate
+    objective, ``true_rate``, on whose examples the constraints without data count)."""
     (record,) = [record for record in CONSTRAINT_TYPES.values() if record.form == RATES]
-    return record.compile(spec, objective, source, d)
+    return record.compile(spec, objective, source, d, true_rate)
 
 
 def _objective(spec: Spec, source) -> tuple[Objective, int | None]:

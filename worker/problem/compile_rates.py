@@ -19,7 +19,15 @@ from worker.data.labels import checked_labels
 from worker.errors import SpecError
 from worker.losses import BY_CODE, CLASSES, PAIRWISE_HINGE, TARGETS
 from worker.problem.compiled import QUADRATIC, Objective
-from worker.problem.rates import METRICS, RATIOS, RateSet, build_rate_set, rate_rows, ratio_rows
+from worker.problem.rates import (
+    METRICS,
+    RATIOS,
+    RateSet,
+    TrueRate,
+    build_rate_set,
+    rate_rows,
+    ratio_rows,
+)
 from worker.spec.models import EmpiricalRisk, RateConstraint, RateTerm, Spec
 
 #: A constraint whose smallest possible value exceeds this can never hold.
@@ -38,8 +46,10 @@ class _Examples:
     weights: np.ndarray | None = None
 
 
-def compile_rates(spec: Spec, objective: Objective, source, d: int) -> RateSet | None:
-    """The spec's rate constraints in order (None when there are none)."""
+def compile_rates(spec: Spec, objective: Objective, source, d: int,
+                  true_rate: TrueRate | None = None) -> RateSet | None:
+    """The spec's rate constraints in order (None when there are none); with a rate
+    objective (``true_rate``), those without their own data count on its examples."""
     blocks = [(k, c) for k, c in enumerate(spec.constraints) if isinstance(c, RateConstraint)]
     if not blocks:
         return None
@@ -50,7 +60,10 @@ def compile_rates(spec: Spec, objective: Objective, source, d: int) -> RateSet |
         path = f"constraints[{k}]"
         if constraint.data is None:
             if shared is None:
-                shared = _objective_examples(spec, objective, source, path, _rows(datasets))
+                shared = _objective_examples(spec, objective, source, path, _rows(datasets)) \
+                    if true_rate is None else _Examples(
+                        true_rate.rate.features, true_rate.labels, true_rate.groups,
+                        _rows(datasets), "objective.data.groups")
                 datasets.append(shared)
             examples = shared
         else:
@@ -124,7 +137,7 @@ def _objective_examples(spec: Spec, objective: Objective, source, path: str,
                            f"examples, and {kind} has no scored examples; give this "
                            "constraint its own 'data' (features, labels, groups)")
     labels = None if BY_CODE[objective.kind].labels is TARGETS else objective.labels
-    groups = _groups(obj.data.groups, objective.n, "objective.data.groups", source)
+    groups = read_groups(obj.data.groups, objective.n, "objective.data.groups", source)
     return _Examples(objective.features, labels, groups, offset, "objective.data.groups")
 
 
@@ -145,7 +158,7 @@ def _own_examples(constraint: RateConstraint, source, path: str, d: int,
     if labels is not None and labels.shape[0] != features.shape[0]:
         raise SpecError.at(f"{path}.data.labels", f"{labels.shape[0]} labels for "
                            f"{features.shape[0]} rows")
-    groups = _groups(data.groups, features.shape[0], f"{path}.data.groups", source)
+    groups = read_groups(data.groups, features.shape[0], f"{path}.data.groups", source)
     weights = example_weights(data.weights, features.shape[0], f"{path}.data.weights",
                               source)
     return _Examples(features, labels, groups, offset, f"{path}.data.groups", weights)
@@ -169,8 +182,9 @@ def example_weights(value, n: int, path: str, source) -> np.ndarray | None:
     return weights
 
 
-def _groups(values, n: int, path: str, source) -> dict[str, np.ndarray]:
-    """Group name -> member rows, from 0/1 vectors of length n."""
+def read_groups(values, n: int, path: str, source) -> dict[str, np.ndarray]:
+    """Group name -> member rows, from 0/1 vectors of length n (``values``: the spec's
+    ``groups`` at ``path``, or None)."""
     groups = {}
     for name, value in (values or {}).items():
         vector = source.vector(value, f"{path}.{name}")

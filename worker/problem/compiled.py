@@ -18,7 +18,7 @@ import scipy.sparse as sp
 
 from worker.losses import LOSSES, QUADRATIC
 from worker.problem.csr import as_csr
-from worker.problem.rates import RateSet
+from worker.problem.rates import RateSet, TrueRate
 
 __all__ = ["LOSS_CODES", "QUADRATIC", "CompiledProblem", "ConstraintSet",
            "Objective"]
@@ -139,6 +139,10 @@ class CompiledProblem:
     rates : RateSet or None
         Rate constraints (:mod:`worker.problem.rates`), not linear in w: only the game algorithms
         handle them. ``m`` counts the linear rows only; ``m_total`` adds the rates.
+    true_rate : TrueRate or None
+        A rate as the objective (:mod:`worker.problem.rate_objective`): ``objective`` is then
+        its hinge proxy, which only the proxy-Lagrangian plays, and every candidate is
+        scored on this true rate.
     """
 
     objective: Objective
@@ -147,6 +151,7 @@ class CompiledProblem:
     upper: np.ndarray
     notes: list[str] = field(default_factory=list)
     rates: RateSet | None = None
+    true_rate: TrueRate | None = None
 
     @property
     def d(self) -> int:
@@ -162,6 +167,14 @@ class CompiledProblem:
     def n(self) -> int:
         """Number of examples."""
         return self.objective.n
+
+    @property
+    def examples(self) -> int:
+        """The objective's examples, as ``Result.sizes`` reports them: a rate objective's
+        every row (its proxy's rows are only those the rate counts), else :attr:`n`."""
+        if self.true_rate is not None:
+            return int(self.true_rate.rate.features.shape[0])
+        return self.n
 
     @property
     def m_total(self) -> int:

@@ -58,8 +58,8 @@ class ConstraintType:
         :data:`ROWS`: ``(constraint, path, d, source, notes) -> (rows, rhs)`` with rows a
         unit-norm CSR of shape (m_k, d) and rhs of shape (m_k,); None for a type that gives
         ``orderings`` instead.
-        :data:`RATES`: ``(spec, objective, source, d) -> RateSet or None``, over every block
-        of the type in spec order.
+        :data:`RATES`: ``(spec, objective, source, d, true_rate) -> RateSet or None``, over
+        every block of the type in spec order (``true_rate``: a rate objective's, or None).
     evaluate : callable
         ``(compiled form, w) -> g(w)``, shape (m,) for w of shape (d,); a block is violated
         where g > 0 (:meth:`ConstraintSet.values`, :meth:`RateSet.values`).

@@ -233,3 +233,27 @@ def build_rate_set(features: sp.csr_matrix, pieces: list[tuple[int, np.ndarray, 
     proxy = RateForm(shifted + np.asarray(below.sum(axis=1)).ravel(),
                      sp.csr_matrix(net.maximum(0.0)), sp.csr_matrix(-below))
     return RateSet(features=sp.csr_matrix(features), proxy=proxy, relaxed=relaxed)
+
+
+@dataclass(frozen=True)
+class TrueRate:
+    """A rate as the objective, scored true (0/1 indicators), with the examples it counts on,
+    which the spec's rate constraints without their own data share.
+
+    Attributes
+    ----------
+    rate : RateSet
+        One row (m_r = 1, constant 0): the rate over ``rate.features`` (n_o, d).
+    labels : ndarray, shape (n_o,), or None
+        ±1 labels (None: the rate is a prediction rate and no labels were given).
+    groups : dict of str to ndarray of int
+        Each named group's rows.
+    """
+
+    rate: RateSet
+    labels: np.ndarray | None
+    groups: dict[str, np.ndarray]
+
+    def values(self, points: np.ndarray) -> np.ndarray:
+        """The true rate at each point: (K, d) -> (K,)."""
+        return self.rate.values(np.atleast_2d(points))[:, 0]

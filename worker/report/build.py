@@ -17,8 +17,8 @@ from worker.data.labels import LABELS, checked_labels, label_kind
 from worker.errors import SpecError
 from worker.losses import CLASSES, LOSSES, SOFTMAX_CROSS_ENTROPY
 from worker.problem.compile import DataSource
-from worker.problem.compile_rates import _groups as group_rows
 from worker.problem.compile_rates import example_weights
+from worker.problem.compile_rates import read_groups as group_rows
 from worker.problem.constraint_types import CONSTRAINT_TYPES, ROWS
 from worker.problem.csr import as_csr
 from worker.report.bootstrap import LEVEL, RESAMPLES

@@ -32,6 +32,7 @@ from worker.spec.rates import RATE_METRICS as RATE_METRICS
 from worker.spec.rates import SIDE_TAGS
 from worker.spec.rates import RateConstraint as RateConstraint
 from worker.spec.rates import RateData as RateData
+from worker.spec.rates import RateObjective as RateObjective
 from worker.spec.rates import RateSum as RateSum
 from worker.spec.rates import RateTerm as RateTerm
 from worker.spec.solver import ALGORITHMS as ALGORITHMS
@@ -163,8 +164,8 @@ def _objective_kind(raw: Any) -> str | None:
     return "pair_risk" if loss == PAIRWISE_HINGE else "point_risk"
 
 
-_KIND_ERROR = ("objective kind", "type must be one of 'empirical_risk', 'quadratic', 'max_of' "
-               "(max_of terms: 'empirical_risk')")
+_KIND_ERROR = ("objective kind", "type must be one of 'empirical_risk', 'quadratic', 'max_of', "
+               "'rate' (max_of terms: 'empirical_risk')")
 
 #: An empirical risk, its data told by its loss family: one schema per family, so client
 #: generators read the rule on which data each loss takes.
@@ -193,7 +194,8 @@ class MaxOf(StrictModel):
 
 Objective = Annotated[
     Annotated[PointRisk, Tag("point_risk")] | Annotated[PairRisk, Tag("pair_risk")]
-    | Annotated[Quadratic, Tag("quadratic")] | Annotated[MaxOf, Tag("max_of")],
+    | Annotated[Quadratic, Tag("quadratic")] | Annotated[MaxOf, Tag("max_of")]
+    | Annotated[RateObjective, Tag("rate")],
     Discriminator(_objective_kind, custom_error_type=_KIND_ERROR[0],
                   custom_error_message=_KIND_ERROR[1])]
 
@@ -305,9 +307,9 @@ class Spec(StrictModel):
     def _network_fits(self) -> Spec:
         if not self.network:
             return self
-        if isinstance(self.objective, Quadratic):
-            raise ValueError("model: a quadratic objective has no examples to score; use "
-                             "the linear model")
+        if isinstance(self.objective, Quadratic | RateObjective):
+            raise ValueError(f"model: a {self.objective.type} objective is solved for the "
+                             "linear model only; use the linear model")
         if any(t.loss == PAIRWISE_HINGE for t in self.terms):
             raise ValueError("objective: pairwise_hinge scores differences of rows, which "
                              "only a linear model on one objective can")

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Discriminator, Field, Tag, model_validator
+from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
 from worker.data.refs import MatrixValue, VectorValue
-from worker.spec.strict import StrictModel
+from worker.spec.strict import StrictModel, refusing
 
 #: Means of an indicator over a subset fixed by the group and the label.
 MEAN_METRICS = ("positive_prediction_rate", "negative_prediction_rate", "true_positive_rate",
@@ -128,3 +128,42 @@ class RateConstraint(StrictModel):
         if ratios and pairs[0][0] == 0.0:
             raise ValueError(f"the scale of {ratios[0]} is 0; give a nonzero scale")
         return self
+
+
+class RateObjectiveData(StrictModel):
+    """A rate objective's examples: scores x.w on ``features``, ±1 ``labels`` (needed by
+    every metric but the prediction rates) and named ``groups`` (0/1 vectors, one entry per
+    row), on which the spec's rate constraints without their own data also count."""
+
+    _unweighted = refusing("weights", because="a rate objective weighs every example alike "
+                           "(its hinge proxy is a mean over the rate's examples); drop "
+                           "'weights', or repeat rows for integer weights")
+
+    features: MatrixValue
+    labels: VectorValue | None = None
+    groups: dict[str, VectorValue] | None = None
+
+
+class RateObjective(StrictModel):
+    """Minimize a rate (docs/rates.md#a-rate-as-the-objective): ``metric`` on ``group``
+    (``null``: all examples) of ``data``, e.g. the least false positive rate subject to a
+    true positive rate constraint (Neyman-Pearson). The proxy-Lagrangian (Cotter et al. 2019,
+    Algorithm 2) plays it with the rate's hinge proxy; candidates are scored on the true
+    rate."""
+
+    type: Literal["rate"]
+    metric: Literal[MEAN_METRICS]  # type: ignore[valid-type]
+    group: str | None = None
+    data: RateObjectiveData
+
+    @field_validator("metric", mode="before")
+    @classmethod
+    def _mean_metric(cls, metric: Any) -> Any:
+        if metric in RATIO_METRICS:
+            raise ValueError(f"{metric} is a ratio of counts whose denominator depends on the "
+                             "predictions, not a mean the game can minimize; use one of "
+                             f"{', '.join(MEAN_METRICS)} (e.g. bound {metric} by a "
+                             "constraint instead)")
+        if isinstance(metric, str) and metric not in MEAN_METRICS:
+            raise ValueError(f"unknown metric {metric!r}; one of {', '.join(MEAN_METRICS)}")
+        return metric

@@ -196,7 +196,9 @@ def _run_game(problem, options, progress, deadline, formulation) -> Trajectory:
         violation = float(max_violation(arrays, state.w))
         if problem.rates is not None:
             violation = max(violation, float(problem.rates.values(state.w).max(initial=0.0)))
-        return float(objective_value(arrays, state.w)), violation, int(state.counters[CHECKS])
+        objective = objective_value(arrays, state.w) if problem.true_rate is None \
+            else problem.true_rate.values(state.w)[0]  # progress shows the rate, not its proxy
+        return float(objective), violation, int(state.counters[CHECKS])
 
     step_stats = {}
     if cfg.step_rule == STEP_DOG and resumed and options.resume.theta_diameter is not None:

@@ -1,0 +1,65 @@
+"""A rate as the objective (docs/rates.md#a-rate-as-the-objective), compiled.
+
+The rate r(w) = sum_{i in S} (1/|S|) 1[sign_i s_i > 0] (S the metric's examples: a group
+intersected with a label; sign_i +1 counts a positive prediction, -1 a negative one, and
+``error_rate`` counts the wrong one, sign_i = -y_i; :func:`worker.problem.rates.rate_rows`) is
+played by the proxy-Lagrangian (Cotter, Jiang, Sridharan 2019, Definition 2, Algorithm 2)
+through its hinge proxy, the upper bound max(0, 1 + sign_i s_i) of each indicator, which is
+the hinge loss max(0, 1 - y s) on S's rows with labels y_i = -sign_i: the theta-player
+descends it as the objective f, while the candidates, the shrinking LP and the Result score
+the true rate (:class:`~worker.problem.rates.TrueRate`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from worker.data.labels import checked_labels
+from worker.errors import SpecError
+from worker.losses import CLASSES
+from worker.problem.compile_rates import read_groups
+from worker.problem.compiled import LOSS_CODES, Objective
+from worker.problem.csr import as_csr
+from worker.problem.rates import TrueRate, build_rate_set, rate_rows
+from worker.spec.rates import PREDICTION_RATES, RateObjective
+
+#: Where the rate objective's examples are in the spec.
+DATA_PATH = "objective.data"
+
+
+def compile_rate_objective(objective: RateObjective, source) -> tuple[Objective, TrueRate]:
+    """The hinge proxy as a hinge-loss :class:`Objective` over S's rows (|S|, d), and the true
+    rate over all the objective's examples (n_o, d), read through ``source`` (a
+    :class:`~worker.problem.compile.DataSource`); a SpecError naming the field otherwise."""
+    data = objective.data
+    if data.labels is not None or objective.metric not in PREDICTION_RATES:
+        features, labels = source.examples(data.features, data.labels, DATA_PATH)
+        labels = checked_labels(labels, CLASSES, DATA_PATH, f"{DATA_PATH}.labels")
+    else:
+        features, labels = source.matrix(data.features, f"{DATA_PATH}.features"), None
+    features = sp.csr_matrix(as_csr(features), dtype=np.float64)
+    n = features.shape[0]
+    if labels is not None and labels.shape[0] != n:
+        raise SpecError.at(f"{DATA_PATH}.labels", f"{labels.shape[0]} labels for {n} "
+                           "feature rows; give one label per row")
+    if n == 0:
+        raise SpecError.at(f"{DATA_PATH}.features", "no examples; give at least one row")
+    groups = read_groups(data.groups, n, f"{DATA_PATH}.groups", source)
+    if objective.group is not None and objective.group not in groups:
+        known = ", ".join(sorted(groups)) or "none"
+        raise SpecError.at("objective.group", f"unknown group {objective.group!r}; "
+                           f"{DATA_PATH}.groups defines: {known}; name one of them or add "
+                           "the group to the data")
+    members = np.arange(n) if objective.group is None else groups[objective.group]
+    try:
+        rows, weights, signs = rate_rows(objective.metric, members, labels, 1.0)
+    except ValueError as error:
+        name = "the data" if objective.group is None else f"group {objective.group!r}"
+        raise SpecError.at("objective.group" if objective.group else DATA_PATH,
+                           f"{name} {error}, so {objective.metric} is undefined there; "
+                           "name another group or give examples it counts") from None
+    proxy = Objective(LOSS_CODES["hinge"], features[rows], -signs, sp.csr_matrix((0, 0)),
+                      np.zeros(0))
+    rate = build_rate_set(features, [(0, rows, weights, signs)], np.zeros(1))
+    return proxy, TrueRate(rate, labels, groups)
