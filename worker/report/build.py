@@ -18,9 +18,9 @@ from worker.errors import SpecError
 from worker.losses import CLASSES, LOSSES, SOFTMAX_CROSS_ENTROPY
 from worker.problem.compile import DataSource
 from worker.problem.compile_rates import _groups as group_rows
-from worker.problem.compile_rates import example_weights
 from worker.problem.constraint_types import CONSTRAINT_TYPES, ROWS
 from worker.problem.csr import as_csr
+from worker.problem.weights import example_weights
 from worker.report.bootstrap import LEVEL, RESAMPLES
 from worker.report.evaluate import Definition, Pending, add_intervals, model_report
 from worker.report.metrics import Deployed, Examples
