@@ -43,6 +43,7 @@ def compile_network_problem(spec: Spec, source: DataSource, layout: Layout) -> N
     robust = isinstance(spec.objective, MaxOf)
     paths = [f"objective.terms[{i}]" for i in range(len(spec.terms))] if robust \
         else ["objective"]
+    _refuse_weights(spec, paths)
     read = [risk_examples(term, path, source) for term, path in zip(spec.terms, paths, strict=True)]
     d = _width(spec, read, paths)
     multiclass = spec.terms[0].loss == SOFTMAX_CROSS_ENTROPY
@@ -57,6 +58,18 @@ def compile_network_problem(spec: Spec, source: DataSource, layout: Layout) -> N
                                           sp.csr_matrix((0, 0)), np.zeros(0)), source, d)
     return NetworkProblem(network, terms, robust, lower, upper, rates,
                           init_seed=layout.init_seed(spec.model))
+
+
+def _refuse_weights(spec: Spec, paths: list[str]) -> None:
+    """Networks, K scores and robust objectives weigh every example alike: example weights
+    there are refused at their path, never ignored."""
+    for term, path in zip(spec.terms, paths, strict=True):
+        if getattr(term.data, "weights", None) is not None:
+            raise SpecError.at(f"{path}.data.weights", "example weights are taken by a "
+                               "linear model on one empirical risk with a binary or "
+                               "regression loss; networks, softmax_cross_entropy and max_of "
+                               "weigh every example alike: drop the weights (or repeat rows "
+                               "for integer weights)")
 
 
 def _width(spec: Spec, read: list, paths: list[str]) -> int:
