@@ -10,9 +10,12 @@ the same ``random_state``. The fitted model is the Result's mixture of at most m
 
 Groups of rate constraints come from ``sensitive_features`` (a fit parameter routed by
 scikit-learn's metadata routing, requested by default) or from ``sensitive_columns`` of a
-DataFrame ``X`` (then not used as features). ``sample_weight``: the spec weighs every row
-alike, so weights are applied exactly by leaving out rows of weight 0 and repeating rows by
-integer weights; other weights raise ``ValueError`` (never ignored).
+DataFrame ``X`` (then not used as features). ``sample_weight``: finite non-negative weights,
+fractional allowed, become the spec's ``objective.data.weights`` on a linear model with two
+classes or a regression loss (the loss and every rate counted on the training rows are
+then weighted exactly); networks and more than two classes weigh every row alike, so there
+rows of weight 0 are left out and integer weights repeat rows, and other weights raise
+``ValueError`` (never ignored).
 """
 
 from __future__ import annotations
@@ -99,34 +102,39 @@ class _ConstrainedEstimator(BaseEstimator):
         X = validate_data(self, X, reset=reset, accept_sparse="csr", dtype=np.float64)
         return self._with_intercept(X)
 
+    @property
+    def _linear(self) -> bool:
+        """The model is linear (scores x . w)."""
+        return self.model == "linear" or (isinstance(self.model, dict)
+                                           and self.model.get("type") == "linear")
+
     def _with_intercept(self, X: Any) -> Any:
-        linear = self.model == "linear" or (isinstance(self.model, dict)
-                                            and self.model.get("type") == "linear")
-        return with_intercept(X, self.fit_intercept and linear)
+        return with_intercept(X, self.fit_intercept and self._linear)
 
     def _training_rows(self, X: Any, y: Any, sample_weight: Any, sensitive_features: Any,
-                       numeric: bool) -> tuple[Any, np.ndarray, Any]:
-        """Validated (features (n, d), y (n,), sensitive features) of the rows to fit
-        (:func:`_weighted_rows`)."""
+                       numeric: bool) -> tuple[Any, np.ndarray, Any, np.ndarray | None]:
+        """Validated (features (n, d), y (n,), sensitive features, weights (n,) or None)."""
         X, from_columns = self._split_sensitive(X)
         X, y = validate_data(self, X, y, reset=True, accept_sparse="csr", dtype=np.float64,
                              y_numeric=numeric)
         sensitive = sensitive_features if sensitive_features is not None else from_columns
-        kept = _weighted_rows(sample_weight, X.shape[0])
-        if kept is None:
-            return X, y, sensitive
-        if sensitive is not None:
-            sensitive = sensitive.iloc[kept] if hasattr(sensitive, "iloc") else \
-                np.asarray(sensitive)[kept]
-        return X[kept], y[kept], sensitive
+        return X, y, sensitive, _checked_weights(sample_weight, X.shape[0])
 
     def _solve(self, features: Any, labels: np.ndarray, sensitive: Any, loss: str,
-               classes: int | None = None) -> None:
-        """Fit: solve the spec of the arrays and keep its Result and mixture."""
+               classes: int | None = None, weights: np.ndarray | None = None) -> None:
+        """Fit: solve the spec of the arrays, each row weighing ``weights`` (None: 1), and
+        keep its Result and mixture."""
+        if weights is not None and (classes is not None or not self._linear):
+            kept = _repeated_rows(weights)       # a network weighs every row alike
+            features, labels, weights = features[kept], labels[kept], None
+            if sensitive is not None:
+                sensitive = sensitive.iloc[kept] if hasattr(sensitive, "iloc") else \
+                    np.asarray(sensitive)[kept]
         features = self._with_intercept(features)
         groups = Groups.of(sensitive, features.shape[0])
         params = self.get_params()
-        spec = build_spec(params, features, labels, groups, loss=loss, classes=classes)
+        spec = build_spec(params, features, labels, groups, loss=loss, classes=classes,
+                          weights=weights)
         try:
             self.result_ = _run(spec, self.backend)
         except SpecError as error:
@@ -196,18 +204,19 @@ class ConstrainedClassifier(ClassifierMixin, _ConstrainedEstimator):
     def fit(self, X: Any, y: Any, sample_weight: Any = None, *,
             sensitive_features: Any = None) -> ConstrainedClassifier:
         """Solve the constrained problem on ``X`` (n, d) and labels ``y`` (n,)."""
-        X, y, sensitive = self._training_rows(X, y, sample_weight, sensitive_features,
-                                              numeric=False)
+        X, y, sensitive, weights = self._training_rows(X, y, sample_weight, sensitive_features,
+                                                       numeric=False)
         check_classification_targets(y)
         self.classes_, encoded = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
             raise ValueError(f"y holds one class ({self.classes_[0]!r}) among the rows "
                              "fitted; a classifier needs at least two")
         if self.classes_.size == 2:
-            self._solve(X, np.where(encoded == 1, 1.0, -1.0), sensitive, self._loss)
+            self._solve(X, np.where(encoded == 1, 1.0, -1.0), sensitive, self._loss,
+                        weights=weights)
         else:
             self._solve(X, encoded.astype(np.float64), sensitive, "softmax_cross_entropy",
-                        classes=int(self.classes_.size))
+                        classes=int(self.classes_.size), weights=weights)
         return self
 
     def decision_function(self, X: Any) -> np.ndarray:
@@ -246,9 +255,9 @@ class ConstrainedRegressor(RegressorMixin, _ConstrainedEstimator):
     def fit(self, X: Any, y: Any, sample_weight: Any = None, *,
             sensitive_features: Any = None) -> ConstrainedRegressor:
         """Solve the constrained problem on ``X`` (n, d) and targets ``y`` (n,)."""
-        X, y, sensitive = self._training_rows(X, y, sample_weight, sensitive_features,
-                                              numeric=True)
-        self._solve(X, y, sensitive, self._loss)
+        X, y, sensitive, weights = self._training_rows(X, y, sample_weight, sensitive_features,
+                                                       numeric=True)
+        self._solve(X, y, sensitive, self._loss, weights=weights)
         return self
 
     def predict(self, X: Any) -> np.ndarray:
@@ -260,25 +269,30 @@ class ConstrainedRegressor(RegressorMixin, _ConstrainedEstimator):
 MAX_REPEAT = 100
 
 
-def _weighted_rows(sample_weight: Any, n: int) -> np.ndarray | None:
-    """The rows to fit (None: all, once each) under ``sample_weight``.
-
-    The problem spec weighs every row alike, so weights are applied exactly where that can
-    be: rows of weight 0 are left out, equal weights change nothing, and integer weights
-    repeat each row that many times (the mean loss and every rate are then the weighted
-    ones). Other weights raise ValueError.
-    """
+def _checked_weights(sample_weight: Any, n: int) -> np.ndarray | None:
+    """``sample_weight`` as finite non-negative weights (n,) of positive sum (None stays
+    None); scikit-learn's ValueError saying what to fix otherwise."""
     if sample_weight is None:
         return None
-    weights = _check_sample_weight(sample_weight, np.empty((n, 0)), ensure_non_negative=True)
+    return _check_sample_weight(sample_weight, np.empty((n, 0)), ensure_non_negative=True)
+
+
+def _repeated_rows(weights: np.ndarray) -> np.ndarray:
+    """The rows (k,) a model that weighs every row alike fits to honour ``weights`` (n,)
+    exactly: rows of weight 0 left out, equal weights changing nothing, and integer weights
+    repeating each row that many times (the mean loss is then the weighted one). Other
+    weights raise ValueError."""
+    n = weights.shape[0]
     kept = np.flatnonzero(weights > 0)
-    if kept.size == 0 or np.ptp(weights[kept]) == 0:
+    if np.ptp(weights[kept]) == 0:
         return kept
     if not np.array_equal(weights, np.round(weights)) or weights.sum() > MAX_REPEAT * n:
-        raise ValueError("sample_weight: the problem spec weighs every row alike, so only "
-                         "0 (leave the row out), equal weights, or integer weights (repeat "
-                         f"the row; at most {MAX_REPEAT} times the rows in all) are applied "
-                         "exactly; round or rescale the weights to integers")
+        raise ValueError("sample_weight: networks and more than two classes weigh every row "
+                         "alike, so only 0 (leave the row out), equal weights, or integer "
+                         f"weights (repeat the row; at most {MAX_REPEAT} times the rows in "
+                         "all) are applied exactly; round or rescale the weights to "
+                         "integers, or fit a linear model with two classes, whose weights "
+                         "may be fractional")
     return np.repeat(np.arange(n), weights.astype(np.int64))
 
 
