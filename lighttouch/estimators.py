@@ -11,11 +11,8 @@ the same ``random_state``. The fitted model is the Result's mixture of at most m
 Groups of rate constraints come from ``sensitive_features`` (a fit parameter routed by
 scikit-learn's metadata routing, requested by default) or from ``sensitive_columns`` of a
 DataFrame ``X`` (then not used as features). ``sample_weight``: finite non-negative weights,
-fractional allowed, become the spec's ``objective.data.weights`` on a linear model with two
-classes or a regression loss (the loss and every rate counted on the training rows are
-then weighted exactly); networks and more than two classes weigh every row alike, so there
-rows of weight 0 are left out and integer weights repeat rows, and other weights raise
-``ValueError`` (never ignored).
+fractional allowed, become the spec's ``objective.data.weights``: the loss and every rate
+counted on the training rows are then weighted exactly.
 """
 
 from __future__ import annotations
@@ -102,14 +99,10 @@ class _ConstrainedEstimator(BaseEstimator):
         X = validate_data(self, X, reset=reset, accept_sparse="csr", dtype=np.float64)
         return self._with_intercept(X)
 
-    @property
-    def _linear(self) -> bool:
-        """The model is linear (scores x . w)."""
-        return self.model == "linear" or (isinstance(self.model, dict)
-                                           and self.model.get("type") == "linear")
-
     def _with_intercept(self, X: Any) -> Any:
-        return with_intercept(X, self.fit_intercept and self._linear)
+        linear = self.model == "linear" or (isinstance(self.model, dict)
+                                            and self.model.get("type") == "linear")
+        return with_intercept(X, self.fit_intercept and linear)
 
     def _training_rows(self, X: Any, y: Any, sample_weight: Any, sensitive_features: Any,
                        numeric: bool) -> tuple[Any, np.ndarray, Any, np.ndarray | None]:
@@ -124,12 +117,6 @@ class _ConstrainedEstimator(BaseEstimator):
                classes: int | None = None, weights: np.ndarray | None = None) -> None:
         """Fit: solve the spec of the arrays, each row weighing ``weights`` (None: 1), and
         keep its Result and mixture."""
-        if weights is not None and (classes is not None or not self._linear):
-            kept = _repeated_rows(weights)       # a network weighs every row alike
-            features, labels, weights = features[kept], labels[kept], None
-            if sensitive is not None:
-                sensitive = sensitive.iloc[kept] if hasattr(sensitive, "iloc") else \
-                    np.asarray(sensitive)[kept]
         features = self._with_intercept(features)
         groups = Groups.of(sensitive, features.shape[0])
         params = self.get_params()
@@ -265,35 +252,12 @@ class ConstrainedRegressor(RegressorMixin, _ConstrainedEstimator):
         return self._scores(X)
 
 
-#: The most rows integer weights may expand the data to, as a multiple of its rows.
-MAX_REPEAT = 100
-
-
 def _checked_weights(sample_weight: Any, n: int) -> np.ndarray | None:
     """``sample_weight`` as finite non-negative weights (n,) of positive sum (None stays
     None); scikit-learn's ValueError saying what to fix otherwise."""
     if sample_weight is None:
         return None
     return _check_sample_weight(sample_weight, np.empty((n, 0)), ensure_non_negative=True)
-
-
-def _repeated_rows(weights: np.ndarray) -> np.ndarray:
-    """The rows (k,) a model that weighs every row alike fits to honour ``weights`` (n,)
-    exactly: rows of weight 0 left out, equal weights changing nothing, and integer weights
-    repeating each row that many times (the mean loss is then the weighted one). Other
-    weights raise ValueError."""
-    n = weights.shape[0]
-    kept = np.flatnonzero(weights > 0)
-    if np.ptp(weights[kept]) == 0:
-        return kept
-    if not np.array_equal(weights, np.round(weights)) or weights.sum() > MAX_REPEAT * n:
-        raise ValueError("sample_weight: networks and more than two classes weigh every row "
-                         "alike, so only 0 (leave the row out), equal weights, or integer "
-                         f"weights (repeat the row; at most {MAX_REPEAT} times the rows in "
-                         "all) are applied exactly; round or rescale the weights to "
-                         "integers, or fit a linear model with two classes, whose weights "
-                         "may be fractional")
-    return np.repeat(np.arange(n), weights.astype(np.int64))
 
 
 def _run(spec: dict, backend: Any) -> Result:

@@ -139,11 +139,17 @@ def test_fractional_weights_weigh_the_rates_the_constraints_bound():
     assert reported[-1].value == pytest.approx(overall, abs=1e-9)
 
 
-def test_weights_a_network_cannot_express_are_refused():
-    features, labels, _ = biased(50)
-    with pytest.raises(ValueError, match="sample_weight: .*integer weights"):
-        ConstrainedClassifier(model={"type": "mlp", "hidden": [4]}).fit(
-            features, labels, sample_weight=np.linspace(0.5, 1, 50))
+def test_a_network_weighs_its_rows_as_repeated_rows():
+    features, labels, _ = biased(80)
+    weights = np.random.default_rng(4).integers(0, 3, labels.size)
+    mlp = {"type": "mlp", "hidden": [4]}
+    weighted = ConstrainedClassifier("logistic", model=mlp, l2=0.01).fit(
+        features, labels, sample_weight=weights)
+    repeated = ConstrainedClassifier("logistic", model=mlp, l2=0.01).fit(
+        np.repeat(features, weights, axis=0), np.repeat(labels, weights))
+    assert weighted.result_.algorithm == "lbfgsb"
+    np.testing.assert_allclose(weighted.decision_function(features),
+                               repeated.decision_function(features), atol=1e-4)
 
 
 def test_all_zero_weights_are_refused():

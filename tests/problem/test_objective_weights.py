@@ -4,8 +4,6 @@ draws by weight, the rates and the report counted with them."""
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -57,29 +55,6 @@ def test_pairs_take_weights_one_per_pair():
     spec["objective"]["data"]["weights"] = [1.0] * (N + 1)
     with pytest.raises(SpecError, match=r"^objective\.data\.weights: length 81"):
         compiled(spec)
-
-
-@pytest.mark.parametrize("objective", [
-    {"type": "max_of", "terms": [random_spec("logistic", "none", k)["objective"]
-                                 for k in range(2)]},
-])
-def test_objectives_that_weigh_rows_alike_refuse_weights(objective):
-    objective = copy.deepcopy(objective)
-    objective["terms"][1]["data"]["weights"] = [1.0] * len(objective["terms"][1]["data"]
-                                                          ["labels"])
-    spec = random_spec("logistic", "none", 0)
-    spec.update(objective=objective, constraints=[])
-    with pytest.raises(SpecError, match=r"^objective\.terms\[1\]\.data\.weights: .*drop the "
-                                        r"weights"):
-        solve(spec)
-
-
-def test_a_network_refuses_weights():
-    spec = with_weights(np.ones(N))
-    spec["model"] = {"type": "mlp", "hidden": [3]}
-    spec.pop("dimension")
-    with pytest.raises(SpecError, match=r"^objective\.data\.weights: .*networks"):
-        solve(spec)
 
 
 @settings(max_examples=25, deadline=None)

@@ -93,8 +93,8 @@ def report_result(spec: Spec, problem: CompiledProblem | NetworkProblem, source:
                                f"one empirical risk on the {_LOSS_LIST} losses)",))
     began = time.perf_counter()
     if isinstance(problem, NetworkProblem):
-        features, labels = problem.terms[0].features, problem.terms[0].labels
-        weights = None
+        term = problem.terms[0]
+        features, labels, weights = term.features, term.labels, term.weights
     else:
         objective = problem.objective
         features, labels, weights = objective.features, objective.labels, objective.weights

@@ -20,6 +20,7 @@ from worker.problem.compile import DataSource, box_bounds, risk_examples
 from worker.problem.compile_rates import compile_rates
 from worker.problem.compiled import Objective
 from worker.problem.network import Network, NetworkProblem, Term
+from worker.problem.weights import example_weights, mean_one
 from worker.spec.models import EmpiricalRisk, MaxOf, Spec
 
 
@@ -43,33 +44,28 @@ def compile_network_problem(spec: Spec, source: DataSource, layout: Layout) -> N
     robust = isinstance(spec.objective, MaxOf)
     paths = [f"objective.terms[{i}]" for i in range(len(spec.terms))] if robust \
         else ["objective"]
-    _refuse_weights(spec, paths)
     read = [risk_examples(term, path, source) for term, path in zip(spec.terms, paths, strict=True)]
     d = _width(spec, read, paths)
     multiclass = spec.terms[0].loss == SOFTMAX_CROSS_ENTROPY
     classes = _classes(spec, read, paths) if multiclass else 1
     terms = [Term(features, _labels(term, labels, path, classes),
-                  SOFTMAX if multiclass else LOSSES[term.loss].code, term.l1, term.l2)
+                  SOFTMAX if multiclass else LOSSES[term.loss].code, term.l1, term.l2,
+                  _weights(term, features.shape[0], path, source))
              for term, (features, labels), path in zip(spec.terms, read, paths, strict=True)]
     network = layout.layers(spec.model, d, classes)
     lower, upper = box_bounds(spec, network.parameters, source)
     first = terms[0]  # the examples a rate constraint without its own data counts on
     rates = compile_rates(spec, Objective(first.code, first.features, first.labels,
-                                          sp.csr_matrix((0, 0)), np.zeros(0)), source, d)
+                                          sp.csr_matrix((0, 0)), np.zeros(0),
+                                          weights=first.weights), source, d)
     return NetworkProblem(network, terms, robust, lower, upper, rates,
                           init_seed=layout.init_seed(spec.model))
 
 
-def _refuse_weights(spec: Spec, paths: list[str]) -> None:
-    """Networks, K scores and robust objectives weigh every example alike: example weights
-    there are refused at their path, never ignored."""
-    for term, path in zip(spec.terms, paths, strict=True):
-        if getattr(term.data, "weights", None) is not None:
-            raise SpecError.at(f"{path}.data.weights", "example weights are taken by a "
-                               "linear model on one empirical risk with a binary or "
-                               "regression loss; networks, softmax_cross_entropy and max_of "
-                               "weigh every example alike: drop the weights (or repeat rows "
-                               "for integer weights)")
+def _weights(term: EmpiricalRisk, n: int, path: str, source: DataSource) -> np.ndarray | None:
+    """The term's example weights of mean 1 (None without them), checked at their path."""
+    return mean_one(example_weights(getattr(term.data, "weights", None), n,
+                                    f"{path}.data.weights", source))
 
 
 def _width(spec: Spec, read: list, paths: list[str]) -> int:

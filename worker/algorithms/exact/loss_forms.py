@@ -37,8 +37,9 @@ class LossForm:
         return n
 
     def epigraph_part(self, term: Term, start: int) -> tuple[list, list]:
-        """The columns and coefficients of the term's loss in its epigraph row."""
-        return list(range(start, start + term.n)), [1.0 / term.n] * term.n
+        """The columns and coefficients of the term's loss in its epigraph row: c_i / n for
+        the example weights c of mean 1."""
+        return list(range(start, start + term.n)), list(term.example_weights() / term.n)
 
     def epigraph_rows(self, term: Term, start: int, linear: Rows, seconds: Rows,
                       cones: list) -> int | None:
@@ -88,7 +89,7 @@ class _Hinge(LossForm):
 
 class _SquaredHinge(LossForm):
     """xi (n,), P_xixi = diag(2c/n), -y_i x_i . w - xi_i <= -1; in the epigraph also r with
-    ||xi||^2 <= n r."""
+    sum_i c_i xi_i^2 <= n r."""
 
     def program(self, problem, blocks, q):
         d, n = problem.d, problem.objective.n
@@ -106,13 +107,13 @@ class _SquaredHinge(LossForm):
         _epigraph_margins(term, start, linear)
         n, examples = term.n, np.arange(term.n)
         square_cone(seconds, cones, start + n, float(n), examples, start + examples,
-                    2.0 * np.ones(n), np.zeros(n))
+                    2.0 * np.sqrt(term.example_weights()), np.zeros(n))
         return None
 
 
 class _Squared(LossForm):
     """The Gram form P_ww = X'CX / n, q_w = -X'Cy / n, constant y'Cy / (2n) (C = diag(c));
-    in the epigraph r with ||X w - y||^2 <= 2 n r."""
+    in the epigraph r with ||C^(1/2) (X w - y)||^2 <= 2 n r."""
 
     program_variables = 0
 
@@ -133,8 +134,9 @@ class _Squared(LossForm):
 
     def epigraph_rows(self, term, start, linear, seconds, cones):
         x = term.features.tocoo()
-        square_cone(seconds, cones, start, 2.0 * term.n, x.row, x.col, 2.0 * x.data,
-                    -2.0 * term.labels)
+        roots = np.sqrt(term.example_weights())
+        square_cone(seconds, cones, start, 2.0 * term.n, x.row, x.col,
+                    2.0 * roots[x.row] * x.data, -2.0 * roots * term.labels)
         return None
 
 
