@@ -10,9 +10,9 @@ the same ``random_state``. The fitted model is the Result's mixture of at most m
 
 Groups of rate constraints come from ``sensitive_features`` (a fit parameter routed by
 scikit-learn's metadata routing, requested by default) or from ``sensitive_columns`` of a
-DataFrame ``X`` (then not used as features). ``sample_weight``: the spec weighs every row
-alike, so weights are applied exactly by leaving out rows of weight 0 and repeating rows by
-integer weights; other weights raise ``ValueError`` (never ignored).
+DataFrame ``X`` (then not used as features). ``sample_weight``: finite non-negative weights,
+fractional allowed, become the spec's ``objective.data.weights``: the loss and every rate
+counted on the training rows are then weighted exactly.
 """
 
 from __future__ import annotations
@@ -106,28 +106,23 @@ class _ConstrainedEstimator(BaseEstimator):
         return with_intercept(X, self.fit_intercept and linear)
 
     def _training_rows(self, X: Any, y: Any, sample_weight: Any, sensitive_features: Any,
-                       numeric: bool) -> tuple[Any, np.ndarray, Any]:
-        """Validated (features (n, d), y (n,), sensitive features) of the rows to fit
-        (:func:`_weighted_rows`)."""
+                       numeric: bool) -> tuple[Any, np.ndarray, Any, np.ndarray | None]:
+        """Validated (features (n, d), y (n,), sensitive features, weights (n,) or None)."""
         X, from_columns = self._split_sensitive(X)
         X, y = validate_data(self, X, y, reset=True, accept_sparse="csr", dtype=np.float64,
                              y_numeric=numeric)
         sensitive = sensitive_features if sensitive_features is not None else from_columns
-        kept = _weighted_rows(sample_weight, X.shape[0])
-        if kept is None:
-            return X, y, sensitive
-        if sensitive is not None:
-            sensitive = sensitive.iloc[kept] if hasattr(sensitive, "iloc") else \
-                np.asarray(sensitive)[kept]
-        return X[kept], y[kept], sensitive
+        return X, y, sensitive, _checked_weights(sample_weight, X.shape[0])
 
     def _solve(self, features: Any, labels: np.ndarray, sensitive: Any, loss: str,
-               classes: int | None = None) -> None:
-        """Fit: solve the spec of the arrays and keep its Result and mixture."""
+               classes: int | None = None, weights: np.ndarray | None = None) -> None:
+        """Fit: solve the spec of the arrays, each row weighing ``weights`` (None: 1), and
+        keep its Result and mixture."""
         features = self._with_intercept(features)
         groups = Groups.of(sensitive, features.shape[0])
         params = self.get_params()
-        spec = build_spec(params, features, labels, groups, loss=loss, classes=classes)
+        spec = build_spec(params, features, labels, groups, loss=loss, classes=classes,
+                          weights=weights)
         try:
             self.result_ = _run(spec, self.backend)
         except SpecError as error:
@@ -202,8 +197,8 @@ class ConstrainedClassifier(ClassifierMixin, _ConstrainedEstimator):
     def fit(self, X: Any, y: Any, sample_weight: Any = None, *,
             sensitive_features: Any = None) -> ConstrainedClassifier:
         """Solve the constrained problem on ``X`` (n, d) and labels ``y`` (n,)."""
-        X, y, sensitive = self._training_rows(X, y, sample_weight, sensitive_features,
-                                              numeric=False)
+        X, y, sensitive, weights = self._training_rows(X, y, sample_weight, sensitive_features,
+                                                       numeric=False)
         check_classification_targets(y)
         self.classes_, encoded = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
@@ -213,10 +208,11 @@ class ConstrainedClassifier(ClassifierMixin, _ConstrainedEstimator):
             raise ValueError(f"objective={self.objective!r}: a rate counts positive "
                              f"predictions of two classes; y holds {self.classes_.size}")
         if self.classes_.size == 2:
-            self._solve(X, np.where(encoded == 1, 1.0, -1.0), sensitive, self._loss)
+            self._solve(X, np.where(encoded == 1, 1.0, -1.0), sensitive, self._loss,
+                        weights=weights)
         else:
             self._solve(X, encoded.astype(np.float64), sensitive, "softmax_cross_entropy",
-                        classes=int(self.classes_.size))
+                        classes=int(self.classes_.size), weights=weights)
         return self
 
     def decision_function(self, X: Any) -> np.ndarray:
@@ -259,9 +255,9 @@ class ConstrainedRegressor(RegressorMixin, _ConstrainedEstimator):
         if self.objective is not None:
             raise ValueError("objective: a rate counts predicted classes; minimize it with "
                              "ConstrainedClassifier")
-        X, y, sensitive = self._training_rows(X, y, sample_weight, sensitive_features,
-                                              numeric=True)
-        self._solve(X, y, sensitive, self._loss)
+        X, y, sensitive, weights = self._training_rows(X, y, sample_weight, sensitive_features,
+                                                       numeric=True)
+        self._solve(X, y, sensitive, self._loss, weights=weights)
         return self
 
     def predict(self, X: Any) -> np.ndarray:
@@ -269,30 +265,12 @@ class ConstrainedRegressor(RegressorMixin, _ConstrainedEstimator):
         return self._scores(X)
 
 
-#: The most rows integer weights may expand the data to, as a multiple of its rows.
-MAX_REPEAT = 100
-
-
-def _weighted_rows(sample_weight: Any, n: int) -> np.ndarray | None:
-    """The rows to fit (None: all, once each) under ``sample_weight``.
-
-    The problem spec weighs every row alike, so weights are applied exactly where that can
-    be: rows of weight 0 are left out, equal weights change nothing, and integer weights
-    repeat each row that many times (the mean loss and every rate are then the weighted
-    ones). Other weights raise ValueError.
-    """
+def _checked_weights(sample_weight: Any, n: int) -> np.ndarray | None:
+    """``sample_weight`` as finite non-negative weights (n,) of positive sum (None stays
+    None); scikit-learn's ValueError saying what to fix otherwise."""
     if sample_weight is None:
         return None
-    weights = _check_sample_weight(sample_weight, np.empty((n, 0)), ensure_non_negative=True)
-    kept = np.flatnonzero(weights > 0)
-    if kept.size == 0 or np.ptp(weights[kept]) == 0:
-        return kept
-    if not np.array_equal(weights, np.round(weights)) or weights.sum() > MAX_REPEAT * n:
-        raise ValueError("sample_weight: the problem spec weighs every row alike, so only "
-                         "0 (leave the row out), equal weights, or integer weights (repeat "
-                         f"the row; at most {MAX_REPEAT} times the rows in all) are applied "
-                         "exactly; round or rescale the weights to integers")
-    return np.repeat(np.arange(n), weights.astype(np.int64))
+    return _check_sample_weight(sample_weight, np.empty((n, 0)), ensure_non_negative=True)
 
 
 def _run(spec: dict, backend: Any) -> Result:

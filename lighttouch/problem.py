@@ -184,8 +184,10 @@ def rate_objective(params: dict[str, Any], data: dict[str, Any]) -> dict[str, An
 
 
 def build_spec(params: dict[str, Any], features: Any, labels: np.ndarray, groups: Groups,
-               *, loss: str, classes: int | None = None) -> dict[str, Any]:
-    """The spec an estimator with ``params`` (its ``get_params()``) solves on the arrays."""
+               *, loss: str, classes: int | None = None,
+               weights: np.ndarray | None = None) -> dict[str, Any]:
+    """The spec an estimator with ``params`` (its ``get_params()``) solves on the arrays,
+    each row weighing ``weights`` (n,) in the loss and the rates (None: 1)."""
     model = params["model"]
     objective = {"type": "empirical_risk", "loss": loss, "l1": float(params["l1"]),
                  "l2": float(params["l2"]),
@@ -194,6 +196,8 @@ def build_spec(params: dict[str, Any], features: Any, labels: np.ndarray, groups
         objective = rate_objective(params, objective["data"])
     if groups.members:
         objective["data"]["groups"] = groups.members
+    if weights is not None:
+        objective["data"]["weights"] = weights
     if classes is not None:
         objective["classes"] = classes
     solver = {"algorithm": params["algorithm"], "iterations": params["iterations"],

@@ -83,11 +83,10 @@ def exact_optimum(spec: dict) -> tuple[float, np.ndarray]:
         f = 0.5 * cp.quad_form(w, cp.psd_wrap(q)) + np.array(obj["c"]) @ w
     elif obj["loss"] == "pairwise_hinge":
         diff = np.array(obj["data"]["positive"]) - np.array(obj["data"]["negative"])
-        f = cp.sum(cp.pos(1 - diff @ w)) / diff.shape[0]
+        weights = np.asarray(obj["data"].get("weights", np.ones(diff.shape[0])))
+        f = weights @ cp.pos(1 - diff @ w) / weights.sum()
     else:
-        x, y = np.array(obj["data"]["features"]), np.array(obj["data"]["labels"])
-        record = REGISTERED[obj["loss"]]
-        f = record.exact_reference(x @ w, record.labels.signed(y))
+        f = _weighted_risk(obj, w)
     f = f + obj.get("l2", 0.0) / 2 * cp.sum_squares(w) + obj.get("l1", 0.0) * cp.norm1(w)
     cons = [w >= spec["bounds"]["lower"], w <= spec["bounds"]["upper"]]
     for block in spec["constraints"]:
@@ -104,6 +103,20 @@ def exact_optimum(spec: dict) -> tuple[float, np.ndarray]:
     problem = cp.Problem(cp.Minimize(f), cons)
     problem.solve(solver=cp.CLARABEL)
     return float(problem.value), np.asarray(w.value)
+
+
+def _weighted_risk(objective: dict, w: cp.Variable):
+    """The objective's mean loss in CVXPY, weighted by ``data.weights`` when given:
+    sum_i c_i loss_i / sum_i c_i, each example's loss the record's reference on its row."""
+    x, y = np.array(objective["data"]["features"]), np.array(objective["data"]["labels"])
+    record = REGISTERED[objective["loss"]]
+    signed = record.labels.signed(y)
+    if "weights" not in objective["data"]:
+        return record.exact_reference(x @ w, signed)
+    weights = np.asarray(objective["data"]["weights"], dtype=np.float64)
+    rows = np.flatnonzero(weights > 0)
+    return sum(weights[i] * record.exact_reference(x[i:i + 1] @ w, signed[i:i + 1])
+               for i in rows) / weights.sum()
 
 
 def robust_terms(seed: int, *, d: int = 8, n: int = 300, scale: float = 0.03

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pickle
 
+import cvxpy as cp
 import numpy as np
 import pandas as pd
 import pytest
@@ -98,20 +99,63 @@ def test_a_fitted_estimator_pickles_and_clones():
     assert clone(model).get_params() == model.get_params()
 
 
-def test_integer_weights_are_repeated_rows_and_zero_weights_left_out():
+def test_integer_weights_give_the_optimum_of_repeated_rows():
     features, labels, _ = biased(120)
     weights = np.random.default_rng(1).integers(0, 4, labels.size)
-    weighted = ConstrainedRegressor(iterations=5000).fit(features, labels,
-                                                         sample_weight=weights)
-    repeated = ConstrainedRegressor(iterations=5000).fit(np.repeat(features, weights, axis=0),
-                                                         np.repeat(labels, weights))
-    np.testing.assert_array_equal(weighted.predict(features), repeated.predict(features))
+    weighted = ConstrainedRegressor().fit(features, labels, sample_weight=weights)
+    repeated = ConstrainedRegressor().fit(np.repeat(features, weights, axis=0),
+                                          np.repeat(labels, weights))
+    np.testing.assert_allclose(weighted.predict(features), repeated.predict(features),
+                               rtol=0, atol=1e-6)
 
 
-def test_weights_the_spec_cannot_express_are_refused():
+def test_fractional_weights_fit_the_weighted_loss_exactly():
+    features, labels, _ = biased(150)
+    weights = np.random.default_rng(2).uniform(0.0, 2.5, labels.size)
+    model = ConstrainedClassifier("logistic", l2=0.01).fit(features, labels,
+                                                           sample_weight=weights)
+    x = np.hstack([features, np.ones((labels.size, 1))])
+    y = np.where(labels == 1, 1.0, -1.0)
+    w = cp.Variable(x.shape[1])
+    value = weights @ cp.logistic(-cp.multiply(y, x @ w)) / weights.sum() \
+        + 0.005 * cp.sum_squares(w)
+    problem = cp.Problem(cp.Minimize(value))
+    problem.solve(solver=cp.CLARABEL)
+    assert model.result_.projected.objective == pytest.approx(problem.value, rel=1e-6)
+    assert model.result_.report.objective.weighted
+
+
+def test_fractional_weights_weigh_the_rates_the_constraints_bound():
+    features, labels, group = biased(400)
+    weights = np.random.default_rng(3).uniform(0.0, 3.0, labels.size)
+    model = classifier().fit(features, labels, sample_weight=weights,
+                             sensitive_features=group)
+    positive = model.predict_proba(features)[:, 1]
+    overall = np.average(positive, weights=weights)
+    for name in ("a", "b"):
+        rate = np.average(positive[group == name], weights=weights[group == name])
+        assert rate >= RATIO * overall - 2e-3
+    reported = model.result_.report.training.models["mixture"].constraints[0].terms
+    assert reported[-1].value == pytest.approx(overall, abs=1e-9)
+
+
+def test_a_network_weighs_its_rows_as_repeated_rows():
+    features, labels, _ = biased(80)
+    weights = np.random.default_rng(4).integers(0, 3, labels.size)
+    mlp = {"type": "mlp", "hidden": [4]}
+    weighted = ConstrainedClassifier("logistic", model=mlp, l2=0.01).fit(
+        features, labels, sample_weight=weights)
+    repeated = ConstrainedClassifier("logistic", model=mlp, l2=0.01).fit(
+        np.repeat(features, weights, axis=0), np.repeat(labels, weights))
+    assert weighted.result_.algorithm == "lbfgsb"
+    np.testing.assert_allclose(weighted.decision_function(features),
+                               repeated.decision_function(features), atol=1e-4)
+
+
+def test_all_zero_weights_are_refused():
     features, labels, _ = biased(50)
-    with pytest.raises(ValueError, match="sample_weight: .*integer weights"):
-        ConstrainedClassifier().fit(features, labels, sample_weight=np.linspace(0.5, 1, 50))
+    with pytest.raises(ValueError, match="at least one non-zero"):
+        ConstrainedClassifier().fit(features, labels, sample_weight=np.zeros(50))
 
 
 def test_predict_proba_is_the_mixtures_probability_of_a_positive_prediction():

@@ -51,7 +51,8 @@ def csr_parts(x: sp.csr_matrix):
 def loss_and_gradient(network, theta, x, labels, rows, code):
     """The kernels' summed loss over ``rows`` and its gradient (P,)."""
     grad = np.zeros_like(theta)
-    total = loss_gradient(network.arrays(), theta, *csr_parts(x), labels, rows, code, 1.0, grad)
+    total = loss_gradient(network.arrays(), theta, *csr_parts(x), labels, np.zeros(0), rows, code,
+                          1.0, grad)
     return total, grad
 
 
@@ -164,7 +165,8 @@ def test_the_full_batch_is_the_mean_loss_and_its_gradient_over_every_chunk(sizes
         return total / x.shape[0]
 
     grad = np.full_like(theta, np.nan)                                # overwritten
-    mean = full_loss_gradient(network.arrays(), theta, *csr_parts(x), labels, code, grad)
+    mean = full_loss_gradient(network.arrays(), theta, *csr_parts(x), labels, np.zeros(0), code,
+                              grad)
     assert mean == pytest.approx(value(theta), rel=1e-12)
     for j in range(network.parameters):
         e = np.zeros_like(theta)

@@ -4,11 +4,12 @@ The hinge is max(0, 1 - z) = max over a in [0, 1] of a (1 - z). So for the rows 
 (n, d), constraints A w <= b (m, d), the box lower <= w <= upper, any example weights
 alpha in [0, 1]^n and any constraint multipliers lam >= 0 (m,),
 
-    D(alpha, lam) = (1/n) sum_i alpha_i - lam . b + sum_j min(c_j lower_j, c_j upper_j),
-    c = -(1/n) sum_i alpha_i y_i x_i + A^T lam,
+    D(alpha, lam) = (1/n) sum_i e_i alpha_i - lam . b + sum_j min(c_j lower_j, c_j upper_j),
+    c = -(1/n) sum_i e_i alpha_i y_i x_i + A^T lam,
 
-is at most f(w) for every feasible w: f(w) >= (1/n) sum_i alpha_i (1 - z_i(w)) >= that
-plus lam . (A w - b) = (1/n) sum_i alpha_i - lam . b + c . w >= D. This is weak duality for
+with e the example weights of mean 1 (all 1 without weights), is at most f(w) for every
+feasible w: f(w) >= (1/n) sum_i e_i alpha_i (1 - z_i(w)) >= that plus lam . (A w - b)
+= (1/n) sum_i e_i alpha_i - lam . b + c . w >= D. This is weak duality for
 the LP; it needs no solver's tolerance to hold, only a finite box wherever c_j != 0 (with
 an infinite side there D is -inf). :func:`dual_value` evaluates D exactly as written, in one
 pass over the rows, so any multipliers give a certified bound, and fitting them only decides
@@ -63,7 +64,13 @@ def dual_value(problem: CompiledProblem, signed: SignedRows, alpha: np.ndarray,
         low = np.where(c > 0, c * problem.lower, np.where(c < 0, c * problem.upper, 0.0))
     if not np.isfinite(low).all():
         return -np.inf
-    return float(alpha.sum() / n - lam @ constraints.rhs + low.sum())
+    return float(signed.mass(alpha) / n - lam @ constraints.rhs + low.sum())
+
+
+def alpha_of_duals(scaled: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """alpha (k,) from k hinge rows' LP duals times n, which lie in [0, e_i] for the example
+    weights e (k,) of mean 1: divided by e, 0 where e_i = 0."""
+    return np.divide(scaled, weights, out=np.zeros_like(scaled), where=weights > 0)
 
 
 def margin_weights(margins: np.ndarray) -> np.ndarray:

@@ -4,9 +4,10 @@ The hinge h(z) = max(0, 1 - z) is 1 - z below the kink and 0 above it. Given the
 z_i = y_i x_i . w_ref at a reference point and a set K of kept examples, every other example
 is replaced by the piece it lies on at w_ref:
 
-    f_K(w) = (1/n) [ |below| - sum_{i in below} z_i(w) + sum_{i in K} xi_i ],
+    f_K(w) = (1/n) [ sum_{i in below} c_i (1 - z_i(w)) + sum_{i in K} c_i xi_i ],
     xi_i >= 1 - z_i(w), xi_i >= 0 (i in K),
 
+(c the example weights of mean 1, all 1 without weights)
 with ``below`` the examples outside K whose margin is under 1. f_K <= f everywhere (each
 piece is below the hinge), and f_K = f wherever no example outside K crosses the kink. The
 LP has d + |K| variables and m + |K| rows; :mod:`worker.candidates.lower_bound` minimizes it
@@ -49,10 +50,15 @@ class SignedRows:
         The examples x_i, CSR.
     labels : ndarray, shape (n,)
         The labels y_i.
+    weights : ndarray, shape (n,), or None
+        The example weights c of mean 1 (None: all 1), which every sum over the rows
+        carries.
     """
 
-    def __init__(self, features: sp.csr_matrix, labels: np.ndarray) -> None:
+    def __init__(self, features: sp.csr_matrix, labels: np.ndarray,
+                 weights: np.ndarray | None = None) -> None:
         self.features, self.labels = features, labels
+        self.weights = np.ones(features.shape[0]) if weights is None else weights
         self.shape = features.shape
 
     def margins(self, w: np.ndarray) -> np.ndarray:
@@ -68,8 +74,12 @@ class SignedRows:
         return totals
 
     def transpose_dot(self, weights: np.ndarray) -> np.ndarray:
-        """sum_i weights_i y_i x_i, shape (d,), for ``weights`` (n,)."""
-        return self.features.T @ (self.labels * weights)
+        """sum_i c_i weights_i y_i x_i, shape (d,), for ``weights`` (n,)."""
+        return self.features.T @ (self.labels * self.weights * weights)
+
+    def mass(self, weights: np.ndarray) -> float:
+        """sum_i c_i weights_i for ``weights`` (n,)."""
+        return float(self.weights @ weights)
 
     def take(self, kept: np.ndarray) -> sp.csr_matrix:
         """The rows y_i x_i of the examples ``kept`` (k,), shape (k, d)."""
@@ -79,7 +89,7 @@ class SignedRows:
 def signed_rows(problem: CompiledProblem) -> SignedRows:
     """The rows y_i x_i (n, d) of the problem's hinge objective (:class:`SignedRows`)."""
     objective = problem.objective
-    return SignedRows(objective.features, objective.labels)
+    return SignedRows(objective.features, objective.labels, objective.weights)
 
 
 @dataclass(frozen=True)
@@ -117,7 +127,7 @@ def piecewise_lp(problem: CompiledProblem, signed: SignedRows, margins: np.ndarr
     below = margins < 1.0
     below[kept] = False
     cost = np.concatenate([-signed.transpose_dot(below.astype(np.float64)),
-                           np.ones(kept.size)]) / n
+                           signed.weights[kept]]) / n
     hinges = sp.hstack([-signed.take(kept), -sp.identity(kept.size)])       # -z_i - xi_i <= -1
     rows = sp.vstack([sp.hstack([constraints.matrix, sp.csr_matrix((constraints.m, kept.size))]),
                       hinges], format="csr")
@@ -125,7 +135,7 @@ def piecewise_lp(problem: CompiledProblem, signed: SignedRows, margins: np.ndarr
                        right=np.concatenate([constraints.rhs, -np.ones(kept.size)]),
                        lower=np.concatenate([lower, np.zeros(kept.size)]),
                        upper=np.concatenate([upper, np.full(kept.size, np.inf)]),
-                       constant=float(np.count_nonzero(below)) / n)
+                       constant=signed.mass(below.astype(np.float64)) / n)
 
 
 def solve_lp(lp, seconds: float) -> tuple[np.ndarray | None, str]:

@@ -28,7 +28,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from worker.candidates.dual_certificate import dual_value, margin_weights, ordering_multipliers
+from worker.candidates.dual_certificate import (
+    alpha_of_duals,
+    dual_value,
+    margin_weights,
+    ordering_multipliers,
+)
 from worker.candidates.hinge_lp import has_hinge_lp, lp_duals, piecewise_lp, signed_rows
 from worker.problem.compiled import CompiledProblem
 from worker.stats import Stats, stat
@@ -123,7 +128,7 @@ def certified_value(problem: CompiledProblem, signed, margins: np.ndarray,
     box is infinite)."""
     m, n = problem.m, signed.shape[0]
     alpha = margin_weights(margins)
-    alpha[kept] = duals[m:] * n
+    alpha[kept] = alpha_of_duals(duals[m:] * n, signed.weights[kept])
     values = [dual_value(problem, signed, alpha, duals[:m])]
     refit = ordering_multipliers(problem, signed, alpha)
     if refit is not None:

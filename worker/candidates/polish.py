@@ -78,8 +78,9 @@ class Polished:
 
 
 def hinge_objective(signed: SignedRows, w: np.ndarray) -> float:
-    """(1/n) sum_i max(0, 1 - y_i x_i . w) for ``signed`` (n, d) and w (d,)."""
-    return float(np.maximum(0.0, 1.0 - signed.margins(w)).mean())
+    """(1/n) sum_i c_i max(0, 1 - y_i x_i . w) for ``signed`` (n, d), its weights c, and
+    w (d,)."""
+    return signed.mass(np.maximum(0.0, 1.0 - signed.margins(w))) / signed.shape[0]
 
 
 def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, tolerance: float,

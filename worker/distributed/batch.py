@@ -133,7 +133,8 @@ class PartitionedBatch:
     n, d : int
         Examples and width.
     counts : ndarray, shape (d,)
-        Nonzeros per column, for the §8.1 inverse frequencies.
+        Nonzeros per column, each counted with its example's weight of mean 1 (1 without
+        weights), for the §8.1 inverse frequencies.
     seed : int
     sampled : bool
         The driver holds no rows: every round returns the serial phase's examples.
@@ -150,7 +151,8 @@ class PartitionedBatch:
         self.value_rounds = self.value_bytes = 0
         self.gradient_rounds = self.gradient_bytes = self.gradient_examples = 0
         self.gradient_seconds = 0.0
-        #: I_j = n / #{i : x_ij != 0} (0 for columns no example uses), shape (d,) (§8.1).
+        #: I_j = n / sum of c_i over {i : x_ij != 0} (0 for columns no example uses), shape
+        #: (d,) (§8.1; c the weights of mean 1, all 1 without weights).
         self.inverse_frequency = np.divide(n, counts, out=np.zeros(d), where=counts > 0)
 
     @property
@@ -244,10 +246,17 @@ class CompiledBatch(PartitionedBatch):
         shipped = isinstance(executor, DaskExecutor)
         super().__init__(executor, [executor.submit(rows_in_task, part) for part in rows],
                          problem.n, problem.d,
-                         np.bincount(problem.objective.features.indices, minlength=problem.d),
+                         _weighted_counts(problem),
                          seed,
                          sampled=False,
                          setup_bytes=sum(rows_nbytes(p) for p in rows) if shipped else 0)
+
+
+def _weighted_counts(problem: CompiledProblem) -> np.ndarray:
+    """sum of c_i over the examples with x_ij != 0, per column j, shape (d,)."""
+    features = problem.objective.features
+    rows = np.repeat(problem.objective.example_weights(), np.diff(features.indptr))
+    return np.bincount(features.indices, weights=rows, minlength=problem.d)
 
 
 class InProcessBatch(CompiledBatch):

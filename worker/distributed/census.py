@@ -114,7 +114,8 @@ def settle(plan: PartitionPlan, censuses: Sequence[Census]) -> Settled:
 def finish(plan: PartitionPlan, chunk: Chunk, offset: int, base: int,
            settings: DataSettings) -> Rows:
     """A read partition as the batch kernels' rows: zero-based indices, labels checked and
-    0 read as -1 for hinge and logistic, ``first_row`` = ``offset``."""
+    0 read as -1 for hinge and logistic, ``first_row`` = ``offset``, every weight 1 (data
+    read in partitions take no weights: :func:`worker.problem.compile.compile_problem`)."""
     features, labels = chunk.features, chunk.labels
     if labels is None:
         labels = _label_rows(plan, offset, features.shape[0], settings)
@@ -123,7 +124,7 @@ def finish(plan: PartitionPlan, chunk: Chunk, offset: int, base: int,
                 data=np.ascontiguousarray(features.data, dtype=np.float64),
                 labels=np.ascontiguousarray(signed_labels(labels, label_kind(plan.loss)),
                                             dtype=np.float64),
-                first_row=np.int64(offset))
+                weights=np.ones(features.shape[0]), first_row=np.int64(offset))
 
 
 def _label_rows(plan: PartitionPlan, offset: int, rows: int,

@@ -32,6 +32,7 @@ def rows_of(objective: Objective, start: int, stop: int) -> Rows:
                 indices=features.indices[first:last].astype(np.int64, copy=False),
                 data=np.ascontiguousarray(features.data[first:last], dtype=np.float64),
                 labels=np.ascontiguousarray(objective.labels[start:stop], dtype=np.float64),
+                weights=np.ascontiguousarray(objective.example_weights()[start:stop]),
                 first_row=np.int64(start))
 
 
@@ -60,7 +61,8 @@ def sample_of(rows: Rows, key: np.uint64, fraction: float, forced: int) -> Rows:
     picked = matrix[chosen]
     return rows._replace(indptr=picked.indptr.astype(np.int64),
                          indices=picked.indices.astype(np.int64), data=picked.data,
-                         labels=rows.labels[chosen], first_row=np.int64(-1))
+                         labels=rows.labels[chosen], weights=rows.weights[chosen],
+                         first_row=np.int64(-1))
 
 
 def concatenated(parts: Sequence[Rows]) -> Rows:
@@ -73,11 +75,12 @@ def concatenated(parts: Sequence[Rows]) -> Rows:
                              indices=np.concatenate([p.indices for p in parts]),
                              data=np.concatenate([p.data for p in parts]),
                              labels=np.concatenate([p.labels for p in parts]),
+                             weights=np.concatenate([p.weights for p in parts]),
                              first_row=np.int64(-1))
 
 
 def partial_losses(rows: Rows, points: np.ndarray) -> np.ndarray:
-    """sum_i loss(x_i . w_k, y_i) over the partition, shape (K,) for points (K, d)."""
+    """sum_i c_i loss(x_i . w_k, y_i) over the partition, shape (K,) for points (K, d)."""
     out = np.zeros(points.shape[0])
     loss_sums(rows, points, out)
     return out
@@ -104,4 +107,5 @@ def rows_in_task(rows: Rows) -> Rows:
 
 def rows_nbytes(rows: Rows) -> int:
     """Bytes of a partition's arrays."""
-    return int(rows.indptr.nbytes + rows.indices.nbytes + rows.data.nbytes + rows.labels.nbytes)
+    return int(rows.indptr.nbytes + rows.indices.nbytes + rows.data.nbytes + rows.labels.nbytes
+               + rows.weights.nbytes)

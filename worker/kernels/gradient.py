@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from worker.kernels.jit import kernel
 from worker.kernels.layout import GRADIENT_SAMPLES
-from worker.kernels.objective import add_example_gradient, start_gradient
-from worker.kernels.random import randint
+from worker.kernels.objective import add_example_gradient, sample_example, start_gradient
 
 
 @kernel
@@ -23,8 +22,10 @@ def sampled_gradient(p, w, k_f, rng, counters, regularized, out):
     p : ProblemArrays
     w : ndarray, shape (d,)
     k_f : int
-        Examples drawn uniformly with replacement (ignored for a quadratic objective, whose
-        gradient Qw + c is exact and counts as one sample).
+        Examples drawn with replacement, each with probability c_i / n
+        (:func:`~worker.kernels.objective.sample_example`: uniformly without weights;
+        ignored for a quadratic objective, whose gradient Qw + c is exact and counts as one
+        sample).
     rng : ndarray, uint64, shape (2,)
         Explicit RNG state (:mod:`worker.kernels.random`), advanced k_f times.
     counters : ndarray, int64
@@ -38,9 +39,8 @@ def sampled_gradient(p, w, k_f, rng, counters, regularized, out):
     if p.quadratic:
         counters[GRADIENT_SAMPLES] += 1
         return
-    n = p.labels.shape[0]
     for _ in range(k_f):
-        add_example_gradient(p, randint(rng, n), w, 1.0 / k_f, out)
+        add_example_gradient(p, sample_example(p, rng), w, 1.0 / k_f, out)
     counters[GRADIENT_SAMPLES] += k_f
 
 

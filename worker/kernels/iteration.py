@@ -51,8 +51,7 @@ from worker.kernels.layout import (
     VP_DEN,
     VP_NUM,
 )
-from worker.kernels.objective import loss_slope, regularizer_slope, row_dot
-from worker.kernels.random import randint
+from worker.kernels.objective import loss_slope, regularizer_slope, row_dot, sample_example
 
 
 @kernel(inline="always")
@@ -160,11 +159,10 @@ def objective_direction(p, cfg, s, k_f, t):
             s.touched[j] = j
         s.counters[GRADIENT_SAMPLES] += 1
         return d
-    n_examples = p.labels.shape[0]
     n = 0
     sample_norms = 0.0
     for _ in range(k_f):
-        i = randint(s.rng, n_examples)
+        i = sample_example(p, s.rng)
         start, stop = example_span(p, i)
         score = 0.0
         for k in range(start, stop):

@@ -14,6 +14,8 @@ ProblemArrays = namedtuple("ProblemArrays", [
     "x_indptr", "x_indices", "x_data", "labels",     # examples, CSR (n, d), labels (n,)
     "x_width",                                       # W > 0: row i is entries iW..iW+W-1
     "x_entries",                                     # stored entries before padding
+    "x_weights",                                     # weights c of mean 1 (n,); (0,): all 1
+    "x_cumulative",                                  # c's running sums to its last c > 0
     "q_indptr", "q_indices", "q_data", "linear",     # Q, CSR (d, d), c (d,)
     "a_indptr", "a_indices", "a_data", "rhs",        # constraints, CSR (m, d), b (m,)
     "a_width", "a_entries",                          # as x_width, x_entries, for A

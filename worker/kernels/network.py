@@ -8,7 +8,8 @@ theta is w (K = 1) or W (d, K) row-major. The first layer reads CSR rows (cost n
 n_1 per row); the others are dense products (BLAS through numba's ``np.dot``).
 
 Heads: a binary loss of :mod:`worker.losses` on the one score (K = 1), or the softmax
-cross-entropy ``log sum_k exp(s_k) - s_y`` on K scores with an integer label y.
+cross-entropy ``log sum_k exp(s_k) - s_y`` on K scores with an integer label y. Each row's
+loss carries its example weight c_i of mean 1 (``row_weights``; an empty array: all 1).
 """
 
 from __future__ import annotations
@@ -152,12 +153,14 @@ def network_scores(net, theta, x_indptr, x_indices, x_data, rows):
 
 
 @njit(cache=True)
-def loss_gradient(net, theta, x_indptr, x_indices, x_data, labels, rows, code, weight, grad):
-    """The summed loss of the rows (B,) (head ``code``, labels (n,)) and
-    grad += weight * its gradient in theta (P,): forward, head, backward in one call."""
+def loss_gradient(net, theta, x_indptr, x_indices, x_data, labels, row_weights, rows, code,
+                  weight, grad):
+    """The summed weighted loss sum_b c_b loss_b of the rows (B,) (head ``code``, labels
+    (n,), example weights ``row_weights`` (n,) or empty for all 1) and grad += weight * its
+    gradient in theta (P,): forward, head, backward in one call."""
     dense, outputs = forward(net, theta, x_indptr, x_indices, x_data, rows)
     delta = np.empty_like(outputs[-1])
-    total = head_losses(code, outputs[-1], labels, rows, delta, weight)
+    total = head_losses(code, outputs[-1], labels, row_weights, rows, delta, weight)
     backward(net, theta, x_indptr, x_indices, x_data, rows, dense, outputs, delta, grad)
     return total
 
@@ -168,9 +171,10 @@ FULL_CHUNK = 4096
 
 
 @njit(cache=True)
-def full_loss_gradient(net, theta, x_indptr, x_indices, x_data, labels, code, grad):
-    """The mean loss over all n CSR rows and its gradient: the full batch of the quasi-Newton
-    methods, in passes of :data:`FULL_CHUNK` rows.
+def full_loss_gradient(net, theta, x_indptr, x_indices, x_data, labels, row_weights, code,
+                       grad):
+    """The mean loss (1/n) sum_i c_i loss_i over all n CSR rows and its gradient: the full
+    batch of the quasi-Newton methods, in passes of :data:`FULL_CHUNK` rows.
 
     Parameters
     ----------
@@ -178,6 +182,8 @@ def full_loss_gradient(net, theta, x_indptr, x_indices, x_data, labels, code, gr
         As for :func:`backward`: the layout, theta (P,) and the CSR rows (n, d), all read.
     labels : ndarray, shape (n,)
         The head ``code``'s labels (:func:`head_losses`).
+    row_weights : ndarray, shape (n,) or (0,)
+        The example weights c of mean 1 (empty: all 1).
     code : int
     grad : ndarray, shape (P,)
         Overwritten with the gradient of the mean loss in theta.
@@ -185,29 +191,31 @@ def full_loss_gradient(net, theta, x_indptr, x_indices, x_data, labels, code, gr
     Returns
     -------
     float
-        (1/n) sum_i loss(f(x_i), y_i).
+        (1/n) sum_i c_i loss(f(x_i), y_i).
     """
     n = x_indptr.shape[0] - 1
     grad[:] = 0.0
     total = 0.0
     for start in range(0, n, FULL_CHUNK):
         rows = np.arange(start, min(start + FULL_CHUNK, n))
-        total += loss_gradient(net, theta, x_indptr, x_indices, x_data, labels, rows, code,
-                               1.0 / max(n, 1), grad)
+        total += loss_gradient(net, theta, x_indptr, x_indices, x_data, labels, row_weights,
+                               rows, code, 1.0 / max(n, 1), grad)
     return total / max(n, 1)
 
 
 @njit(cache=True)
-def head_losses(code, scores, labels, rows, delta, weight):
-    """Losses of the scores (B, K) of rows with ``labels`` (n,); delta = weight d loss / d s.
+def head_losses(code, scores, labels, row_weights, rows, delta, weight):
+    """Losses of the scores (B, K) of rows with ``labels`` (n,), each times its example
+    weight c (``row_weights`` (n,); empty: 1); delta = weight c d loss / d s.
 
     ``code`` is :data:`SOFTMAX` (labels are class indices 0..K-1) or a binary loss code on
-    scores[:, 0]. Returns the sum of the B losses.
+    scores[:, 0]. Returns the sum of the B weighted losses.
     """
     total = 0.0
     batch, classes = scores.shape
     for b in range(batch):
         label = labels[rows[b]]
+        c = 1.0 if row_weights.shape[0] == 0 else row_weights[rows[b]]
         if code == SOFTMAX:
             top = scores[b, 0]
             for k in range(1, classes):
@@ -217,10 +225,10 @@ def head_losses(code, scores, labels, rows, delta, weight):
                 delta[b, k] = np.exp(scores[b, k] - top)
                 norm += delta[b, k]
             target = int(label)
-            total += top + np.log(norm) - scores[b, target]
+            total += c * (top + np.log(norm) - scores[b, target])
             for k in range(classes):
-                delta[b, k] = weight * (delta[b, k] / norm - (1.0 if k == target else 0.0))
+                delta[b, k] = weight * c * (delta[b, k] / norm - (1.0 if k == target else 0.0))
         else:
-            total += loss_value(code, scores[b, 0], label)
-            delta[b, 0] = weight * loss_slope(code, scores[b, 0], label)
+            total += c * loss_value(code, scores[b, 0], label)
+            delta[b, 0] = weight * c * loss_slope(code, scores[b, 0], label)
     return total

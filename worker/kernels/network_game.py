@@ -27,11 +27,16 @@ from worker.kernels.layout import (
     STEP_DOG,
 )
 from worker.kernels.network import backward, forward, loss_gradient
-from worker.kernels.random import randint
+from worker.kernels.random import randint, uniform
+
+#: The rows' weights inside a minibatch drawn by weight: each counts once (empty: all 1).
+_UNIT = np.zeros(0)
 
 NetworkTerms = namedtuple("NetworkTerms", [
     "x_indptr", "x_indices", "x_data",  # every term's rows stacked, CSR (N, d)
     "labels",                           # (N,): class indices (softmax) or the loss's labels
+    "weights",                          # (N,): example weights, each term's of mean 1; (0,): 1
+    "cumulative",                       # (N,): each term's running sums of its weights; (0,)
     "row_at",                           # (q+1,) int64: term i owns rows row_at[i]..[i+1]-1
     "code",                             # (q,) int64: head of each term (network.SOFTMAX or a loss)
     "l1", "l2",                         # (q,) regularizer weights of each term
@@ -65,6 +70,30 @@ def _sample(rng, start, stop, count):
 
 
 @njit(cache=True)
+def _sample_term(rng, terms, i, count):
+    """``count`` rows of term i drawn with replacement, each with probability its weight over
+    the term's total (uniformly without weights): a binary search of a uniform in the
+    term's running sums, stepping back over rows of weight 0 at the end."""
+    start, stop = terms.row_at[i], terms.row_at[i + 1]
+    if terms.cumulative.shape[0] == 0:
+        return _sample(rng, start, stop, count)
+    rows = np.empty(count, dtype=np.int64)
+    for b in range(count):
+        target = uniform(rng) * terms.cumulative[stop - 1]
+        low, high = start, stop - 1
+        while low < high:
+            middle = (low + high) // 2
+            if terms.cumulative[middle] > target:
+                high = middle
+            else:
+                low = middle + 1
+        while terms.weights[low] == 0.0 and low > start:
+            low -= 1
+        rows[b] = low
+    return rows
+
+
+@njit(cache=True)
 def _term_gradients(net, terms, cfg, s, m_r):
     """direction += sum_i weight_i grad L_i on k_f rows of each term; slack values; the
     slack's gradient lambda[0] - sum_i weight_i (robust) or 0."""
@@ -72,9 +101,10 @@ def _term_gradients(net, terms, cfg, s, m_r):
     slack_slope = s.lam[0] if cfg.robust else 0.0
     for i in range(terms.code.shape[0]):
         weight = s.lam[1 + m_r + i] if cfg.robust else s.lam[0]
-        rows = _sample(s.rng, terms.row_at[i], terms.row_at[i + 1], k_f)
+        rows = _sample_term(s.rng, terms, i, k_f)
         loss = loss_gradient(net, s.theta, terms.x_indptr, terms.x_indices, terms.x_data,
-                             terms.labels, rows, terms.code[i], weight / k_f, s.direction) / k_f
+                             terms.labels, _UNIT, rows, terms.code[i], weight / k_f,
+                             s.direction) / k_f
         l1, l2 = terms.l1[i], terms.l2[i]
         if l1 > 0.0 or l2 > 0.0:
             for j in range(s.theta.shape[0]):

@@ -3,12 +3,14 @@
 Losses are the records of :mod:`worker.losses` (hinge, logistic, squared, squared hinge),
 dispatched here on their integer codes; the quadratic objective is (1/2) w'Qw + c'w. Every
 kind adds the regularizer r(w) = l1 ||w||_1 + (l2/2)||w||^2, whose subgradient takes
-sign(0) = 0 for the l1 part.
+sign(0) = 0 for the l1 part. The loss part is (1/n) sum_i c_i loss_i with the example
+weights c of mean 1 (``p.x_weights``; all 1 when it is empty).
 """
 
 from __future__ import annotations
 
 from worker.kernels.jit import kernel
+from worker.kernels.random import randint, uniform
 from worker.losses import hinge, logistic, squared, squared_hinge
 
 
@@ -49,6 +51,49 @@ def row_dot(indptr, indices, data, row, w):
 
 
 @kernel(inline="always")
+def example_weight(p, i):
+    """c_i, example i's weight of mean 1 (1 without weights)."""
+    return 1.0 if p.x_weights.shape[0] == 0 else p.x_weights[i]
+
+
+@kernel(inline="always")
+def sample_example(p, rng):
+    """An example drawn with probability c_i / n: uniformly without weights, else by a
+    binary search of a uniform in the weights' running sums ``p.x_cumulative`` (rows of
+    weight 0 are never drawn).
+
+    Drawing by weight keeps a sampled subgradient an unbiased estimate of the weighted
+    mean's, E[slope_i x_i] = (1/n) sum_i c_i slope_i x_i, as drawing uniformly and scaling
+    by c_i would; but its second moment is (1/n) sum_i c_i |g_i|^2 where scaling gives
+    (1/n) sum_i c_i^2 |g_i|^2, which grows with the weights' spread and wastes the draws of
+    weight-0 rows (measured: docs/rates.md#weights).
+
+    Parameters
+    ----------
+    p : ProblemArrays
+    rng : ndarray, uint64, shape (2,)
+        Advanced once.
+
+    Returns
+    -------
+    int
+        A row index in 0..n-1.
+    """
+    cumulative = p.x_cumulative
+    if cumulative.shape[0] == 0:
+        return randint(rng, p.labels.shape[0])
+    target = uniform(rng) * cumulative[cumulative.shape[0] - 1]
+    low, high = 0, cumulative.shape[0] - 1
+    while low < high:
+        middle = (low + high) // 2
+        if cumulative[middle] > target:
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+@kernel(inline="always")
 def regularizer_slope(p, value):
     """d r / d w_j at w_j = value: l2 w_j + l1 sign(w_j) (sign(0) = 0)."""
     slope = p.l2 * value
@@ -74,7 +119,7 @@ def objective_value(p, w):
     elif n > 0:
         for i in range(n):
             score = row_dot(p.x_indptr, p.x_indices, p.x_data, i, w)
-            total += loss_value(p.kind, score, p.labels[i])
+            total += example_weight(p, i) * loss_value(p.kind, score, p.labels[i])
         total /= n
     squares = 0.0
     absolutes = 0.0
@@ -116,20 +161,25 @@ def objective_gradient(p, w, out):
         return
     n = p.x_indptr.shape[0] - 1
     for i in range(n):
-        add_example_gradient(p, i, w, 1.0 / n, out)
+        add_example_gradient(p, i, w, example_weight(p, i) / n, out)
 
 
 @kernel
 def loss_spread(p, w):
-    """The standard deviation of the examples' losses at w (0 for a quadratic objective):
-    over sqrt(n), the standard error of the mean loss as an estimate of the expected one."""
+    """sqrt(sum_i c_i^2 (l_i - L)^2 / (n - 1)) of the examples' losses l_i at w and their
+    weighted mean L = (1/n) sum_i c_i l_i (0 for a quadratic objective): over sqrt(n), the
+    standard error of the (weighted) mean loss as an estimate of the expected one; without
+    weights, the losses' standard deviation."""
     n = p.x_indptr.shape[0] - 1
     if p.quadratic or n < 2:
         return 0.0
-    total, squares = 0.0, 0.0
+    total, squares, cross, weights = 0.0, 0.0, 0.0, 0.0
     for i in range(n):
         value = loss_value(p.kind, row_dot(p.x_indptr, p.x_indices, p.x_data, i, w), p.labels[i])
-        total += value
-        squares += value * value
+        c = example_weight(p, i)
+        total += c * value
+        squares += c * c * value * value
+        cross += c * c * value
+        weights += c * c
     mean = total / n
-    return (max(squares / n - mean * mean, 0.0) * n / (n - 1)) ** 0.5
+    return (max(squares - 2.0 * mean * cross + mean * mean * weights, 0.0) / (n - 1)) ** 0.5

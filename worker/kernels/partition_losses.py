@@ -47,7 +47,8 @@ def selected_rows(rows, key, fraction, forced):
 
 @njit(cache=True)
 def loss_sums(rows, points, out):
-    """Add sum_i loss(x_i . w_k, y_i) over the partition's rows to out[k], for every point.
+    """Add sum_i c_i loss(x_i . w_k, y_i) over the partition's rows (c: ``rows.weights``)
+    to out[k], for every point.
 
     Parameters
     ----------
@@ -59,4 +60,4 @@ def loss_sums(rows, points, out):
     for r in range(rows.labels.shape[0]):
         for k in range(points.shape[0]):
             score = row_dot(rows.indptr, rows.indices, rows.data, r, points[k])
-            out[k] += loss_value(rows.kind, score, rows.labels[r])
+            out[k] += rows.weights[r] * loss_value(rows.kind, score, rows.labels[r])

@@ -3,10 +3,13 @@ partition (line 5) and the serial phase (lines 7-11), with the LightTouch constr
 
 Serial step t with anchor v_k and batch gradient G_k = grad F^(v_k) of the mean loss:
 
-1. Draw k_f examples i uniformly; the variance-reduced estimate is
+1. Draw k_f examples i, each with probability c_i / n for the example weights c of mean 1
+   (uniformly without weights, :func:`~worker.kernels.objective.sample_example`); the
+   variance-reduced estimate is
    (1/k_f) sum_i [grad l_i(w_t) - grad l_i(v_k) + G_k (.) I(x_i)] + l2 w_t,
-   where ``sparse`` (l2 = 0) uses the §8.1 importance weights I_j = 1/P(x_ij != 0) on the
-   example's support (unbiased, O(nnz of the example)), and dense steps use I = 1 (O(d)).
+   where ``sparse`` (l2 = 0) uses the §8.1 importance weights I_j = 1/P(x_ij != 0) (P the
+   draw's: the sum of c_i over the rows with x_ij != 0, over n) on the example's support (unbiased,
+   O(nnz of the example)), and dense steps use I = 1 (O(d)).
    The support is that of x_i, not of grad l_i(w_t), so a zero slope (hinge) keeps it unbiased.
    Sparse steps keep the control variate -grad_j l_i(v_k) + G_kj I_j only on the coordinates
    the batch is expected to see, N^_k P(x_ij != 0) >= 1 (``inverse_frequency[j] <=
@@ -36,9 +39,14 @@ from worker.kernels.distribution import update_distribution
 from worker.kernels.iteration import move_coordinate, sampled_violations, touch
 from worker.kernels.jit import kernel
 from worker.kernels.layout import GRADIENT_SAMPLES, ITERATION, K_G_TOTAL, K_P_TOTAL, MODE_LIGHT
-from worker.kernels.objective import loss_slope, loss_value, regularizer_slope, row_dot
+from worker.kernels.objective import (
+    loss_slope,
+    loss_value,
+    regularizer_slope,
+    row_dot,
+    sample_example,
+)
 from worker.kernels.online import learner_step
-from worker.kernels.random import randint
 
 SerialRun = namedtuple("SerialRun", [
     "config",             # RunConfig: mode (MODE_LIGHT or MODE_PLAIN), gamma, eta_p, lazy, k_*
@@ -47,7 +55,7 @@ SerialRun = namedtuple("SerialRun", [
     "sparse",             # §8.1 importance-sampled anchor gradient, O(nnz) steps (needs l2 = 0)
     "anchor",             # v_k, (d,)
     "anchor_gradient",    # batch gradient of the mean loss at v_k, no l2 term, (d,)
-    "inverse_frequency",  # n / #{i : x_ij != 0}, 0 for columns no example uses, (d,)
+    "inverse_frequency",  # n / sum of c_i with x_ij != 0, 0 for columns no example uses, (d,)
     "batch_examples",     # N^_k, the batch's example count (0: plain online gradients)
 ])
 
@@ -55,6 +63,7 @@ Rows = namedtuple("Rows", [
     "kind",                       # loss code (worker.problem.compiled)
     "indptr", "indices", "data",  # the partition's examples, CSR (rows, d)
     "labels",                     # (rows,)
+    "weights",                    # example weights c of mean 1 over the data set (rows,)
     "first_row",                  # global index of the partition's first row
 ])
 
@@ -115,9 +124,10 @@ def gradient_sum(rows, w, key, fraction, out):
             continue
         count += 1
         score = row_dot(rows.indptr, rows.indices, rows.data, r, w)
+        weight = rows.weights[r]
         if fraction >= 1.0:            # only a batch of every row is a certificate's L(v_k)
-            losses += loss_value(rows.kind, score, rows.labels[r])
-        slope = loss_slope(rows.kind, score, rows.labels[r])
+            losses += weight * loss_value(rows.kind, score, rows.labels[r])
+        slope = weight * loss_slope(rows.kind, score, rows.labels[r])
         if slope != 0.0:
             for k in range(rows.indptr[r], rows.indptr[r + 1]):
                 out[rows.indices[k]] += slope * rows.data[k]
@@ -128,10 +138,9 @@ def gradient_sum(rows, w, key, fraction, out):
 def _variance_reduced(p, run, s, t):
     """Step 1 of the module docstring into s.gbuf (touched list); returns #touched."""
     k_f = run.config.k_f
-    n_examples = p.labels.shape[0]
     n = 0
     for _ in range(k_f):
-        i = randint(s.rng, n_examples)
+        i = sample_example(p, s.rng)
         label = p.labels[i]
         now = loss_slope(p.kind, row_dot(p.x_indptr, p.x_indices, p.x_data, i, s.w), label)
         then = loss_slope(p.kind, row_dot(p.x_indptr, p.x_indices, p.x_data, i, run.anchor),

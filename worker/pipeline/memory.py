@@ -34,6 +34,9 @@ _BYTES_PER_EXAMPLE_ENTRY = 12 + 12 + 16 * 1.25 + 9
 #: An example's vectors: labels and row starts (compiled and the kernels'), and the polish's
 #: and the lower bound's margins, reaches, distances, their order and masks.
 _BYTES_PER_EXAMPLE = 3 * 8 + 9 * 8
+#: A weighted example's more: its weight as read, divided by the mean, and the kernels'
+#: running sum of the weights it is drawn by.
+_BYTES_PER_WEIGHT = 3 * 8
 
 #: The polish's and the lower bound's LPs hold their kept examples' rows and the constraint
 #: rows about this many times at once (taken, negated, stacked as COO, as CSR and as CSC;
@@ -62,7 +65,8 @@ def memory_parts(problem: CompiledProblem, candidates: int) -> dict[str, int]:
     kernel state and candidate snapshots (``solver.candidates``)."""
     objective = problem.objective
     data = _BYTES_PER_EXAMPLE_ENTRY * objective.features.nnz \
-        + _BYTES_PER_NONZERO * objective.quadratic.nnz + _BYTES_PER_EXAMPLE * objective.n
+        + _BYTES_PER_NONZERO * objective.quadratic.nnz + _BYTES_PER_EXAMPLE * objective.n \
+        + (0 if objective.weights is None else _BYTES_PER_WEIGHT * objective.n)
     if has_hinge_lp(problem):
         kept = min(objective.n, _LP_EXAMPLES) * objective.features.nnz / objective.n
         data += 16 * _LP_COPIES * (kept + problem.constraints.matrix.nnz)

@@ -93,9 +93,11 @@ def report_result(spec: Spec, problem: CompiledProblem | NetworkProblem, source:
                                f"one empirical risk on the {_LOSS_LIST} losses)",))
     began = time.perf_counter()
     if isinstance(problem, NetworkProblem):
-        features, labels = problem.terms[0].features, problem.terms[0].labels
+        term = problem.terms[0]
+        features, labels, weights = term.features, term.labels, term.weights
     else:
-        features, labels = problem.objective.features, problem.objective.labels
+        objective = problem.objective
+        features, labels, weights = objective.features, objective.labels, objective.weights
     report = solve_report(spec, features, labels, source, deployed_points(result),
-                          spec.solver.tolerance)
+                          spec.solver.tolerance, weights)
     return Reported(report, stats=ReportStats(time.perf_counter() - began))

@@ -27,6 +27,7 @@ from worker.problem.constraint_types import CONSTRAINT_TYPES, RATES, ROWS
 from worker.problem.csr import as_csr
 from worker.problem.rate_objective import compile_rate_objective
 from worker.problem.rates import RateSet, TrueRate
+from worker.problem.weights import example_weights, mean_one
 from worker.settings import DataSettings
 from worker.spec.models import EmpiricalRisk, Quadratic, RateObjective, Spec
 
@@ -119,8 +120,10 @@ def _objective(spec: Spec, source) -> tuple[Objective, int | None]:
         return _pairwise_objective(obj, source)
     features, labels = risk_examples(obj, "objective", source)
     labels = _check_labels(obj.loss, labels)
+    weights = example_weights(obj.data.weights, features.shape[0], "objective.data.weights",
+                              source)
     objective = Objective(LOSS_CODES[obj.loss], features, labels,
-                          sp.csr_matrix((0, 0)), np.zeros(0), obj.l2, obj.l1)
+                          sp.csr_matrix((0, 0)), np.zeros(0), obj.l2, obj.l1, mean_one(weights))
     return objective, features.shape[1]
 
 
@@ -141,6 +144,10 @@ def _rowless(spec: Spec, width: int) -> tuple[Objective, int]:
     """An empirical-risk objective whose examples are elsewhere: no rows, its loss and terms."""
     obj = spec.objective
     assert isinstance(obj, EmpiricalRisk)
+    if obj.data.weights is not None:
+        raise SpecError.at("objective.data.weights", "examples read in partitions take no "
+                           "weights; give the data as one file (or inline), or drop the "
+                           "weights")
     return Objective(LOSS_CODES[obj.loss], sp.csr_matrix((0, width)), np.zeros(0),
                      sp.csr_matrix((0, 0)), np.zeros(0), obj.l2, obj.l1), width
 
@@ -157,8 +164,10 @@ def _pairwise_objective(obj: EmpiricalRisk, source) -> tuple[Objective, int]:
     difference = as_csr(positive - negative)
     difference.eliminate_zeros()
     ones = np.ones(difference.shape[0])
+    weights = example_weights(obj.data.weights, difference.shape[0], "objective.data.weights",
+                              source)
     return Objective(PAIRWISE_BASE.code, difference, ones, sp.csr_matrix((0, 0)), np.zeros(0),
-                     obj.l2, obj.l1), difference.shape[1]
+                     obj.l2, obj.l1, mean_one(weights)), difference.shape[1]
 
 
 def _check_labels(loss: str, labels: np.ndarray) -> np.ndarray:
@@ -195,7 +204,8 @@ def _fit_objective(objective: Objective, d: int) -> Objective:
     if objective.kind == QUADRATIC:
         return objective
     return Objective(objective.kind, objective.features, objective.labels,
-                     sp.csr_matrix((d, d)), np.zeros(d), objective.l2, objective.l1)
+                     sp.csr_matrix((d, d)), np.zeros(d), objective.l2, objective.l1,
+                     objective.weights)
 
 
 def _bound(value, path: str, d: int, default: float, source) -> np.ndarray:

@@ -20,6 +20,7 @@ from worker.problem.compile import DataSource, box_bounds, risk_examples
 from worker.problem.compile_rates import compile_rates
 from worker.problem.compiled import Objective
 from worker.problem.network import Network, NetworkProblem, Term
+from worker.problem.weights import example_weights, mean_one
 from worker.spec.models import EmpiricalRisk, MaxOf, Spec
 
 
@@ -48,15 +49,23 @@ def compile_network_problem(spec: Spec, source: DataSource, layout: Layout) -> N
     multiclass = spec.terms[0].loss == SOFTMAX_CROSS_ENTROPY
     classes = _classes(spec, read, paths) if multiclass else 1
     terms = [Term(features, _labels(term, labels, path, classes),
-                  SOFTMAX if multiclass else LOSSES[term.loss].code, term.l1, term.l2)
+                  SOFTMAX if multiclass else LOSSES[term.loss].code, term.l1, term.l2,
+                  _weights(term, features.shape[0], path, source))
              for term, (features, labels), path in zip(spec.terms, read, paths, strict=True)]
     network = layout.layers(spec.model, d, classes)
     lower, upper = box_bounds(spec, network.parameters, source)
     first = terms[0]  # the examples a rate constraint without its own data counts on
     rates = compile_rates(spec, Objective(first.code, first.features, first.labels,
-                                          sp.csr_matrix((0, 0)), np.zeros(0)), source, d)
+                                          sp.csr_matrix((0, 0)), np.zeros(0),
+                                          weights=first.weights), source, d)
     return NetworkProblem(network, terms, robust, lower, upper, rates,
                           init_seed=layout.init_seed(spec.model))
+
+
+def _weights(term: EmpiricalRisk, n: int, path: str, source: DataSource) -> np.ndarray | None:
+    """The term's example weights of mean 1 (None without them), checked at their path."""
+    return mean_one(example_weights(getattr(term.data, "weights", None), n,
+                                    f"{path}.data.weights", source))
 
 
 def _width(spec: Spec, read: list, paths: list[str]) -> int:

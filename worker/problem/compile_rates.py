@@ -28,6 +28,7 @@ from worker.problem.rates import (
     rate_rows,
     ratio_rows,
 )
+from worker.problem.weights import example_weights
 from worker.spec.models import EmpiricalRisk, RateConstraint, RateTerm, Spec
 
 #: A constraint whose smallest possible value exceeds this can never hold.
@@ -138,7 +139,8 @@ def _objective_examples(spec: Spec, objective: Objective, source, path: str,
                            "constraint its own 'data' (features, labels, groups)")
     labels = None if BY_CODE[objective.kind].labels is TARGETS else objective.labels
     groups = read_groups(obj.data.groups, objective.n, "objective.data.groups", source)
-    return _Examples(objective.features, labels, groups, offset, "objective.data.groups")
+    return _Examples(objective.features, labels, groups, offset, "objective.data.groups",
+                     objective.weights)
 
 
 def _own_examples(constraint: RateConstraint, source, path: str, d: int,
@@ -162,24 +164,6 @@ def _own_examples(constraint: RateConstraint, source, path: str, d: int,
     weights = example_weights(data.weights, features.shape[0], f"{path}.data.weights",
                               source)
     return _Examples(features, labels, groups, offset, f"{path}.data.groups", weights)
-
-
-def example_weights(value, n: int, path: str, source) -> np.ndarray | None:
-    """Non-negative finite example weights (n,) of positive sum, read from ``value`` (None:
-    none given); a SpecError at ``path`` saying what to fix otherwise."""
-    if value is None:
-        return None
-    weights = np.asarray(source.vector(value, path), dtype=np.float64)
-    if weights.shape[0] != n:
-        raise SpecError.at(path, f"length {weights.shape[0]}; give one weight per example "
-                           f"({n})")
-    bad = np.flatnonzero(~np.isfinite(weights) | (weights < 0))
-    if bad.size:
-        raise SpecError.at(f"{path}[{int(bad[0])}]", f"{float(weights[bad[0]])!r} is not a "
-                           "weight; give a finite number >= 0 (0 leaves the example out)")
-    if not weights.sum() > 0:
-        raise SpecError.at(path, "every weight is 0; give at least one positive weight")
-    return weights
 
 
 def read_groups(values, n: int, path: str, source) -> dict[str, np.ndarray]:

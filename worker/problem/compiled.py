@@ -30,8 +30,9 @@ _SQRT_HALF = float(np.sqrt(0.5))
 
 @dataclass(frozen=True)
 class Objective:
-    """f(w) = mean_i loss(x_i . w, y_i) + r(w), or (1/2) w'Qw + c'w + r(w), with the
-    regularizer r(w) = l1 ||w||_1 + (l2/2)||w||^2.
+    """f(w) = (1/n) sum_i c_i loss(x_i . w, y_i) + r(w), or (1/2) w'Qw + c'w + r(w), with the
+    regularizer r(w) = l1 ||w||_1 + (l2/2)||w||^2 and example weights c of mean 1 (all 1
+    without weights: the mean loss).
 
     Attributes
     ----------
@@ -52,6 +53,9 @@ class Objective:
         Strong-convexity weight; > 0 makes f l2-strongly convex.
     l1 : float
         Weight of ||w||_1 (sparsity; its subgradient at w_j = 0 is taken as 0).
+    weights : ndarray, shape (n,), or None
+        The example weights c, divided by their mean so that they sum to n
+        (:func:`worker.problem.weights.mean_one`); None: every example weighs 1.
     """
 
     kind: int
@@ -61,11 +65,16 @@ class Objective:
     linear: np.ndarray
     l2: float = 0.0
     l1: float = 0.0
+    weights: np.ndarray | None = None
 
     @property
     def n(self) -> int:
         """Number of examples (0 for a quadratic objective)."""
         return int(self.features.shape[0])
+
+    def example_weights(self) -> np.ndarray:
+        """The weights c (n,) of mean 1: :attr:`weights`, or ones without weights."""
+        return np.ones(self.n) if self.weights is None else self.weights
 
 
 @dataclass(frozen=True)

@@ -103,7 +103,8 @@ class Network:
 
 @dataclass(frozen=True)
 class Term:
-    """One empirical risk mean_i loss(f(x_i), y_i) + l1 ||theta||_1 + (l2/2) ||theta||^2.
+    """One empirical risk (1/n) sum_i c_i loss(f(x_i), y_i) + l1 ||theta||_1
+    + (l2/2) ||theta||^2, with example weights c of mean 1 (all 1 without weights).
 
     Attributes
     ----------
@@ -114,6 +115,9 @@ class Term:
     code : int
         The head: SOFTMAX or a loss code of :mod:`worker.losses`.
     l1, l2 : float
+    weights : ndarray, shape (n,), or None
+        The example weights c divided by their mean
+        (:func:`worker.problem.weights.mean_one`); None: every example weighs 1.
     """
 
     features: sp.csr_matrix
@@ -121,11 +125,20 @@ class Term:
     code: int
     l1: float = 0.0
     l2: float = 0.0
+    weights: np.ndarray | None = None
 
     @property
     def n(self) -> int:
         """Number of examples."""
         return int(self.features.shape[0])
+
+    def example_weights(self) -> np.ndarray:
+        """The weights c (n,) of mean 1: :attr:`weights`, or ones without weights."""
+        return np.ones(self.n) if self.weights is None else self.weights
+
+    def row_weights(self) -> np.ndarray:
+        """The kernels' ``row_weights``: c (n,), or an empty array when every row weighs 1."""
+        return np.zeros(0) if self.weights is None else self.weights
 
     def losses(self, network: Network, thetas: np.ndarray) -> np.ndarray:
         """The risk at each of T parameter vectors (T, P): shape (T,)."""
@@ -133,7 +146,8 @@ class Term:
         values = np.empty(thetas.shape[0])
         for c, theta in enumerate(thetas):
             scores = network.scores(theta, self.features)
-            total = head_losses(self.code, scores, self.labels, rows, np.empty_like(scores), 1.0)
+            total = head_losses(self.code, scores, self.labels, self.row_weights(), rows,
+                                np.empty_like(scores), 1.0)
             values[c] = total / self.n + self.l1 * np.abs(theta).sum() \
                 + 0.5 * self.l2 * float(theta @ theta)
         return values

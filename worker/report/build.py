@@ -17,10 +17,10 @@ from worker.data.labels import LABELS, checked_labels, label_kind
 from worker.errors import SpecError
 from worker.losses import CLASSES, LOSSES, SOFTMAX_CROSS_ENTROPY
 from worker.problem.compile import DataSource
-from worker.problem.compile_rates import example_weights
 from worker.problem.compile_rates import read_groups as group_rows
 from worker.problem.constraint_types import CONSTRAINT_TYPES, ROWS
 from worker.problem.csr import as_csr
+from worker.problem.weights import example_weights
 from worker.report.bootstrap import LEVEL, RESAMPLES
 from worker.report.evaluate import Definition, Pending, add_intervals, model_report
 from worker.report.metrics import Deployed, Examples
@@ -46,10 +46,12 @@ def reportable(spec: Spec) -> bool:
 
 
 def solve_report(spec: Spec, features: sp.csr_matrix, labels: np.ndarray, source: DataSource,
-                 deployed: dict[str, Deployed], tolerance: float) -> Report:
+                 deployed: dict[str, Deployed], tolerance: float,
+                 weights: np.ndarray | None = None) -> Report:
     """The report of a solved ``spec`` (:func:`reportable`) on its training rows
     ``features`` (n, d) with ``labels`` (n,) as the loss takes them (the compiled
-    problem's) and, with ``validation``, the held-out rows; ``deployed`` maps names of
+    problem's), each weighing ``weights`` (n,) (the compiled objective's; None: 1) and,
+    with ``validation``, the held-out rows; ``deployed`` maps names of
     :data:`MODEL_NAMES` to points; bootstrap seeded with ``solver.seed``."""
     objective = spec.objective
     assert isinstance(objective, PointRisk)
@@ -57,14 +59,14 @@ def solve_report(spec: Spec, features: sp.csr_matrix, labels: np.ndarray, source
     classes = not multiclass and LOSSES[objective.loss].labels is CLASSES
     training = Examples(features, labels, classes,
                         _groups(objective.data.groups, source, "objective.data.groups",
-                                features.shape[0]), multiclass)
+                                features.shape[0]), multiclass, weights)
     d = features.shape[1]
     definition = _definition(spec, d, source)
     validation = _validation(spec, source, d, classes)
     bootstrap = Bootstrap(resamples=RESAMPLES, seed=spec.solver.seed, level=LEVEL)
     return Report(tolerance=tolerance,
                   objective=ObjectiveDefinition(loss=objective.loss, l1=objective.l1,
-                                                l2=objective.l2),
+                                                l2=objective.l2, weighted=weights is not None),
                   bootstrap=bootstrap,
                   training=_data_report(definition, training, deployed, tolerance),
                   validation=None if validation is None else _data_report(
@@ -147,7 +149,13 @@ def _validation(spec: Spec, source: DataSource, d: int, classes: bool) -> Exampl
                                LABELS)
         groups = {key.removeprefix("groups."): np.asarray(value) != 0
                   for key, value in held.items() if key.startswith("groups.")}
-        return Examples(as_csr(held["features"]), labels, classes, groups, multiclass)
+        weights = held.get("weights")
+        if weights is not None and not np.sum(weights) > 0:
+            raise SpecError.at("validation.seed", "every held-out row weighs 0 in "
+                               "objective.data.weights, so the held-out report is undefined; "
+                               "choose another seed or a larger fraction")
+        return Examples(as_csr(held["features"]), labels, classes, groups, multiclass,
+                        None if weights is None else np.asarray(weights))
     validation = spec.validation
     if not isinstance(validation, ValidationData):
         return None

@@ -60,8 +60,9 @@ def model_report(definition: Definition, examples: Examples, deployed: Deployed,
     scores = deployed.scores(examples)
     labels = examples.labels
     objective = None if definition.loss is None or labels is None else \
-        objective_value(definition.loss, definition.l1, definition.l2, deployed, scores, labels)
-    error = error_value(deployed, scores, labels) \
+        objective_value(definition.loss, definition.l1, definition.l2, deployed, scores, labels,
+                        examples.weights)
+    error = error_value(deployed, scores, labels, examples.weights) \
         if examples.classes or examples.multiclass else None
     positive = positive_probability(deployed, scores) if definition.rates else None
     constraints = [_block_report(index, kind, rows, rhs, deployed, tolerance)

@@ -35,7 +35,8 @@ class Examples:
     multiclass : bool
         ``labels`` are class indices of K scores.
     weights : ndarray, shape (n,), or None
-        Non-negative example weights of the rates (None: every row weighs 1).
+        Non-negative example weights of the objective, the error and the rates (None:
+        every row weighs 1).
     """
 
     features: sp.csr_matrix
@@ -75,31 +76,35 @@ class Deployed:
 
 
 def objective_value(loss: str, l1: float, l2: float, deployed: Deployed, scores: np.ndarray,
-                    labels: np.ndarray) -> float:
-    """E_p[mean_i loss(s_i, y_i) + l1 ||w||_1 + (l2/2) ||w||^2] for scores (n, k); for
-    ``softmax_cross_entropy``, scores (n, k, K) and log sum_c e^(s_c) - s_y."""
+                    labels: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """E_p[sum_i c_i loss(s_i, y_i) / sum_i c_i + l1 ||w||_1 + (l2/2) ||w||^2] for scores
+    (n, k) and example weights c (n,) (None: the mean loss); for ``softmax_cross_entropy``,
+    scores (n, k, K) and log sum_c e^(s_c) - s_y."""
     if loss == SOFTMAX_CROSS_ENTROPY:
         rows = np.arange(scores.shape[0])
-        per_member = np.array([(logsumexp(scores[:, j], axis=1)
-                                - scores[rows, j, labels.astype(np.int64)]).mean()
+        per_member = np.array([np.average(logsumexp(scores[:, j], axis=1)
+                                          - scores[rows, j, labels.astype(np.int64)],
+                                          weights=weights)
                                for j in range(scores.shape[1])])
     else:
         values = LOSSES[loss].reference_value
-        per_member = np.array([values(scores[:, j], labels).mean()
+        per_member = np.array([np.average(values(scores[:, j], labels), weights=weights)
                                for j in range(scores.shape[1])])
     solutions = deployed.solutions
     regularizer = l1 * np.abs(solutions).sum(axis=1) + 0.5 * l2 * (solutions ** 2).sum(axis=1)
     return float(deployed.weights @ (per_member + regularizer))
 
 
-def error_value(deployed: Deployed, scores: np.ndarray, labels: np.ndarray) -> float:
-    """E_p[share of rows whose prediction disagrees with the label]: 1[s > 0] against a +-1
-    label, or the class of the largest of K scores (n, k, K) against a class index."""
+def error_value(deployed: Deployed, scores: np.ndarray, labels: np.ndarray,
+                weights: np.ndarray | None = None) -> float:
+    """E_p[share of rows whose prediction disagrees with the label, each row weighing c_i
+    (None: 1)]: 1[s > 0] against a +-1 label, or the class of the largest of K scores
+    (n, k, K) against a class index."""
     if scores.ndim == 3:
         wrong = scores.argmax(axis=2) != labels[:, None]
     else:
         wrong = (scores > 0) != (labels > 0)[:, None]
-    return float(deployed.weights @ wrong.mean(axis=0))
+    return float(deployed.weights @ np.average(wrong, axis=0, weights=weights))
 
 
 def positive_probability(deployed: Deployed, scores: np.ndarray) -> np.ndarray:

@@ -93,11 +93,14 @@ class Bootstrap(ReportModel):
 
 
 class ObjectiveDefinition(ReportModel):
-    """The objective's loss and regularizer, so a report can be recomputed on other data."""
+    """The objective's loss and regularizer, so a report can be recomputed on other data;
+    ``weighted``: the training data's objective, error and rates counted on them weigh
+    each example by ``objective.data.weights`` (other data weigh every row alike)."""
 
     loss: str
     l1: float
     l2: float
+    weighted: bool = False
 
 
 class Report(ReportModel):

@@ -2,7 +2,7 @@
 held-out rows before anything is compiled.
 
 :class:`SplitSource` is the :class:`~worker.problem.compile.DataSource` the pipeline reads a
-spec through: whatever it reads under ``objective.data`` (features, labels, groups) comes
+spec through: whatever it reads under ``objective.data`` (features, labels, groups, weights) comes
 back restricted to the training rows, and it keeps the held-out rows for the report. The
 permutation is numpy's PCG64 seeded with ``s``; the first round(f n) rows of it are held out
 (at least one row stays on each side).
@@ -40,7 +40,7 @@ class SplitSource(DataSource):
     ----------
     held_out : dict of str to ndarray
         What was read under ``objective.data``, on the held-out rows: ``"features"``,
-        ``"labels"`` and ``"groups.<name>"``.
+        ``"labels"``, ``"groups.<name>"`` and ``"weights"``.
     """
 
     def __init__(self, roots: Sequence[Path], fraction: float, seed: int,
@@ -68,9 +68,13 @@ class SplitSource(DataSource):
         return self._split(features, "features"), self._split(labels, "labels")
 
     def vector(self, value, path: str, allow_infinite: bool = False) -> np.ndarray:
-        """A vector; a group of ``objective.data.groups`` is split."""
+        """A vector; a group of ``objective.data.groups`` and the weights are split."""
         vector = super().vector(value, path, allow_infinite)
         prefix = f"{OBJECTIVE_DATA}.groups."
-        if not path.startswith(prefix) or self.rows is None:
+        if self.rows is None:
+            return vector
+        if path == f"{OBJECTIVE_DATA}.weights":
+            return self._split(vector, "weights")
+        if not path.startswith(prefix):
             return vector
         return self._split(vector, f"groups.{path.removeprefix(prefix)}")

@@ -64,7 +64,9 @@ class ExampleData(StrictModel):
     """Examples: ``features`` and ``labels`` (omitted when the features file carries them).
 
     ``groups`` names subsets of the examples (0/1 vectors, one entry per row) for rate
-    constraints.
+    constraints; ``weights`` gives each example a finite weight >= 0 (fractional allowed,
+    not all 0): the loss is then sum_i c_i loss_i / sum_i c_i, and the rates counted on
+    these examples are weighted alike.
     """
 
     _not_pairs = refusing("positive", "negative", because="data.positive/negative are only "
@@ -74,6 +76,7 @@ class ExampleData(StrictModel):
     features: MatrixValue
     labels: VectorValue | None = None
     groups: dict[str, VectorValue] | None = None
+    weights: VectorValue | None = None
 
 
 def _no_column_group(raw: Any) -> Any:
@@ -88,11 +91,13 @@ def _no_column_group(raw: Any) -> Any:
 
 class PairData(StrictModel):
     """Pairs of examples for pairwise_hinge: row i of ``positive`` should outscore row i of
-    ``negative``."""
+    ``negative``; ``weights``: one finite weight >= 0 per pair (the mean loss weighted
+    alike)."""
 
     positive: MatrixValue
     negative: MatrixValue
     groups: dict[str, Annotated[VectorValue, BeforeValidator(_no_column_group)]] | None = None
+    weights: VectorValue | None = None
 
     _not_examples = refusing("features", "labels", because="pairwise_hinge takes "
                               "data.positive and data.negative (rows x+ and x- of each pair), "

@@ -12,12 +12,12 @@ since f(w) + y . (A w - b) <= f(w) on the feasible set and the right-hand minimu
 by coordinate (the Lagrangian dual function of the problem with L replaced by its minorant;
 each coordinate's minimum comes from :func:`~worker.algorithms.bounds.certificate.box_minimum`).
 The minorant is L's tangent at a point w_hat (const = L(w_hat) - g . w_hat, g = grad L(w_hat)),
-or, for the hinge, (1/n) sum_i alpha_i (1 - y_i x_i . w) for any alpha in [0, 1]^n (the hinge
-is the maximum of these over alpha). At a solver's answer and its multipliers the bound is
-the optimum up to the solver's tolerance; it is valid for any input, so it certifies the
-answer's gap even when the solver stopped early. A coordinate whose minimum is -inf (an
-infinite side of the box, l2 = 0 and a slope beyond l1) makes the bound -inf (no
-certificate).
+or, for the hinge, (1/n) sum_i c_i alpha_i (1 - y_i x_i . w) for any alpha in [0, 1]^n (c the
+example weights of mean 1; the hinge is the maximum of these over alpha). At a solver's
+answer and its multipliers the bound is the optimum up to the solver's tolerance; it is
+valid for any input, so it certifies the answer's gap even when the solver stopped early.
+A coordinate whose minimum is -inf (an infinite side of the box, l2 = 0 and a slope beyond
+l1) makes the bound -inf (no certificate).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def lagrangian_bound(problem: CompiledProblem, point: np.ndarray, multipliers: n
     """
     objective = problem.objective
     if is_piecewise_linear(objective.kind) and hinge_weights is not None:
-        alpha = np.clip(hinge_weights, 0.0, 1.0)
+        alpha = np.clip(hinge_weights, 0.0, 1.0) * objective.example_weights()
         n = objective.n
         signed = objective.features.multiply(objective.labels[:, None])
         slope = -np.asarray(signed.T @ alpha).ravel() / n

@@ -1,6 +1,7 @@
 """The objective without its regularizer, L(w), its value and (sub)gradient in plain numpy.
 
-f(w) = L(w) + l1 ||w||_1 + (l2/2) ||w||^2 with L(w) = (1/n) sum_i loss(x_i . w, y_i), or
+f(w) = L(w) + l1 ||w||_1 + (l2/2) ||w||^2 with L(w) = (1/n) sum_i c_i loss(x_i . w, y_i)
+(c the example weights of mean 1, :attr:`~worker.problem.compiled.Objective.weights`), or
 L(w) = (1/2) w'Qw + c'w for a quadratic objective (:class:`~worker.problem.compiled.Objective`). The
 exact and quasi-Newton methods (:mod:`worker.algorithms.runners.lbfgsb`, :mod:`.dual_bound`) work
 on whole arrays,
@@ -42,8 +43,9 @@ def loss_value_and_gradient(objective: Objective, w: np.ndarray,
     rows = objective.features if rows is None else rows
     scores = rows @ w
     n = max(objective.n, 1)
-    value = float(loss.reference_value(scores, objective.labels).sum()) / n
-    slopes = loss.reference_slope(scores, objective.labels)
+    weights = objective.example_weights()
+    value = float(weights @ loss.reference_value(scores, objective.labels)) / n
+    slopes = weights * loss.reference_slope(scores, objective.labels)
     return value, np.asarray(rows.T @ slopes).ravel() / n
 
 

@@ -7,19 +7,21 @@ The variables are x = (w, loss variables, l1 variables):
 objective        its part of the program
 ===============  ======================================================================
 quadratic        P_ww = Q, q_w = c
-squared          P_ww = X'X / n, q_w = -X'y / n, constant y'y / (2n) (the Gram form)
-hinge            xi (n,), q_xi = 1/n; rows -y_i x_i . w - xi_i <= -1 and -xi_i <= 0
-squared_hinge    xi (n,), P_xixi = 2/n I; rows -y_i x_i . w - xi_i <= -1 (then
+squared          P_ww = X'CX / n, q_w = -X'Cy / n, constant y'Cy / (2n) (the Gram form)
+hinge            xi (n,), q_xi = c/n; rows -y_i x_i . w - xi_i <= -1 and -xi_i <= 0
+squared_hinge    xi (n,), P_xixi = diag(2c/n); rows -y_i x_i . w - xi_i <= -1 (then
                  xi_i = max(0, 1 - y_i x_i . w) at the optimum)
-logistic         t, a, e (n each), q_t = 1/n; log(1 + exp(u_i)) <= t_i, u_i = -y_i x_i . w,
+logistic         t, a, e (n each), q_t = c/n; log(1 + exp(u_i)) <= t_i, u_i = -y_i x_i . w,
                  as exp(u_i - t_i) <= a_i, exp(-t_i) <= e_i, a_i + e_i <= 1: the cones
                  (u_i - t_i, 1, a_i) and (-t_i, 1, e_i) in K_exp = {(x, y, z): y exp(x/y) <= z}
 ===============  ======================================================================
 
-l2 adds l2 I to P_ww; l1 adds v (d,) with -v <= w <= v and q_v = l1. Every program has the
+c are the example weights of mean 1, C = diag(c) (all 1 without weights:
+:attr:`~worker.problem.compiled.Objective.weights`). l2 adds l2 I to P_ww; l1 adds v (d,)
+with -v <= w <= v and q_v = l1. Every program has the
 rows A w <= b first (their duals are the multipliers y of
 :mod:`worker.algorithms.bounds.dual_bound`), then the loss
-rows (a hinge's first, whose duals are alpha_i / n), then the box's finite sides.
+rows (a hinge's first, whose duals are c_i alpha_i / n), then the box's finite sides.
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from worker.algorithms.exact.conic_form import conic_program
 from worker.algorithms.run.loop import ProgressCallback
 from worker.algorithms.run.one_answer import certificate_stats, one_answer
 from worker.algorithms.run.options import SolverOptions
+from worker.candidates.dual_certificate import alpha_of_duals
 from worker.candidates.trajectory import Trajectory
 from worker.errors import SolverError
 from worker.problem.compiled import CompiledProblem
@@ -71,8 +72,10 @@ def _clarabel(problem: CompiledProblem, seconds: float):
     x, z, stats = clarabel_solve(program.P, program.q, program.A, program.b, program.cones,
                                  seconds)
     m, n, rows = program.m, problem.n, program.hinge_rows
-    alpha = None if rows is None else n * z[rows:rows + n]
+    alpha = None if rows is None else alpha_of_duals(n * z[rows:rows + n],
+                                                    problem.objective.example_weights())
     return x[:program.d], z[:m], alpha, stats
+
 
 
 def clarabel_solve(P: sp.csc_matrix, q: np.ndarray, A: sp.csc_matrix, b: np.ndarray,

@@ -3,13 +3,13 @@ of :mod:`.robust_form` by one Clarabel solve, and its certificate.
 
 For any lambda in the simplex, sum_k lambda_k f_k(w) <= max_k f_k(w), so the minimum over the
 box of the lambda-weighted objective is a lower bound on the optimum; with each loss replaced
-by a linear minorant (its tangent at the answer, or for a hinge term (1/n) sum_i alpha_i
-(1 - y_i x_i . w) with alpha in [0, 1]^n) that minimum separates by coordinate
-(:func:`~worker.algorithms.bounds.dual_bound.coordinate_minima`, the bound of
-:mod:`worker.algorithms.bounds.dual_bound`
-with the weighted l1 and l2). lambda comes from the epigraph rows' duals, alpha from the
-margin rows' (lambda_k alpha_i / n_k at the optimum). ``stats`` are the exact methods' own
-(``stopped_by``, ``lower_bound``, ``gap``, ``relative_gap``, ``certificate``).
+by a linear minorant (its tangent at the answer, or for a hinge term (1/n) sum_i c_i alpha_i
+(1 - y_i x_i . w) with alpha in [0, 1]^n and c its example weights of mean 1) that minimum
+separates by coordinate (:func:`~worker.algorithms.bounds.dual_bound.coordinate_minima`,
+the bound of :mod:`worker.algorithms.bounds.dual_bound` with the weighted l1 and l2). lambda
+comes from the epigraph rows' duals, alpha from the margin rows' (lambda_k c_i alpha_i / n_k at
+the optimum). ``stats`` are the exact methods' own (``stopped_by``, ``lower_bound``, ``gap``,
+``relative_gap``, ``certificate``).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from worker.algorithms.exact.exact import clarabel_solve
 from worker.algorithms.exact.robust_form import robust_program
 from worker.algorithms.run.loop import ProgressCallback
 from worker.algorithms.run.one_answer import answer_trajectory, gap_stats
+from worker.candidates.dual_certificate import alpha_of_duals
 from worker.candidates.trajectory import Trajectory
 from worker.losses import is_piecewise_linear
 from worker.problem.compiled import Objective
@@ -63,8 +64,9 @@ def robust_bound(problem: NetworkProblem, w: np.ndarray, weights: np.ndarray,
     weights : ndarray, shape (q,)
         The terms' weights lambda (negative entries taken as 0, normalized to sum 1).
     hinge_duals : dict of int to ndarray
-        For hinge term k, its margin rows' duals (n_k,): alpha = n_k dual / lambda_k
-        (clipped to [0, 1]); a hinge term without them takes its subgradient's tangent.
+        For hinge term k, its margin rows' duals (n_k,): alpha = n_k dual / (lambda_k c)
+        (c its example weights of mean 1; clipped to [0, 1]); a hinge term without them
+        takes its subgradient's tangent.
 
     Returns
     -------
@@ -80,8 +82,8 @@ def robust_bound(problem: NetworkProblem, w: np.ndarray, weights: np.ndarray,
         if lam[k] == 0:
             continue
         duals = hinge_duals.get(k) if is_piecewise_linear(term.code) else None
-        value, gradient = _minorant(term, w, None if duals is None else
-                                    np.clip(term.n * duals / raw[k], 0.0, 1.0))
+        value, gradient = _minorant(term, w, None if duals is None else np.clip(
+            alpha_of_duals(term.n * duals / raw[k], term.example_weights()), 0.0, 1.0))
         constant += lam[k] * value
         slope += lam[k] * gradient
     l1 = float(sum(lam[k] * term.l1 for k, term in enumerate(problem.terms)))
@@ -95,9 +97,10 @@ def _minorant(term: Term, w: np.ndarray, alpha: np.ndarray | None) -> tuple[floa
     """(c, g) with the term's loss >= c + g . w' everywhere: the hinge's alpha-minorant, or
     the tangent at w."""
     if alpha is not None:
+        alpha = alpha * term.example_weights()
         signed = term.features.multiply(term.labels[:, None])
         return float(alpha.sum()) / term.n, -np.asarray(signed.T @ alpha).ravel() / term.n
     objective = Objective(term.code, term.features, term.labels,
-                          sp.csr_matrix((0, 0)), np.zeros(0))
+                          sp.csr_matrix((0, 0)), np.zeros(0), weights=term.weights)
     value, gradient = loss_value_and_gradient(objective, w)
     return value - float(gradient @ w), gradient

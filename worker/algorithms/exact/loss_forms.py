@@ -37,8 +37,9 @@ class LossForm:
         return n
 
     def epigraph_part(self, term: Term, start: int) -> tuple[list, list]:
-        """The columns and coefficients of the term's loss in its epigraph row."""
-        return list(range(start, start + term.n)), [1.0 / term.n] * term.n
+        """The columns and coefficients of the term's loss in its epigraph row: c_i / n for
+        the example weights c of mean 1."""
+        return list(range(start, start + term.n)), list(term.example_weights() / term.n)
 
     def epigraph_rows(self, term: Term, start: int, linear: Rows, seconds: Rows,
                       cones: list) -> int | None:
@@ -62,13 +63,19 @@ def _epigraph_margins(term: Term, start: int, linear: Rows) -> int:
                       np.concatenate([-margins.data, -np.ones(n)]), -np.ones(n))
 
 
+def _weights(problem: CompiledProblem) -> np.ndarray:
+    """The example weights c (n,) of mean 1 (ones without weights): every form's loss
+    variables carry c_i / n where the unweighted program has 1/n."""
+    return problem.objective.example_weights()
+
+
 class _Hinge(LossForm):
-    """xi (n,), q_xi = 1/n, -y_i x_i . w - xi_i <= -1 and -xi_i <= 0 (an LP)."""
+    """xi (n,), q_xi = c/n, -y_i x_i . w - xi_i <= -1 and -xi_i <= 0 (an LP)."""
 
     def program(self, problem, blocks, q):
         d, n = problem.d, problem.objective.n
         signed, loss = _margin_rows(problem)
-        q[d:d + n] = 1.0 / n
+        q[d:d + n] = _weights(problem) / n
         blocks.inequality(sp.hstack([-signed, -loss]), -np.ones(n))
         blocks.inequality(sp.hstack([sp.csr_matrix((n, d)), -loss]), np.zeros(n))
         return sp.csr_matrix((d, d)), np.zeros(n), 0.0
@@ -81,14 +88,14 @@ class _Hinge(LossForm):
 
 
 class _SquaredHinge(LossForm):
-    """xi (n,), P_xixi = 2/n I, -y_i x_i . w - xi_i <= -1; in the epigraph also r with
-    ||xi||^2 <= n r."""
+    """xi (n,), P_xixi = diag(2c/n), -y_i x_i . w - xi_i <= -1; in the epigraph also r with
+    sum_i c_i xi_i^2 <= n r."""
 
     def program(self, problem, blocks, q):
         d, n = problem.d, problem.objective.n
         signed, loss = _margin_rows(problem)
         blocks.inequality(sp.hstack([-signed, -loss]), -np.ones(n))
-        return sp.csr_matrix((d, d)), np.full(n, 2.0 / n), 0.0
+        return sp.csr_matrix((d, d)), 2.0 * _weights(problem) / n, 0.0
 
     def epigraph_variables(self, n):
         return n + 1
@@ -100,22 +107,24 @@ class _SquaredHinge(LossForm):
         _epigraph_margins(term, start, linear)
         n, examples = term.n, np.arange(term.n)
         square_cone(seconds, cones, start + n, float(n), examples, start + examples,
-                    2.0 * np.ones(n), np.zeros(n))
+                    2.0 * np.sqrt(term.example_weights()), np.zeros(n))
         return None
 
 
 class _Squared(LossForm):
-    """The Gram form P_ww = X'X / n, q_w = -X'y / n, constant y'y / (2n); in the epigraph r
-    with ||X w - y||^2 <= 2 n r."""
+    """The Gram form P_ww = X'CX / n, q_w = -X'Cy / n, constant y'Cy / (2n) (C = diag(c));
+    in the epigraph r with ||C^(1/2) (X w - y)||^2 <= 2 n r."""
 
     program_variables = 0
 
     def program(self, problem, blocks, q):
         objective, d = problem.objective, problem.d
         features, labels, n = objective.features, objective.labels, objective.n
-        q[:d] = -(features.T @ labels) / n
-        return (sp.csr_matrix(features.T @ features) / n, np.zeros(0),
-                float(labels @ labels) / (2 * n))
+        weights = _weights(problem)
+        weighted = sp.csr_matrix(features.multiply(weights[:, None]))
+        q[:d] = -(weighted.T @ labels) / n
+        return (sp.csr_matrix(weighted.T @ features) / n, np.zeros(0),
+                float(labels @ (weights * labels)) / (2 * n))
 
     def epigraph_variables(self, n):
         return 1
@@ -125,13 +134,14 @@ class _Squared(LossForm):
 
     def epigraph_rows(self, term, start, linear, seconds, cones):
         x = term.features.tocoo()
-        square_cone(seconds, cones, start, 2.0 * term.n, x.row, x.col, 2.0 * x.data,
-                    -2.0 * term.labels)
+        roots = np.sqrt(term.example_weights())
+        square_cone(seconds, cones, start, 2.0 * term.n, x.row, x.col,
+                    2.0 * roots[x.row] * x.data, -2.0 * roots * term.labels)
         return None
 
 
 class _Logistic(LossForm):
-    """t, a, e (n each), q_t = 1/n, a_i + e_i <= 1 and the exponential cones of
+    """t, a, e (n each), q_t = c/n, a_i + e_i <= 1 and the exponential cones of
     :func:`~worker.algorithms.exact.conic_form.exponential_rows`."""
 
     program_variables = 3
@@ -139,7 +149,7 @@ class _Logistic(LossForm):
     def program(self, problem, blocks, q):
         d, n = problem.d, problem.objective.n
         signed, loss = _margin_rows(problem)
-        q[d:d + n] = 1.0 / n
+        q[d:d + n] = _weights(problem) / n
         blocks.inequality(sp.hstack([sp.csr_matrix((n, d + n)), loss, loss]), np.ones(n))
         blocks.cone_rows = exponential_rows(signed, d, blocks.columns)
         return sp.csr_matrix((d, d)), np.zeros(3 * n), 0.0

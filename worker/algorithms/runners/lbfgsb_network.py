@@ -47,10 +47,11 @@ def run_network_lbfgsb(problem: NetworkProblem, options: SolverOptions,
     term, net = problem.terms[0], problem.network.arrays()
     rows = kernel_parts(term.features)
     labels = np.ascontiguousarray(term.labels, dtype=np.float64)
+    weights = term.row_weights()
     gradient = np.empty(problem.d)
 
     def smooth_part(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        value = full_loss_gradient(net, theta, *rows, labels, term.code, gradient)
+        value = full_loss_gradient(net, theta, *rows, labels, weights, term.code, gradient)
         return value + 0.5 * term.l2 * float(theta @ theta), gradient + term.l2 * theta
 
     start = start_point(problem, options, problem.network.initial(problem.init_seed))

@@ -103,10 +103,23 @@ def network_terms(problem: NetworkProblem) -> NetworkTerms:
         x_indptr=features.indptr.astype(np.int64), x_indices=features.indices.astype(np.int64),
         x_data=np.ascontiguousarray(features.data),
         labels=np.concatenate([term.labels for term in problem.terms]).astype(np.float64),
+        **_term_weights(problem),
         row_at=np.cumsum([0] + [term.n for term in problem.terms]).astype(np.int64),
         code=np.array([term.code for term in problem.terms], dtype=np.int64),
         l1=np.array([term.l1 for term in problem.terms], dtype=np.float64),
         l2=np.array([term.l2 for term in problem.terms], dtype=np.float64))
+
+
+def _term_weights(problem: NetworkProblem) -> dict[str, np.ndarray]:
+    """``weights``, every term's example weights of mean 1 stacked (1 for a term without
+    them), and ``cumulative``, each term's running sums of them; both empty when no term
+    has weights."""
+    if all(term.weights is None for term in problem.terms):
+        return {"weights": np.zeros(0), "cumulative": np.zeros(0)}
+    weights = [np.ones(term.n) if term.weights is None else term.weights
+               for term in problem.terms]
+    return {"weights": np.concatenate(weights),
+            "cumulative": np.concatenate([np.cumsum(c) for c in weights])}
 
 
 def new_state(theta: np.ndarray, slack_upper: float, m: int, formulation: int, terms: int,
