@@ -3,8 +3,9 @@ network problems, and the ``auto`` rule: :func:`chosen` resolves ``solver.algori
 job to a :class:`~worker.algorithms.method_choice.Choice`, :func:`run_choice` runs it.
 
 ``auto``: proxy_lagrangian when there are rate constraints (§6.2 of the games paper); else,
-for a network, multiclass or robust problem, lagrangian (§6.1's robust problem; with no
-constraint to play, both games are AdaGrad on the loss), except a small robust linear problem
+for a network, multiclass or robust problem or group-loss constraints, lagrangian (§6.1's
+robust problem; with no constraint to play, both games are AdaGrad on the loss), except a
+small robust or group-loss-constrained linear problem
 (:func:`~worker.algorithms.method_choice.choose_robust`) and a small network whose only
 constraint is the box (:func:`~worker.algorithms.method_choice.choose_network`); else, for a
 linear model,
@@ -20,7 +21,13 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from worker.algorithms.exact.exact_robust import run_exact_robust
-from worker.algorithms.method_choice import Choice, choose_method, choose_network, choose_robust
+from worker.algorithms.method_choice import (
+    Choice,
+    choose_method,
+    choose_network,
+    choose_robust,
+    games_reason,
+)
 from worker.algorithms.run.loop import ProgressCallback
 from worker.algorithms.run.options import SolverOptions
 from worker.algorithms.runners.network_games import run_network_game
@@ -56,7 +63,7 @@ def chosen(problem: CompiledProblem | NetworkProblem, requested: str) -> Choice:
         if (quasi := choose_network(problem)) is not None:
             return quasi
         name = "lagrangian" if problem.rates is None else "proxy_lagrangian"
-        return Choice(name, "network, multiclass or robust objective: the games")
+        return Choice(name, games_reason(problem))
     return choose_method(problem)
 
 
