@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn import clone
 
-from lighttouch import ConstrainedClassifier
+from lighttouch import ConstrainedClassifier, ConstrainedRegressor
 from lighttouch.arrays import encode_arrays
 from lighttouch.fairness import (
     BoundedGroupLoss,
@@ -215,3 +215,21 @@ def test_a_bounded_group_loss_takes_a_loss_by_name_and_a_bound_of_zero_or_more(b
     else:
         with pytest.raises(ValueError, match=r"^upper_bound: .* give a finite number >= 0"):
             BoundedGroupLoss(loss, upper_bound=bound)
+
+
+def test_the_regressor_bounds_every_groups_mean_squared_loss():
+    rng = np.random.default_rng(7)
+    group = np.where(rng.random(200) < 0.3, "x", "z")
+    features = rng.normal(size=(200, 2))
+    targets = features @ [1.0, -0.5] + np.where(group == "x", 0.8, 0.0) * features[:, 1] \
+        + 0.3 * rng.normal(size=200)
+    free = ConstrainedRegressor().fit(features, targets)
+    residual = {g: 0.5 * ((free.predict(features) - targets)[group == g] ** 2).mean()
+                for g in ("x", "z")}
+    bound = 0.5 * (residual["x"] + residual["z"])                 # between the two
+    model = ConstrainedRegressor(constraints=BoundedGroupLoss("squared", upper_bound=bound))
+    model.fit(features, targets, sensitive_features=group)
+    rows = model.result_.report.training.models["mixture"].constraints
+    assert [r.group for r in rows] == ["x", "z"]
+    assert max(r.lhs for r in rows) <= bound + model.result_.feasibility.tolerance
+    assert rows[0].lhs >= bound - 1e-6 > residual["z"]             # x binds
