@@ -12,6 +12,10 @@ event, in both directions, as fairlearn's ``UtilityParity`` moments do (Agarwal 
 Each is linear in the rates, so each is two rate constraints of the spec per rate, with
 ``"group": "*"`` that the estimators expand to one constraint per group
 (:mod:`lighttouch.problem`). :meth:`to_spec` gives them.
+
+``BoundedGroupLoss(loss, upper_bound=b)`` bounds every group's mean loss by b, as fairlearn's
+moment of that name (Agarwal, Dudík & Wu 2019, "Fair Regression", §2): one ``group_loss``
+constraint of the spec with ``"group": "*"`` (docs/rates.md#group-losses).
 """
 
 from __future__ import annotations
@@ -20,8 +24,9 @@ import math
 from typing import Any
 
 from lighttouch.problem import EVERY_GROUP
+from worker.spec.group_loss import GROUP_LOSSES
 
-__all__ = ["DemographicParity", "EqualizedOdds", "ErrorRateParity",
+__all__ = ["BoundedGroupLoss", "DemographicParity", "EqualizedOdds", "ErrorRateParity",
            "FalsePositiveRateParity", "TruePositiveRateParity"]
 
 
@@ -124,3 +129,33 @@ class ErrorRateParity(_Parity):
     """Every group's error rate within the bound of the overall one."""
 
     METRICS = ("error_rate",)
+
+
+class BoundedGroupLoss:
+    """Every group's mean ``loss`` (a name of ``LOSSES``: hinge, logistic, squared,
+    squared_hinge) at most ``upper_bound`` (>= 0, as every loss is)."""
+
+    def __init__(self, loss: str, *, upper_bound: float):
+        if loss not in GROUP_LOSSES:
+            raise ValueError(f"loss: {loss!r} is not a loss of one score; give one of "
+                             f"{', '.join(GROUP_LOSSES)}")
+        if isinstance(upper_bound, bool) or not isinstance(upper_bound, int | float) or \
+                not math.isfinite(upper_bound) or upper_bound < 0:
+            raise ValueError(f"upper_bound: {upper_bound!r} is not a bound on a mean loss; "
+                             "give a finite number >= 0 (every loss is >= 0)")
+        self.loss = loss
+        self.upper_bound = float(upper_bound)
+
+    def __repr__(self) -> str:
+        return f"BoundedGroupLoss({self.loss!r}, upper_bound={self.upper_bound!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and vars(other) == vars(self)
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self.loss, self.upper_bound))
+
+    def to_spec(self) -> list[dict[str, Any]]:
+        """The spec's group-loss constraint for every group (``"*"``)."""
+        return [{"type": "group_loss", "group": EVERY_GROUP, "loss": self.loss, "op": "<=",
+                 "rhs": self.upper_bound}]

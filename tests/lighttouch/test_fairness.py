@@ -1,6 +1,7 @@
 """fairlearn's criteria by name: their spec constraints hold exactly when every group's rate
 is within the bound of the overall one (both directions, per label for the odds), bad
-bounds are refused by name, and the estimators take them mixed with spec dicts."""
+bounds are refused by name, and the estimators take them mixed with spec dicts;
+BoundedGroupLoss holds every group's mean loss on a slice of Adult."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn import clone
 
-from lighttouch import ConstrainedClassifier
+from lighttouch import ConstrainedClassifier, ConstrainedRegressor
 from lighttouch.arrays import encode_arrays
 from lighttouch.fairness import (
+    BoundedGroupLoss,
     DemographicParity,
     EqualizedOdds,
     ErrorRateParity,
@@ -133,3 +135,101 @@ def test_a_difference_bound_is_taken_exactly_within_zero_and_one(bound, criterio
     else:
         with pytest.raises(ValueError, match="difference_bound"):
             criterion(difference_bound=bound)
+
+
+def adult_slice(rows: int = 3000):
+    """The first ``rows`` of Adult's training file: one-hot and scaled features, labels and
+    the sex column."""
+    from sklearn.compose import make_column_transformer
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    from lighttouch.datasets import adult
+
+    train = adult()[0].iloc[:rows]
+    features = train.drop(columns=["Y", "fnlwgt"])
+    encode = make_column_transformer(
+        (OneHotEncoder(sparse_output=False, handle_unknown="ignore"),
+         features.select_dtypes(exclude="number").columns),
+        (StandardScaler(), features.select_dtypes("number").columns))
+    return encode.fit_transform(features), train["Y"].to_numpy(), train["sex"].to_numpy()
+
+
+def group_mean_losses(model, features, labels, sex) -> dict[str, float]:
+    """Each group's mean logistic loss under the fitted mixture, in expectation."""
+    signed = np.where(labels == ">50K", 1.0, -1.0)
+    rows = np.hstack([features, np.ones((features.shape[0], 1))])
+    losses = {}
+    for name in np.unique(sex):
+        member = sex == name
+        losses[name] = sum(m.weight * np.logaddexp(0.0, -signed[member] * (
+            rows[member] @ np.array(m.solution))).mean() for m in model.result_.mixture)
+    return losses
+
+
+def test_bounded_group_loss_holds_every_groups_mean_loss_on_adult():
+    """``auto`` solves it exactly (a small convex program); the games are checked against
+    CVXPY in tests/algorithms/test_group_loss.py."""
+    features, labels, sex = adult_slice()
+    free = ConstrainedClassifier(loss="logistic").fit(features, labels)
+    bound = 0.366       # the slice's least mean loss of men is 0.3636 (fitted on men alone)
+    assert group_mean_losses(free, features, labels, sex)["Male"] > bound + 0.002  # it binds
+    model = ConstrainedClassifier(loss="logistic",
+                                  constraints=BoundedGroupLoss("logistic", upper_bound=bound))
+    model.fit(features, labels, sensitive_features=sex)
+    tolerance = model.result_.feasibility.tolerance
+    losses = group_mean_losses(model, features, labels, sex)
+    assert max(losses.values()) <= bound + tolerance
+    assert losses["Male"] >= bound - 5 * tolerance                        # it binds
+    assert model.result_.feasibility.feasible
+    assert model.result_.stats["method"] == "exact_conic"
+    assert model.result_.sizes.constraints == 2
+    rows = model.result_.report.training.models["mixture"].constraints
+    assert [(r.type, r.group, r.loss, r.bound) for r in rows] == [
+        ("group_loss", "Female", "logistic", bound), ("group_loss", "Male", "logistic", bound)]
+    assert rows[1].lhs == pytest.approx(losses["Male"], rel=1e-9)
+    assert model.predict(features).shape == labels.shape
+
+
+def test_bounded_group_loss_is_fairlearns_constraint_for_every_group():
+    criterion = BoundedGroupLoss("squared", upper_bound=0.05)
+    assert criterion.to_spec() == [{"type": "group_loss", "group": "*", "loss": "squared",
+                                    "op": "<=", "rhs": 0.05}]
+    assert repr(criterion) == "BoundedGroupLoss('squared', upper_bound=0.05)"
+    assert criterion == BoundedGroupLoss("squared", upper_bound=0.05)
+    features, labels, group = biased(50)
+    spec = build_spec(ConstrainedClassifier(constraints=criterion).get_params(), features,
+                      labels, Groups.of(group, 50), loss="squared")
+    assert [(c["group"], c["rhs"]) for c in spec["constraints"]] == [("a", 0.05),
+                                                                     ("b", 0.05)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(allow_nan=True, allow_infinity=True),
+       st.sampled_from(["hinge", "logistic", "squared", "squared_hinge", "huber", "0/1"]))
+def test_a_bounded_group_loss_takes_a_loss_by_name_and_a_bound_of_zero_or_more(bound, loss):
+    if loss in ("huber", "0/1"):
+        with pytest.raises(ValueError, match=r"^loss: .* is not a loss of one score"):
+            BoundedGroupLoss(loss, upper_bound=0.1)
+    elif np.isfinite(bound) and bound >= 0:
+        assert BoundedGroupLoss(loss, upper_bound=bound).to_spec()[0]["rhs"] == bound
+    else:
+        with pytest.raises(ValueError, match=r"^upper_bound: .* give a finite number >= 0"):
+            BoundedGroupLoss(loss, upper_bound=bound)
+
+
+def test_the_regressor_bounds_every_groups_mean_squared_loss():
+    rng = np.random.default_rng(7)
+    group = np.where(rng.random(200) < 0.3, "x", "z")
+    features = rng.normal(size=(200, 2))
+    targets = features @ [1.0, -0.5] + np.where(group == "x", 0.8, 0.0) * features[:, 1] \
+        + 0.3 * rng.normal(size=200)
+    free = ConstrainedRegressor().fit(features, targets)
+    residual = {g: 0.5 * ((free.predict(features) - targets)[group == g] ** 2).mean()
+                for g in ("x", "z")}
+    bound = 0.5 * (residual["x"] + residual["z"])                 # between the two
+    model = ConstrainedRegressor(constraints=BoundedGroupLoss("squared", upper_bound=bound))
+    model.fit(features, targets, sensitive_features=group)
+    rows = model.result_.report.training.models["mixture"].constraints
+    assert [r.group for r in rows] == ["x", "z"]
+    assert max(r.lhs for r in rows) <= bound + model.result_.feasibility.tolerance
+    assert rows[0].lhs >= bound - 1e-6 > residual["z"]             # x binds

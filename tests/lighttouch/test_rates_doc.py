@@ -11,10 +11,14 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "rates.md"
 
 def test_every_python_block_of_the_rates_page_runs(capsys):
     blocks = python_blocks(DOC.read_text(encoding="utf-8"))
-    assert len(blocks) == 2  # a fairlearn criterion; Neyman-Pearson, a rate objective
+    # a fairlearn criterion; Neyman-Pearson, a rate objective; a bounded group loss
+    assert len(blocks) == 3
     namespace: dict = {"__name__": "rates_doc"}
-    for number, block in enumerate(blocks):
+    fitted = ("model", "model", "bounded")
+    for number, (block, name) in enumerate(zip(blocks, fitted, strict=True)):
         exec(compile(block, f"{DOC.name} block {number}", "exec"), namespace)
-        assert namespace["model"].result_.feasibility.feasible
+        assert namespace[name].result_.feasibility.feasible
         assert "feasible=True" in capsys.readouterr().out
-    assert namespace["model"].objective == "false_positive_rate"
+        if number == 1:
+            assert namespace["model"].objective == "false_positive_rate"
+    assert namespace["bounded"].result_.stats["method"] == "exact_conic"

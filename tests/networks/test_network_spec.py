@@ -50,7 +50,7 @@ def mlp(**changes) -> dict:
     (mlp(objective=softmax(), dimension=5), "dimension", "the data have 2 features"),
     (mlp(solver={"algorithm": "lighttouch"}), "solver.algorithm", "take one of auto"),
     (mlp(constraints=[{"type": "ordering", "pairs": [[0, 1]]}]), "constraints[0]",
-     "only rate constraints"),
+     "only rate and group_loss constraints are supported"),
     (mlp(constraints=[{"type": "rate", "lhs": {"metric": "positive_prediction_rate"},
                        "op": "<=", "rhs": 0.5}]), "constraints[0]", "softmax_cross_entropy has K"),
     ({"objective": {"type": "empirical_risk", "loss": "hinge", "classes": 3,

@@ -8,8 +8,10 @@ import typing
 import numpy as np
 import pytest
 
+from worker.model_types import MODEL_TYPES
 from worker.problem.compile import DataSource, compile_problem
-from worker.problem.constraint_types import CONSTRAINT_TYPES, RATES, ROWS
+from worker.problem.compile_network import compile_network_problem
+from worker.problem.constraint_types import CONSTRAINT_TYPES, GROUP_LOSSES, RATES, ROWS
 from worker.projection import project
 from worker.settings import data_settings
 from worker.spec.models import Constraint, parse_spec
@@ -39,6 +41,9 @@ EXAMPLES = {
     "rate": ({"type": "rate", "lhs": {"metric": "positive_prediction_rate"}, "op": "<=",
               "rhs": 0.5},
              lambda w: np.array([np.mean(FEATURES @ w > 0) - 0.5])),
+    "group_loss": ({"type": "group_loss", "group": None, "loss": "hinge", "rhs": 0.5},
+                   lambda w: np.array([np.maximum(0.0, 1.0 - LABELS * (FEATURES @ w)).mean()
+                                       - 0.5])),
 }
 
 
@@ -50,11 +55,16 @@ def spec_constraint_models() -> dict[str, type]:
 
 
 def compiled(block: dict):
-    return compile_problem(parse_spec({
+    """The problem of one block: a network problem for a type the network games play."""
+    spec = parse_spec({
         "dimension": D, "bounds": {"lower": -1.0, "upper": 1.0},
         "objective": {"type": "empirical_risk", "loss": "hinge",
                       "data": {"features": FEATURES.tolist(), "labels": LABELS.tolist()}},
-        "constraints": [block]}), DataSource([], data_settings()))
+        "constraints": [block]})
+    if spec.network:
+        return compile_network_problem(spec, DataSource([], data_settings()),
+                                       MODEL_TYPES[spec.model.type])
+    return compile_problem(spec, DataSource([], data_settings()))
 
 
 def test_every_spec_constraint_type_has_a_record_naming_its_model():
@@ -67,10 +77,13 @@ def test_every_spec_constraint_type_has_a_record_naming_its_model():
 def test_compiled_blocks_evaluate_as_their_numpy_reference(name):
     record, (block, reference) = CONSTRAINT_TYPES[name], EXAMPLES[name]
     problem = compiled(block)
-    form = problem.constraints if record.form == ROWS else problem.rates
+    form = problem.constraints if record.form == ROWS else problem.rates \
+        if record.form == RATES else problem
     assert (problem.rates is None) == (record.form != RATES)
     for w in np.random.default_rng(1).normal(size=(5, D)):
-        np.testing.assert_allclose(record.evaluate(form, w), reference(w), atol=1e-12)
+        point = w[None, :] if record.form == GROUP_LOSSES else w    # parameters (T, P)
+        np.testing.assert_allclose(np.ravel(record.evaluate(form, point)), reference(w),
+                                   atol=1e-12)
 
 
 @pytest.mark.parametrize("name", [n for n, r in CONSTRAINT_TYPES.items() if r.form == ROWS])
@@ -84,7 +97,7 @@ def test_row_types_take_their_projection_path(name):
 
 def test_only_row_types_are_projected():
     for record in CONSTRAINT_TYPES.values():
-        assert (record.projection is None) == (record.form == RATES), record.name
+        assert (record.projection is None) == (record.form != ROWS), record.name
 
 
 @pytest.mark.parametrize("name", [n for n, r in CONSTRAINT_TYPES.items() if r.form == ROWS])

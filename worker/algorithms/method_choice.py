@@ -42,19 +42,20 @@ games otherwise, as every other network problem. Without a penalty a network's f
 minimizer fits the training set and tests worse than the games, which stop at their
 tolerance; with one, L-BFGS-B tests about as well in a fraction of the games' time (measured:
 docs/method-choice.md#networks-whose-only-constraint-is-the-box). A robust ``max_of`` of a
-linear model over convex losses
+linear model over convex losses, or a linear model under group-loss constraints without
+rate constraints
 (:func:`~worker.algorithms.exact.robust_form.exact_robust_applies`) comes to :func:`choose_robust`:
-its epigraph program is exact (``exact_conic`` with a logistic term, else ``exact_qp``) when
+its epigraph program is exact (``exact_conic`` with a logistic loss, else ``exact_qp``) when
 :func:`robust_work` is at most :data:`EXACT_MAX_WORK`, by the same measure as rule 3, and
-goes to the games otherwise. SVRG OL runs when asked for (``solver.algorithm: "svrg_ol"``),
-which is also what partitions a big file.
+goes to the games otherwise, saying why (:func:`games_reason`). SVRG OL runs when asked for
+(``solver.algorithm: "svrg_ol"``), which is also what partitions a big file.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from worker.algorithms.exact.robust_form import exact_robust_applies
+from worker.algorithms.exact.robust_form import exact_robust_applies, program_terms
 from worker.algorithms.runners.lbfgsb import smooth_box_only
 from worker.algorithms.runners.lbfgsb_network import network_box_only
 from worker.catalogue import CATALOGUE, Algorithm
@@ -146,10 +147,11 @@ def choose_method(problem: CompiledProblem) -> Choice:
 
 
 def robust_work(problem: NetworkProblem) -> int:
-    """:func:`exact_work` of a robust linear problem's epigraph program: every term's
-    examples' nonzeros, :data:`CONE_WORK` per example of a logistic term, and d^2."""
+    """:func:`exact_work` of a robust or group-loss-constrained linear problem's epigraph
+    program: every term's and group loss's examples' nonzeros, :data:`CONE_WORK` per example
+    of a logistic loss, and d^2."""
     return int(sum(term.features.nnz + (CONE_WORK * term.n if _exponential(term.code) else 0)
-                   for term in problem.terms) + problem.d ** 2)
+                   for term in program_terms(problem)) + problem.d ** 2)
 
 
 def _exponential(code: int) -> bool:
@@ -164,10 +166,25 @@ def choose_robust(problem: NetworkProblem) -> Choice | None:
     work = robust_work(problem)
     if work > EXACT_MAX_WORK:
         return None
-    exponential = any(_exponential(term.code) for term in problem.terms)
+    exponential = any(_exponential(term.code) for term in program_terms(problem))
+    kind = "group-loss" if problem.bounded else "robust"
     return Choice("exact_conic" if exponential else "exact_qp",
-                  f"small robust program ({work:,} <= {EXACT_MAX_WORK:,} nonzeros): interior "
+                  f"small {kind} program ({work:,} <= {EXACT_MAX_WORK:,} nonzeros): interior "
                   "point on the epigraph")
+
+
+def games_reason(problem: NetworkProblem) -> str:
+    """Why ``auto`` plays a game on a network problem (:func:`choose_robust` and
+    :func:`choose_network` having declined)."""
+    if not problem.bounded:
+        return "network, multiclass or robust objective: the games"
+    if problem.rates is not None:
+        return "group losses beside rate constraints (rates have no gradient): the games"
+    if not exact_robust_applies(problem):
+        return ("group losses on a network, or a loss without a conic form (no exact "
+                "program): the games")
+    return (f"group-loss program of {robust_work(problem):,} nonzeros (exact up to "
+            f"{EXACT_MAX_WORK:,}): the games")
 
 
 def network_work(problem: NetworkProblem) -> int:

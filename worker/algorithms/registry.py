@@ -3,8 +3,9 @@ network problems, and the ``auto`` rule: :func:`chosen` resolves ``solver.algori
 job to a :class:`~worker.algorithms.method_choice.Choice`, :func:`run_choice` runs it.
 
 ``auto``: proxy_lagrangian when there are rate constraints (§6.2 of the games paper); else,
-for a network, multiclass or robust problem, lagrangian (§6.1's robust problem; with no
-constraint to play, both games are AdaGrad on the loss), except a small robust linear problem
+for a network, multiclass or robust problem or group-loss constraints, lagrangian (§6.1's
+robust problem; with no constraint to play, both games are AdaGrad on the loss), except a
+small robust or group-loss-constrained linear problem
 (:func:`~worker.algorithms.method_choice.choose_robust`) and a small network whose only
 constraint is the box (:func:`~worker.algorithms.method_choice.choose_network`); else, for a
 linear model,
@@ -25,6 +26,7 @@ from worker.algorithms.method_choice import (
     choose_method,
     choose_network,
     choose_robust,
+    games_reason,
     refuse_rate_objective,
 )
 from worker.algorithms.run.loop import ProgressCallback
@@ -63,7 +65,7 @@ def chosen(problem: CompiledProblem | NetworkProblem, requested: str) -> Choice:
         if (quasi := choose_network(problem)) is not None:
             return quasi
         name = "lagrangian" if problem.rates is None else "proxy_lagrangian"
-        return Choice(name, "network, multiclass or robust objective: the games")
+        return Choice(name, games_reason(problem))
     return choose_method(problem)
 
 

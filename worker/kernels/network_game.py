@@ -7,7 +7,10 @@ and lambda-updates both used AdaGrad"); the lambda-player is the linear games' o
 (:func:`worker.kernels.games.multiplier_step`). Constraint values are ordered rates first
 (m_r), then, for a robust objective min max_i L_i (``cfg.robust``), the q slack constraints
 L_i(theta) - xi <= 0 of the paper's Equation 3, whose objective is the slack xi in
-[0, ``cfg.slack_upper``]; a single term is the objective itself, weighted by lambda[0].
+[0, ``cfg.slack_upper``], then the group-loss constraints L_G(theta) - bound_G <= 0; a single
+term is the objective itself, weighted by lambda[0]. Every loss, objective or constraint, is a
+term of :class:`NetworkTerms`: its ``slot`` says which multiplier weighs it (-1: lambda[0])
+and its ``bound`` what its constraint subtracts (NaN: the slack xi).
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ NetworkTerms = namedtuple("NetworkTerms", [
     "row_at",                           # (q+1,) int64: term i owns rows row_at[i]..[i+1]-1
     "code",                             # (q,) int64: head of each term (network.SOFTMAX or a loss)
     "l1", "l2",                         # (q,) regularizer weights of each term
+    "slot",                             # (q,) int64: constraint index of the term, -1: lambda[0]
+    "bound",                            # (q,): the constraint's bound, NaN: the slack xi
 ])
 
 NetworkConfig = namedtuple("NetworkConfig", [
@@ -55,7 +60,7 @@ NetworkState = namedtuple("NetworkState", [
     "slack", "slack_squares",           # xi and its AdaGrad sum, (1,) each
     "values",                           # constraint values the lambda-player sees (m,)
     "lam", "log_m", "log_lam",          # as GameState
-    "losses",                           # each term's last minibatch loss (q,)
+    "losses",                           # each term's last minibatch loss (q,), bounded too
     "counters", "rng",
 ])
 
@@ -94,13 +99,16 @@ def _sample_term(rng, terms, i, count):
 
 
 @njit(cache=True)
-def _term_gradients(net, terms, cfg, s, m_r):
-    """direction += sum_i weight_i grad L_i on k_f rows of each term; slack values; the
-    slack's gradient lambda[0] - sum_i weight_i (robust) or 0."""
+def _term_gradients(net, terms, cfg, s):
+    """direction += sum_i weight_i grad L_i on k_f rows of each term (lambda[0] or the
+    multiplier of its ``slot``); the constraint values of the slotted terms (L_i - xi or
+    L_i - bound_i); the slack's gradient lambda[0] - sum of the robust terms' weights (robust)
+    or 0."""
     k_f = cfg.game.k_f
     slack_slope = s.lam[0] if cfg.robust else 0.0
     for i in range(terms.code.shape[0]):
-        weight = s.lam[1 + m_r + i] if cfg.robust else s.lam[0]
+        slot = terms.slot[i]
+        weight = s.lam[0] if slot < 0 else s.lam[1 + slot]
         rows = _sample_term(s.rng, terms, i, k_f)
         loss = loss_gradient(net, s.theta, terms.x_indptr, terms.x_indices, terms.x_data,
                              terms.labels, _UNIT, rows, terms.code[i], weight / k_f,
@@ -112,9 +120,11 @@ def _term_gradients(net, terms, cfg, s, m_r):
                 loss += 0.5 * l2 * value * value + l1 * abs(value)
                 s.direction[j] += weight * (l2 * value + l1 * np.sign(value))
         s.losses[i] = loss
-        if cfg.robust:
-            s.values[m_r + i] = loss - s.slack[0]
+        if slot >= 0 and np.isnan(terms.bound[i]):
+            s.values[slot] = loss - s.slack[0]
             slack_slope -= weight
+        elif slot >= 0:
+            s.values[slot] = loss - terms.bound[i]
         s.counters[GRADIENT_SAMPLES] += k_f
     return slack_slope
 
@@ -181,7 +191,7 @@ def network_game_steps(net, terms, r, lower, upper, cfg, s, n_steps):
     ----------
     net : NetworkArrays
     terms : NetworkTerms
-        q objective terms (q = 1 unless ``cfg.robust``).
+        The objective's terms (one unless ``cfg.robust``), then the group losses.
     r : RateArrays
         Rate constraints on the network's score (m_r of them, possibly 0).
     lower, upper : ndarray, shape (P,)
@@ -191,11 +201,10 @@ def network_game_steps(net, terms, r, lower, upper, cfg, s, n_steps):
         Mutated: theta(t) -> theta(t+1), xi, lambda, counters, rng.
     n_steps : int
     """
-    m_r = r.constant.shape[0]
     eta = cfg.game.eta_w
     for _ in range(n_steps):
         s.direction[:] = 0.0
-        slack_slope = _term_gradients(net, terms, cfg, s, m_r)
+        slack_slope = _term_gradients(net, terms, cfg, s)
         _rate_gradients(net, r, cfg, s)
         if cfg.game.step_rule == STEP_DOG:
             _dog_step(s, lower, upper)

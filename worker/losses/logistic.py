@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from scipy.special import expit
 
 from worker.losses.label_rules import CLASSES
 from worker.losses.record import ConicForm, Loss
@@ -46,6 +47,6 @@ def exact_reference(scores, labels):
 
 LOSS = Loss("logistic", CODE, "log(1 + exp(-y s))", CLASSES, value, slope,
             reference_value=reference_value,
-            reference_slope=lambda s, y: -y / (1.0 + np.exp(y * s)),
+            reference_slope=lambda s, y: -y * expit(-y * s),  # no overflow at large |s|
             exact_reference=exact_reference, smooth=True,
             conic=ConicForm("worker.algorithms.exact.loss_forms:LOGISTIC", exponential=True))

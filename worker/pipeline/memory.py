@@ -76,10 +76,11 @@ def memory_parts(problem: CompiledProblem, candidates: int) -> dict[str, int]:
 
 
 def network_memory_parts(problem: NetworkProblem, candidates: int) -> dict[str, int]:
-    """:func:`memory_parts` of a network problem: every term's and the rates' examples, and
-    the parameters' state (theta, direction, AdaGrad sums) and snapshots."""
+    """:func:`memory_parts` of a network problem: every term's, group loss's and the rates'
+    examples, and the parameters' state (theta, direction, AdaGrad sums) and snapshots."""
     rates = 0 if problem.rates is None else _BYTES_PER_NONZERO * problem.rates.features.nnz
-    data = sum(_BYTES_PER_NONZERO * term.features.nnz + 8 * term.n for term in problem.terms)
+    terms = problem.terms + [bounded.term for bounded in problem.bounded]
+    data = sum(_BYTES_PER_NONZERO * term.features.nnz + 8 * term.n for term in terms)
     return {DATA: int(data + rates), CONSTRAINTS: 0,
             STATE: 8 * problem.d * (_NETWORK_ARRAYS + candidates)}
 

@@ -48,7 +48,8 @@ def solve_network(spec: Spec, problem: NetworkProblem, choice: Choice, options: 
 @dataclass
 class NetworkScoring:
     """A network problem's :class:`~worker.pipeline.summary.Scoring`: candidates scored by
-    their term losses (the worst term for a robust objective) and true rates, shrunk by
+    their term losses (the worst term for a robust objective), true rates and group losses,
+    shrunk by
     :func:`best_robust_mixture` for a robust objective, the mean clipped to the box."""
 
     problem: NetworkProblem
@@ -71,7 +72,7 @@ class NetworkScoring:
     def score(self, solutions: np.ndarray) -> NetworkScores:
         problem = self.problem
         losses = problem.term_losses(solutions)
-        rates = problem.rate_values(solutions)
+        rates = problem.constraint_values(solutions)
         return NetworkScores(losses.max(axis=1), rates,
                              np.maximum(0.0, rates.max(axis=1, initial=0.0)),
                              {"terms": len(problem.terms)}, losses)
@@ -89,13 +90,13 @@ class NetworkScoring:
         problem = self.problem
         value = float(problem.term_losses(solution[None, :]).max())
         violation = max(problem.box_violation(solution),
-                        float(problem.rate_values(solution[None, :]).max(initial=0.0)))
+                        float(problem.constraint_values(solution[None, :]).max(initial=0.0)))
         return value, violation
 
     def project(self, mean: np.ndarray) -> Projection | None:
-        """The mean clipped to the box; none with rate constraints."""
+        """The mean clipped to the box; none with rate or group-loss constraints."""
         problem = self.problem
-        if problem.rates is not None:
+        if problem.rates is not None or problem.bounded:
             return None
         return project_box(mean, problem.lower, problem.upper)
 

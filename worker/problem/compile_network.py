@@ -1,5 +1,6 @@
 """Spec → :class:`~worker.problem.network.NetworkProblem`: read each objective term's
-examples, check labels against the head, size the network, compile the box and the rates.
+examples, check labels against the head, size the network, compile the box, the rates and the
+group losses.
 
 Errors name the JSON path: ``objective.terms[2].data.labels[17]: 10 is not a class index
 0..9``.
@@ -17,6 +18,7 @@ from worker.errors import SpecError
 from worker.kernels.network import SOFTMAX
 from worker.losses import LOSSES, SOFTMAX_CROSS_ENTROPY
 from worker.problem.compile import DataSource, box_bounds, risk_examples
+from worker.problem.compile_group_loss import compile_group_losses
 from worker.problem.compile_rates import compile_rates
 from worker.problem.compiled import Objective
 from worker.problem.network import Network, NetworkProblem, Term
@@ -58,8 +60,9 @@ def compile_network_problem(spec: Spec, source: DataSource, layout: Layout) -> N
     rates = compile_rates(spec, Objective(first.code, first.features, first.labels,
                                           sp.csr_matrix((0, 0)), np.zeros(0),
                                           weights=first.weights), source, d)
+    bounded = compile_group_losses(spec, read[0], source, d)
     return NetworkProblem(network, terms, robust, lower, upper, rates,
-                          init_seed=layout.init_seed(spec.model))
+                          init_seed=layout.init_seed(spec.model), bounded=bounded)
 
 
 def _weights(term: EmpiricalRisk, n: int, path: str, source: DataSource) -> np.ndarray | None:

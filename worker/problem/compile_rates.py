@@ -138,7 +138,7 @@ def _objective_examples(spec: Spec, objective: Objective, source, path: str,
                            f"examples, and {kind} has no scored examples; give this "
                            "constraint its own 'data' (features, labels, groups)")
     labels = None if BY_CODE[objective.kind].labels is TARGETS else objective.labels
-    groups = read_groups(obj.data.groups, objective.n, "objective.data.groups", source)
+    groups = group_rows(obj.data.groups, objective.n, "objective.data.groups", source)
     return _Examples(objective.features, labels, groups, offset, "objective.data.groups",
                      objective.weights)
 
@@ -160,13 +160,13 @@ def _own_examples(constraint: RateConstraint, source, path: str, d: int,
     if labels is not None and labels.shape[0] != features.shape[0]:
         raise SpecError.at(f"{path}.data.labels", f"{labels.shape[0]} labels for "
                            f"{features.shape[0]} rows")
-    groups = read_groups(data.groups, features.shape[0], f"{path}.data.groups", source)
+    groups = group_rows(data.groups, features.shape[0], f"{path}.data.groups", source)
     weights = example_weights(data.weights, features.shape[0], f"{path}.data.weights",
                               source)
     return _Examples(features, labels, groups, offset, f"{path}.data.groups", weights)
 
 
-def read_groups(values, n: int, path: str, source) -> dict[str, np.ndarray]:
+def group_rows(values, n: int, path: str, source) -> dict[str, np.ndarray]:
     """Group name -> member rows, from 0/1 vectors of length n (``values``: the spec's
     ``groups`` at ``path``, or None)."""
     groups = {}

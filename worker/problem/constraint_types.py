@@ -12,6 +12,10 @@ A type compiles into one of two forms:
   exact isotonic path.
 * :data:`RATES`: rates of predictions, not linear in w, compiled all at once into the
   problem's :class:`~worker.problem.rates.RateSet`; only the game algorithms handle them.
+* :data:`GROUP_LOSSES`: a group's mean loss against a bound, compiled into the network
+  problem's bounded terms (:class:`~worker.problem.network.BoundedTerm`; a linear model
+  under them is a one-layer network); the network games and the exact epigraph program
+  handle them.
 """
 
 from __future__ import annotations
@@ -23,13 +27,16 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
+from worker.problem.compile_group_loss import compile_group_losses
 from worker.problem.compile_rates import compile_rates
 from worker.problem.compiled import ConstraintSet
 from worker.problem.lattice_rows import declared_lattice_rows, lattice_pairs
 from worker.problem.linear_rows import linear_rows
+from worker.problem.network import NetworkProblem
 from worker.problem.ordering_rows import declared_ordering_rows, ordering_pairs
 from worker.problem.rates import RateSet
 from worker.spec.models import (
+    GroupLossConstraint,
     LinearConstraint,
     MonotoneLatticeConstraint,
     OrderingConstraint,
@@ -40,6 +47,8 @@ from worker.spec.models import (
 ROWS = "rows"
 #: Compiled into the problem's rate set, all blocks of the type at once.
 RATES = "rates"
+#: Compiled into a network problem's bounded terms, all blocks of the type at once.
+GROUP_LOSSES = "group_losses"
 
 
 @dataclass(frozen=True)
@@ -60,9 +69,13 @@ class ConstraintType:
         ``orderings`` instead.
         :data:`RATES`: ``(spec, objective, source, d, true_rate) -> RateSet or None``, over
         every block of the type in spec order (``true_rate``: a rate objective's, or None).
+        :data:`GROUP_LOSSES`: ``(spec, (features, labels), source, d) -> [BoundedTerm]``,
+        over every block of the type in spec order, on the objective's examples (or each
+        block's own).
     evaluate : callable
         ``(compiled form, w) -> g(w)``, shape (m,) for w of shape (d,); a block is violated
-        where g > 0 (:meth:`ConstraintSet.values`, :meth:`RateSet.values`).
+        where g > 0 (:meth:`ConstraintSet.values`, :meth:`RateSet.values`,
+        :meth:`NetworkProblem.bounded_values` of the parameters (T, P)).
     declared : callable
         ``constraint -> (rows, nonzeros)`` the block compiles to, as far as the spec alone
         fixes them (:func:`worker.pipeline.memory.declared_parts`, before any data are
@@ -115,4 +128,6 @@ CONSTRAINT_TYPES: dict[str, ConstraintType] = {record.name: record for record in
     ConstraintType("monotone_lattice", MonotoneLatticeConstraint, ROWS, None,
                    ConstraintSet.values, declared_lattice_rows, orderings=lattice_pairs),
     ConstraintType("rate", RateConstraint, RATES, compile_rates, RateSet.values, undeclared),
+    ConstraintType("group_loss", GroupLossConstraint, GROUP_LOSSES, compile_group_losses,
+                   NetworkProblem.bounded_values, undeclared),
 )}

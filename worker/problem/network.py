@@ -4,7 +4,8 @@ A :class:`NetworkProblem` is what :mod:`worker.algorithms.runners.network_games`
 scores and :class:`worker.mixture.Mixture` consume: the :class:`Network` (its layer widths
 and the flat parameter layout of :mod:`worker.kernels.network`), q objective
 :class:`Term`\\ s (q = 1, or the terms of ``max_of``), rate constraints on the network's one
-score, and a box on the parameters.
+score, group-loss constraints (:class:`BoundedTerm`: a term's loss at most a bound), and a box
+on the parameters.
 
 Parameter layout (``solution`` in a Result, ``solution.npy``): for each layer l in order, W_l
 of shape (n_l, n_{l+1}) row-major, then b_l (n_{l+1},) for an MLP; n_0 = d features,
@@ -154,9 +155,19 @@ class Term:
 
 
 @dataclass(frozen=True)
+class BoundedTerm:
+    """A group-loss constraint: ``term``'s mean loss (the group's rows, no regularizer) minus
+    ``bound`` <= 0; ``index`` is its place in the spec's ``constraints``."""
+
+    term: Term
+    bound: float
+    index: int
+
+
+@dataclass(frozen=True)
 class NetworkProblem:
     """min over theta in the box of L_1(theta), or of max_i L_i(theta) (``robust``), subject
-    to rate constraints on the network's score.
+    to rate constraints on the network's score and group-loss constraints.
 
     Attributes
     ----------
@@ -170,6 +181,8 @@ class NetworkProblem:
         use :meth:`rate_values`.
     init_seed : int
     notes : list of str
+    bounded : list of BoundedTerm
+        The group-loss constraints, in spec order.
     """
 
     network: Network
@@ -180,6 +193,7 @@ class NetworkProblem:
     rates: RateSet | None = None
     init_seed: int = 0
     notes: list[str] = field(default_factory=list)
+    bounded: list[BoundedTerm] = field(default_factory=list)
 
     @property
     def d(self) -> int:
@@ -193,8 +207,9 @@ class NetworkProblem:
 
     @property
     def m_total(self) -> int:
-        """Constraints the games play: the rates, then one slack constraint per robust term."""
-        return self.m + (len(self.terms) if self.robust else 0)
+        """Constraints the games play: the rates, one slack constraint per robust term, then
+        the group losses."""
+        return self.m + (len(self.terms) if self.robust else 0) + len(self.bounded)
 
     @property
     def n(self) -> int:
@@ -212,6 +227,18 @@ class NetworkProblem:
         scores = np.column_stack([self.network.scores(theta, self.rates.features)[:, 0]
                                   for theta in thetas])
         return self.rates.proxy.values(scores)
+
+    def bounded_values(self, thetas: np.ndarray) -> np.ndarray:
+        """Group-loss constraint values L_G(theta) - bound, shape (T, m_g)."""
+        if not self.bounded:
+            return np.zeros((thetas.shape[0], 0))
+        return np.column_stack([b.term.losses(self.network, thetas) - b.bound
+                                for b in self.bounded])
+
+    def constraint_values(self, thetas: np.ndarray) -> np.ndarray:
+        """Every constraint's true value at T parameter vectors (T, P): the rates, then the
+        group losses, shape (T, m + m_g)."""
+        return np.hstack([self.rate_values(thetas), self.bounded_values(thetas)])
 
     def box_violation(self, theta: np.ndarray) -> float:
         """How far theta (P,) lies outside the box."""

@@ -18,7 +18,7 @@ import scipy.sparse as sp
 from worker.data.labels import checked_labels
 from worker.errors import SpecError
 from worker.losses import CLASSES
-from worker.problem.compile_rates import read_groups
+from worker.problem.compile_rates import group_rows
 from worker.problem.compiled import LOSS_CODES, Objective
 from worker.problem.csr import as_csr
 from worker.problem.rates import TrueRate, build_rate_set, rate_rows
@@ -45,7 +45,7 @@ def compile_rate_objective(objective: RateObjective, source) -> tuple[Objective,
                            "feature rows; give one label per row")
     if n == 0:
         raise SpecError.at(f"{DATA_PATH}.features", "no examples; give at least one row")
-    groups = read_groups(data.groups, n, f"{DATA_PATH}.groups", source)
+    groups = group_rows(data.groups, n, f"{DATA_PATH}.groups", source)
     if objective.group is not None and objective.group not in groups:
         known = ", ".join(sorted(groups)) or "none"
         raise SpecError.at("objective.group", f"unknown group {objective.group!r}; "

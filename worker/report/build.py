@@ -17,7 +17,7 @@ from worker.data.labels import LABELS, checked_labels, label_kind
 from worker.errors import SpecError
 from worker.losses import CLASSES, LOSSES, SOFTMAX_CROSS_ENTROPY
 from worker.problem.compile import DataSource
-from worker.problem.compile_rates import read_groups as group_rows
+from worker.problem.compile_rates import group_rows
 from worker.problem.constraint_types import CONSTRAINT_TYPES, ROWS
 from worker.problem.csr import as_csr
 from worker.problem.weights import example_weights
@@ -33,6 +33,7 @@ from worker.report.schema import (
     Report,
 )
 from worker.report.split import SplitSource
+from worker.spec.group_loss import GroupLossConstraint
 from worker.spec.models import PointRisk, Spec
 from worker.spec.rates import SIDES, RateConstraint, RateSum, RateTerm
 from worker.spec.validation import ValidationData
@@ -83,10 +84,15 @@ def report_on(report: Report, examples: Examples, deployed: dict[str, Deployed],
     for constraint in any_model.constraints:
         if constraint.type == "rate":
             definition.rates.append((constraint.index, _rate_constraint(constraint), None))
+        elif constraint.type == "group_loss":
+            definition.group_losses.append((constraint.index, GroupLossConstraint(
+                type="group_loss", group=constraint.group, loss=constraint.loss,
+                rhs=constraint.bound), None))
     validation = _data_report(definition, examples, deployed, tolerance, report.bootstrap,
                               own_data=False)
     for name, model in validation.models.items():
-        rows = [c for c in report.training.models[name].constraints if c.type != "rate"]
+        rows = [c for c in report.training.models[name].constraints
+                if c.type not in ("rate", "group_loss")]
         model.constraints = sorted(model.constraints + rows, key=lambda c: c.index)
         worst = [c.worst for c in model.constraints if c.worst is not None]
         model.max_violation = max(0.0, max(worst, default=0.0))
@@ -117,6 +123,10 @@ def _definition(spec: Spec, d: int, source: DataSource) -> Definition:
         if isinstance(constraint, RateConstraint):
             own = None if constraint.data is None else _own_examples(constraint, source, path)
             definition.rates.append((k, constraint, own))
+        elif isinstance(constraint, GroupLossConstraint):
+            own = None if constraint.data is None else \
+                _group_loss_examples(constraint, source, path)
+            definition.group_losses.append((k, constraint, own))
         elif (record := CONSTRAINT_TYPES[constraint.type]).form == ROWS:
             rows = record.rows(constraint, path, d, source, [])
             definition.blocks.append((k, constraint.type, rows.matrix, rows.rhs))
@@ -136,6 +146,19 @@ def _own_examples(constraint: RateConstraint, source: DataSource, path: str) -> 
     return Examples(features, labels, labels is not None,
                     _groups(data.groups, source, f"{path}.data.groups", n),
                     weights=example_weights(data.weights, n, f"{path}.data.weights", source))
+
+
+def _group_loss_examples(constraint: GroupLossConstraint, source: DataSource,
+                         path: str) -> Examples:
+    """A group loss's own examples, labels as its loss takes them."""
+    data = constraint.data
+    assert data is not None
+    features, labels = source.examples(data.features, data.labels, f"{path}.data")
+    rule = LOSSES[constraint.loss].labels
+    labels = checked_labels(labels, rule, f"{path}.data", f"{path}.data.labels")
+    features = as_csr(features)
+    return Examples(features, labels, rule is CLASSES,
+                    _groups(data.groups, source, f"{path}.data.groups", features.shape[0]))
 
 
 def _validation(spec: Spec, source: DataSource, d: int, classes: bool) -> Examples | None:

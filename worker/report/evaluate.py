@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from worker.errors import SpecError
 from worker.problem.rates import RATIOS
 from worker.report.bootstrap import rate_intervals
+from worker.report.group_loss import group_loss_report
 from worker.report.metrics import (
     Deployed,
     Examples,
@@ -23,6 +24,7 @@ from worker.report.metrics import (
     row_values,
 )
 from worker.report.schema import ConstraintReport, ModelReport, RateReport
+from worker.spec.group_loss import GroupLossConstraint
 from worker.spec.rates import PREDICTION_RATES, SIDES, RateConstraint, RateSum, RateTerm, side_terms
 
 
@@ -38,6 +40,8 @@ class Definition:
         Each linear-row block: its index in ``constraints``, type, unit-norm rows and rhs.
     rates : list of (int, RateConstraint, Examples or None)
         Each rate constraint, with its own examples (None: it counts on the data set's).
+    group_losses : list of (int, GroupLossConstraint, Examples or None)
+        Each group-loss constraint, with its own examples (None: the data set's).
     """
 
     loss: str | None
@@ -45,6 +49,8 @@ class Definition:
     l2: float
     blocks: list[tuple[int, str, sp.csr_matrix, np.ndarray]] = field(default_factory=list)
     rates: list[tuple[int, RateConstraint, Examples | None]] = field(default_factory=list)
+    group_losses: list[tuple[int, GroupLossConstraint, Examples | None]] = \
+        field(default_factory=list)
 
 
 #: Rate terms awaiting their intervals: (its report, subset (n,) bool, per-row value (n,)).
@@ -77,6 +83,9 @@ def model_report(definition: Definition, examples: Examples, deployed: Deployed,
                                             tolerance))
         else:
             constraints.append(_undefined_rate(index, constraint))
+    for index, bounded, own in definition.group_losses:
+        counted = examples if own is None else own if own_data else None
+        constraints.append(group_loss_report(index, bounded, counted, deployed, tolerance))
     constraints.sort(key=lambda c: c.index)
     worst = [c.worst for c in constraints if c.worst is not None]
     return ModelReport(objective=objective, error=error,

@@ -48,7 +48,10 @@ class ConstraintReport(ReportModel):
     ``bound`` (the number on its right, null when the right has a rate term), each side's
     constant (``lhs_constant``, ``rhs_constant``: the side itself when it is a number) and
     value (``lhs``, ``rhs``: its terms' scaled rates plus its constant), and
-    ``difference`` = lhs - rhs (null when a rate is undefined).
+    ``difference`` = lhs - rhs (null when a rate is undefined). A group loss
+    (``type: "group_loss"``) gives its ``loss`` and ``group`` (null: every example),
+    ``examples`` (the group's rows), ``lhs`` its mean loss, ``rhs`` = ``bound`` and
+    ``difference`` = ``worst`` = lhs - rhs.
     """
 
     index: int
@@ -64,6 +67,9 @@ class ConstraintReport(ReportModel):
     lhs: float | None = None
     rhs: float | None = None
     difference: float | None = None
+    loss: str | None = None
+    group: str | None = None
+    examples: int | None = None
 
 
 class ModelReport(ReportModel):

@@ -13,7 +13,8 @@ def failures(data: DataReport, model: str) -> list[str]:
 
 def report_table(data: DataReport, title: str) -> str:
     """One line per model (objective, error, max violation), then one per constraint and
-    rate term with each model's value, and a rate constraint's sides and their difference."""
+    rate term with each model's value, a rate constraint's sides and their difference, and
+    a group loss's mean loss and bound."""
     names = list(data.models)
     width = 18
     lines = [f"{title}: {data.examples} examples",
@@ -28,6 +29,13 @@ def report_table(data: DataReport, title: str) -> str:
         for t, term in enumerate(constraint.terms):
             cells = "".join(_rate(data.models[n].constraints[k].terms[t], width) for n in names)
             lines.append(f"  {_term(term):<32}" + cells)
+        if constraint.type == "group_loss":
+            group = "all" if constraint.group is None else constraint.group
+            for side, name in (("lhs", f"mean {constraint.loss}({group}) n={constraint.examples}"),
+                               ("rhs", "bound")):
+                cells = "".join(_cell(getattr(data.models[n].constraints[k], side), width)
+                                for n in names)
+                lines.append(f"  {name[:32]:<32}" + cells)
         if constraint.type == "rate":
             for side in ("lhs", "rhs", "difference"):
                 cells = "".join(_cell(getattr(data.models[n].constraints[k], side), width)

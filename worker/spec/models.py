@@ -25,6 +25,7 @@ from pydantic import (
 from worker.data.refs import MAX_SIZE, MatrixValue, VectorValue
 from worker.errors import SpecError
 from worker.losses import LOSS_NAMES, PAIRWISE_HINGE, SOFTMAX_CROSS_ENTROPY
+from worker.spec.group_loss import GroupLossConstraint
 from worker.spec.issues import readable_issues, validator_name
 from worker.spec.locations import union_tags
 from worker.spec.model_types import LinearModel, Model
@@ -259,7 +260,8 @@ class MonotoneLatticeConstraint(StrictModel):
 
 
 Constraint = Annotated[
-    LinearConstraint | OrderingConstraint | MonotoneLatticeConstraint | RateConstraint,
+    LinearConstraint | OrderingConstraint | MonotoneLatticeConstraint | RateConstraint
+    | GroupLossConstraint,
     Field(discriminator="type"),
 ]
 
@@ -299,9 +301,11 @@ class Spec(StrictModel):
     @property
     def network(self) -> bool:
         """Whether the network games solve it (:mod:`worker.algorithms.runners.network_games`): an
-        MLP, K scores, or a robust objective."""
+        MLP, K scores, a robust objective, or group-loss constraints (the games play loss
+        constraints as they play a robust objective's terms)."""
         return (self.model.network or isinstance(self.objective, MaxOf)
-                or any(t.loss == SOFTMAX_CROSS_ENTROPY for t in self.terms))
+                or any(t.loss == SOFTMAX_CROSS_ENTROPY for t in self.terms)
+                or any(c.type == "group_loss" for c in self.constraints))
 
     @model_validator(mode="after")
     def _tables_fit(self) -> Spec:
@@ -312,6 +316,13 @@ class Spec(StrictModel):
     def _network_fits(self) -> Spec:
         if not self.network:
             return self
+        bounded = [k for k, c in enumerate(self.constraints) if c.type == "group_loss"]
+        if bounded and (isinstance(self.objective, Quadratic | RateObjective)
+                        or any(t.loss == PAIRWISE_HINGE for t in self.terms)):
+            raise ValueError(f"constraints[{bounded[0]}]: group_loss constraints are played "
+                             "beside an empirical risk of one score per example (not a "
+                             "quadratic, rate or pairwise_hinge objective); give the "
+                             "objective as an empirical_risk over data.features")
         if isinstance(self.objective, Quadratic | RateObjective):
             raise ValueError(f"model: a {self.objective.type} objective is solved for the "
                              "linear model only; use the linear model")
@@ -320,8 +331,9 @@ class Spec(StrictModel):
                              "only a linear model on one objective can")
         if self.solver.algorithm not in NETWORK_ALGORITHMS:
             raise ValueError(f"solver.algorithm: {self.solver.algorithm} trains linear "
-                             "models on one objective; networks, softmax_cross_entropy and "
-                             f"max_of take one of {', '.join(NETWORK_ALGORITHMS)}")
+                             "models on one objective; networks, softmax_cross_entropy, "
+                             f"max_of and group_loss constraints take one of "
+                             f"{', '.join(NETWORK_ALGORITHMS)}")
         for i, term in enumerate(self.terms):
             if (term.loss, term.classes) != (self.terms[0].loss, self.terms[0].classes) and \
                     SOFTMAX_CROSS_ENTROPY in (term.loss, self.terms[0].loss):
@@ -331,13 +343,17 @@ class Spec(StrictModel):
                                  " every term of a robust objective scores the same K")
         multiclass = any(t.loss == SOFTMAX_CROSS_ENTROPY for t in self.terms)
         for k, constraint in enumerate(self.constraints):
-            if constraint.type != "rate":
+            if constraint.type not in ("rate", "group_loss"):
                 raise ValueError(f"constraints[{k}]: {constraint.type} constraints act on "
-                                 "a linear model's weights; with this model only rate "
-                                 "constraints are supported")
+                                 "a linear model's weights, played by the linear methods; "
+                                 "with this model or objective, or beside group_loss "
+                                 "constraints, only rate and group_loss constraints are "
+                                 "supported")
             if multiclass:
-                raise ValueError(f"constraints[{k}]: rate constraints count positive "
-                                 "predictions of one score; softmax_cross_entropy has K")
+                what = "count positive predictions of" if constraint.type == "rate" else \
+                    f"bound a {constraint.loss} loss of"
+                raise ValueError(f"constraints[{k}]: {constraint.type} constraints {what} "
+                                 "one score; softmax_cross_entropy has K")
         return self
 
 

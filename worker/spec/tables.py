@@ -283,6 +283,10 @@ def check_table_spec(spec: Any) -> None:
         raise ValueError("dimension: a calibrated model's parameters follow from its "
                          "features; omit dimension")
     for k, constraint in enumerate(spec.constraints):
+        if constraint.type == "group_loss":
+            raise ValueError(f"constraints[{k}]: group_loss constraints are not available "
+                             f"with {spec.model.type}; use the linear model on a feature "
+                             "matrix")
         if constraint.type == "rate" and constraint.data is not None:
             raise ValueError(f"constraints[{k}].data: with a calibrated model, rates are "
                              "counted on the objective's table (groups by column); omit data")

@@ -1,7 +1,8 @@
 """The job page of a sweep with validation data in headless Chromium against a real API,
 worker and Redis: the verdict first, then the convergence chart, the constraints tables
 (training vs validation, interval bars on rates) folded under a line each, and the front
-drawn with each point linked to its model; a screenshot in tests/artifacts/."""
+drawn with each point linked to its model; a screenshot in tests/artifacts/. A group loss's
+row shows its mean loss beside its bound."""
 
 from __future__ import annotations
 
@@ -100,3 +101,19 @@ def test_a_certified_gap_is_shown_in_the_verdict(page: Page, service: Stack):
     expect(verdict).to_contain_text("Feasible")
     expect(verdict.locator(".gap")).to_contain_text("certified: within")
     assert gap < 1e-3
+
+
+def test_a_group_loss_shows_its_mean_loss_beside_its_bound(page: Page, service: Stack):
+    spec = rate_spec([{"type": "group_loss", "group": "a", "loss": "logistic", "rhs": 0.55}],
+                     loss="logistic", algorithm="auto")
+    with service.client("alpha") as client:
+        job_id = submit(client, spec)
+        wait_status(client, job_id, {"succeeded"}, timeout_s=120)
+    sign_in(page)
+    page.goto(f"/ui/#/jobs/{job_id}")
+    mixture = page.get_by_role("region", name="Constraints").locator(
+        ":scope > details").filter(has_text="randomized classifier")
+    mixture.locator("summary").click()
+    table = mixture.locator("table")
+    expect(table).to_contain_text("constraints[0] group_loss")
+    expect(table).to_contain_text(re.compile(r"mean logistic\(a\), n = \d+, bound 0\.55"))

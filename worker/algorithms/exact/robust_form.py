@@ -2,10 +2,14 @@
 epigraph (Equation 3 of Cotter, Jiang, Sridharan 2019, solved exactly instead of by a game)
 
     min t  subject to  L_k(w) + l1_k ||w||_1 + (l2_k/2) ||w||^2 <= t  for every term k
+                       L_G(w) <= bound_G                               for every group loss G
 
-over the box, as min q'x s.t. A x + s = b, s in the nonnegative orthant, then second-order
-cones, then exponential cones. The variables x are w (d), t, s if some l2_k > 0 (with
-||w||^2 <= s), v (d) if some l1_k > 0 (with -v <= w <= v), then each term's own:
+over the box (one term without group losses is not robust: t is its objective; with them,
+the same program is the group-loss-constrained problem, docs/rates.md#group-losses), as
+min q'x s.t. A x + s = b, s in the nonnegative orthant, then second-order cones, then
+exponential cones. The variables x are w (d), t, s if some l2_k > 0 (with ||w||^2 <= s),
+v (d) if some l1_k > 0 (with -v <= w <= v), then each term's own (a group loss is a term
+without a regularizer):
 
 ===============  ======================================================================
 term's loss      its variables and cones (n examples)
@@ -21,7 +25,8 @@ A bound ||z||^2 <= c u is the second-order cone (c u + 1, c u - 1, 2 z). Sharing
 between terms is exact: every term's row is nondecreasing in both, so the optimum has
 s = ||w||^2 and v = |w|. The first rows are the terms' epigraph rows, whose duals lambda
 (summing to 1 at the optimum) weigh the terms in the certificate
-(:func:`worker.algorithms.exact.exact_robust.robust_bound`).
+(:func:`worker.algorithms.exact.exact_robust.robust_bound`), then the group losses' rows,
+whose duals mu weigh their constraints there.
 """
 
 from __future__ import annotations
@@ -38,13 +43,18 @@ from worker.problem.network import NetworkProblem, Term
 
 
 def exact_robust_applies(problem: NetworkProblem) -> bool:
-    """A ``max_of`` of a linear model (one score, no bias), no rate constraints, every
-    term's loss one with a conic form (:attr:`worker.losses.Loss.conic`): convex, and a
-    program of this module."""
+    """A ``max_of`` or group-loss constraints on a linear model (one score, no bias), no
+    rate constraints, every term's and group loss's loss one with a conic form
+    (:attr:`worker.losses.Loss.conic`): convex, and a program of this module."""
     network = problem.network
-    return (problem.robust and problem.rates is None and not network.bias
-            and network.outputs == 1 and len(network.sizes) == 2
-            and all(_conic(term) is not None for term in problem.terms))
+    return ((problem.robust or bool(problem.bounded)) and problem.rates is None
+            and not network.bias and network.outputs == 1 and len(network.sizes) == 2
+            and all(_conic(term) is not None for term in program_terms(problem)))
+
+
+def program_terms(problem: NetworkProblem) -> list[Term]:
+    """The objective's terms, then the group losses' (the order of the epigraph rows)."""
+    return problem.terms + [bounded.term for bounded in problem.bounded]
 
 
 @dataclass
@@ -79,8 +89,9 @@ class Rows:
 @dataclass(frozen=True)
 class RobustProgram:
     """Clarabel's data: P (N, N) zero, q (N,) = e_t, A (R, N), b (R,), the cones; the first
-    ``len(problem.terms)`` rows are the epigraph rows, and ``hinge_rows[k]`` is the first of
-    the margin rows of term k when it is a hinge term."""
+    ``len(problem.terms)`` rows are the epigraph rows, the next ``len(problem.bounded)`` the
+    group losses' rows, and ``hinge_rows[k]`` is the first of the margin rows of term k of
+    :func:`program_terms` when it is a hinge term."""
 
     P: sp.csc_matrix
     q: np.ndarray
@@ -92,7 +103,7 @@ class RobustProgram:
 
 def robust_program(problem: NetworkProblem) -> RobustProgram:
     """The program of the module docstring for ``problem`` (:func:`exact_robust_applies`)."""
-    d, terms = problem.d, problem.terms
+    d, terms = problem.d, program_terms(problem)
     l2, l1 = any(term.l2 > 0 for term in terms), any(term.l1 > 0 for term in terms)
     s, v = d + 1, d + 1 + l2
     starts, at = [], v + (d if l1 else 0)
@@ -101,8 +112,12 @@ def robust_program(problem: NetworkProblem) -> RobustProgram:
         at += _conic(term).load().epigraph_variables(term.n)
     columns = at
     linear, seconds, cones = Rows(), Rows(), []
-    for term, start in zip(terms, starts, strict=True):       # the epigraph rows come first
+    q = len(problem.terms)
+    for k, (term, start) in enumerate(zip(terms, starts, strict=True)):  # epigraph rows first
         cols, values = _conic(term).load().epigraph_part(term, start)
+        if k >= q:                                           # L_G(w) <= bound_G
+            linear.add(np.zeros(len(cols)), cols, values, [problem.bounded[k - q].bound])
+            continue
         if l1:
             cols, values = [*cols, *range(v, v + d)], [*values, *[term.l1] * d]
         if l2:

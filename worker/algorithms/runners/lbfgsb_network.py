@@ -31,9 +31,9 @@ from worker.problem.network import NetworkProblem
 
 def network_box_only(problem: NetworkProblem) -> bool:
     """Whether L-BFGS-B applies to a network problem: one term (not robust) of a
-    smooth loss (:func:`worker.losses.is_smooth`) and no rate constraints."""
+    smooth loss (:func:`worker.losses.is_smooth`), no rate and no group-loss constraints."""
     return (not problem.robust and len(problem.terms) == 1 and problem.rates is None
-            and is_smooth(problem.terms[0].code))
+            and not problem.bounded and is_smooth(problem.terms[0].code))
 
 
 def run_network_lbfgsb(problem: NetworkProblem, options: SolverOptions,
@@ -41,8 +41,8 @@ def run_network_lbfgsb(problem: NetworkProblem, options: SolverOptions,
     """L-BFGS-B from the network's theta(1) on the full batch (module docstring)."""
     if not network_box_only(problem):
         raise refuse("lbfgsb", "trains a network on one smooth objective (not a max_of) "
-                     "whose only constraint is the box; rate constraints need the games "
-                     "(proxy_lagrangian or lagrangian)")
+                     "whose only constraint is the box; rate and group_loss constraints need "
+                     "the games (proxy_lagrangian or lagrangian)")
     began = time.perf_counter()
     term, net = problem.terms[0], problem.network.arrays()
     rows = kernel_parts(term.features)

@@ -9,6 +9,9 @@ slack xi subject to L_i(theta) <= xi, with xi in [0, max_i L_i(theta(1))] (the s
 the optimum from above), starting at that upper end and stepping by AdaGrad with the step
 its regret bound asks for, the interval's length over sqrt(2) (Duchi, Hazan & Singer 2011),
 so that xi can cross its range within a few hundred steps whatever theta's step is.
+Group-loss constraints L_G(theta) <= bound are played as those slack constraints are, against
+their fixed bound (docs/rates.md#group-losses): a linear model under them is a one-layer
+network here, as under a robust objective.
 
 Defaults:
 
@@ -76,7 +79,7 @@ from worker.kernels.network_game import (
     network_game_steps,
 )
 from worker.kernels.random import seed_state
-from worker.problem.network import NetworkProblem
+from worker.problem.network import NetworkProblem, Term
 from worker.stats import Stats, Value
 
 #: AdaGrad's step of ``eta_w: "auto"`` on a network with hidden layers.
@@ -96,28 +99,35 @@ class NetworkGameStats(Stats):
 
 
 def network_terms(problem: NetworkProblem) -> NetworkTerms:
-    """Every term's rows stacked into one CSR, with where each term's rows start."""
-    features = sp.vstack([term.features for term in problem.terms], format="csr",
-                         dtype=np.float64)
+    """Every term's rows stacked into one CSR, with where each term's rows start: the
+    objective's terms (weighted by lambda[0], or by their slack constraints' multipliers when
+    robust), then the group losses' (their constraints' multipliers, after the rates and
+    the slacks: :attr:`NetworkProblem.m_total`'s order)."""
+    terms = problem.terms + [bounded.term for bounded in problem.bounded]
+    features = sp.vstack([term.features for term in terms], format="csr", dtype=np.float64)
+    q, first = len(problem.terms), problem.m + (len(problem.terms) if problem.robust else 0)
+    slots = [problem.m + i if problem.robust else -1 for i in range(q)]
     return NetworkTerms(
         x_indptr=features.indptr.astype(np.int64), x_indices=features.indices.astype(np.int64),
         x_data=np.ascontiguousarray(features.data),
-        labels=np.concatenate([term.labels for term in problem.terms]).astype(np.float64),
-        **_term_weights(problem),
-        row_at=np.cumsum([0] + [term.n for term in problem.terms]).astype(np.int64),
-        code=np.array([term.code for term in problem.terms], dtype=np.int64),
-        l1=np.array([term.l1 for term in problem.terms], dtype=np.float64),
-        l2=np.array([term.l2 for term in problem.terms], dtype=np.float64))
+        labels=np.concatenate([term.labels for term in terms]).astype(np.float64),
+        **_term_weights(terms),
+        row_at=np.cumsum([0] + [term.n for term in terms]).astype(np.int64),
+        code=np.array([term.code for term in terms], dtype=np.int64),
+        l1=np.array([term.l1 for term in terms], dtype=np.float64),
+        l2=np.array([term.l2 for term in terms], dtype=np.float64),
+        slot=np.array(slots + [first + j for j in range(len(problem.bounded))],
+                      dtype=np.int64),
+        bound=np.array([np.nan] * q + [b.bound for b in problem.bounded], dtype=np.float64))
 
 
-def _term_weights(problem: NetworkProblem) -> dict[str, np.ndarray]:
+def _term_weights(terms: list[Term]) -> dict[str, np.ndarray]:
     """``weights``, every term's example weights of mean 1 stacked (1 for a term without
     them), and ``cumulative``, each term's running sums of them; both empty when no term
     has weights."""
-    if all(term.weights is None for term in problem.terms):
+    if all(term.weights is None for term in terms):
         return {"weights": np.zeros(0), "cumulative": np.zeros(0)}
-    weights = [np.ones(term.n) if term.weights is None else term.weights
-               for term in problem.terms]
+    weights = [np.ones(term.n) if term.weights is None else term.weights for term in terms]
     return {"weights": np.concatenate(weights),
             "cumulative": np.concatenate([np.cumsum(c) for c in weights])}
 
@@ -151,7 +161,7 @@ def measured_step(problem: NetworkProblem, advance: Callable[[NetworkConfig, Net
     probe = copied(state)
     if problem.robust:              # the terms' mean loss: the slack alone moves no theta
         probe.lam[:] = 0.0
-        probe.lam[probe.lam.shape[0] - len(problem.terms):] = 1.0 / len(problem.terms)
+        probe.lam[1 + problem.m:1 + problem.m + len(problem.terms)] = 1.0 / len(problem.terms)
     held = cfg._replace(game=cfg.game._replace(eta_lambda=0.0, step_rule=STEP_DOG,
                                                formulation=LAGRANGIAN))  # lambda as set
     now = time.perf_counter()
@@ -174,10 +184,10 @@ OBJECTIVE_LOWER = 0.0
 def mixture_value(problem: NetworkProblem, thetas: np.ndarray, weights: np.ndarray
                   ) -> tuple[float, float, float]:
     """(the mixture's objective: the worst term's expected loss, the least largest expected
-    rate violation of any mixture of ``thetas``, no statistical floor) for ``weights`` (C,)
-    over ``thetas`` (C, P)."""
+    violation of the rates and group losses by any mixture of ``thetas``, no statistical
+    floor) for ``weights`` (C,) over ``thetas`` (C, P)."""
     losses = weights @ problem.term_losses(thetas)
-    return float(losses.max()), least_violation(problem.rate_values(thetas)), 0.0
+    return float(losses.max()), least_violation(problem.constraint_values(thetas)), 0.0
 
 
 def run_network_game(problem: NetworkProblem, options: SolverOptions, algorithm: str,
@@ -192,7 +202,8 @@ def run_network_game(problem: NetworkProblem, options: SolverOptions, algorithm:
                                    step_rule=STEP_SCHEDULE)
     theta = start_point(problem, options, problem.network.initial(problem.init_seed))
     slack_upper = float(problem.term_losses(theta[None, :]).max()) if problem.robust else 0.0
-    state = new_state(theta, slack_upper, m, formulation, len(problem.terms), options.seed)
+    state = new_state(theta, slack_upper, m, formulation,
+                      len(problem.terms) + len(problem.bounded), options.seed)
     cfg = NetworkConfig(game=game, robust=problem.robust, slack_upper=slack_upper,
                         slack_eta=slack_upper / math.sqrt(2.0))
     net, terms = problem.network.arrays(), network_terms(problem)
@@ -207,9 +218,12 @@ def run_network_game(problem: NetworkProblem, options: SolverOptions, algorithm:
         cfg = cfg._replace(game=cfg.game._replace(eta_w=eta))
 
     def describe() -> tuple[float, float, int]:
-        """The last minibatch's estimates: objective (max over terms) and violation."""
-        violation = max(0.0, float(state.values[:problem.m].max(initial=0.0)))
-        return float(state.losses.max()), violation, int(state.counters[CHECKS])
+        """The last minibatch's estimates: objective (max over the objective's terms) and
+        violation (rates and group losses)."""
+        values = np.concatenate([state.values[:problem.m], state.values[m - len(problem.bounded):]])
+        violation = max(0.0, float(values.max(initial=0.0)))
+        return float(state.losses[:len(problem.terms)].max()), violation, \
+            int(state.counters[CHECKS])
 
     loop = ChunkedLoop(deadline, options.iterations, describe, progress)
     candidates, baseline, game = play(

@@ -1,6 +1,7 @@
 // What a user asks of a Result first: feasible or not, its objective and certified gap; then
 // every constraint on training and validation data (rates with their bootstrap interval
-// bars), one folded table per model under a line saying whether all are within tolerance.
+// bars, a group loss's mean loss against its bound), one folded table per model under a
+// line saying whether all are within tolerance.
 
 import { el, folded, num, table } from "./dom.js";
 import { gapText } from "./figures.js";
@@ -58,6 +59,11 @@ function rows(training, validation) {
       out.push([`  ${term.metric}(${term.group ?? "all"}), n = ${num(term.examples)}`,
         rateCell(term), held ? rateCell(held.terms[t]) : "—"]);
     });
+    if (constraint.type === "group_loss") {
+      out.push([`  mean ${constraint.loss}(${constraint.group ?? "all"}), n = `
+        + `${num(constraint.examples)}, bound ${num(constraint.bound)}`,
+      num(constraint.lhs), held ? num(held.lhs) : "—"]);
+    }
   });
   return out;
 }
