@@ -164,8 +164,8 @@ def margins_bound(problem: CompiledProblem, reference: np.ndarray) -> float | No
     """The dual certificate without an LP: example weights from the ``reference``'s margins
     (:func:`~worker.candidates.dual_certificate.margin_weights`) and, on an order, the
     constraint multipliers refitted to them; None when there is no order to refit on or the
-    box is infinite. Looser than an LP's multipliers, but one pass and one isotonic
-    regression: the bound of a job whose band LP ran out of time."""
+    box is infinite. Looser than an LP's multipliers, but one pass and one maximum
+    flow: the bound of a job whose band LP ran out of time."""
     signed = signed_rows(problem)
     alpha = margin_weights(signed.margins(reference))
     lam = ordering_multipliers(problem, signed, alpha)
