@@ -57,16 +57,27 @@ def dual_value(problem: CompiledProblem, signed: SignedRows, alpha: np.ndarray,
     float
         The bound; ``-inf`` when c_j != 0 on a side of the box that is infinite.
     """
-    n = signed.shape[0]
     alpha = np.clip(alpha, 0.0, 1.0)
     lam = np.maximum(lam, 0.0)
-    constraints = problem.constraints
-    c = -signed.transpose_dot(alpha) / n + constraints.matrix.T @ lam
+    return value_of_cost(problem, alpha, lam, reduced_cost(problem, signed, alpha, lam))
+
+
+def reduced_cost(problem: CompiledProblem, signed: SignedRows, alpha: np.ndarray,
+                 lam: np.ndarray) -> np.ndarray:
+    """c = -(1/n) sum_i alpha_i y_i x_i + A^T lam (module docstring), shape (d,)."""
+    return -signed.transpose_dot(alpha) / signed.shape[0] + problem.constraints.matrix.T @ lam
+
+
+def value_of_cost(problem: CompiledProblem, alpha: np.ndarray, lam: np.ndarray,
+                  cost: np.ndarray) -> float:
+    """D(alpha, lam) from its reduced ``cost`` (d,) (:func:`reduced_cost`), for ``alpha``
+    (n,) in [0, 1] and ``lam`` (m,) >= 0 as they are (:func:`dual_value` clips them)."""
     with np.errstate(invalid="ignore"):        # 0 * inf on a free side with c_j == 0
-        low = np.where(c > 0, c * problem.lower, np.where(c < 0, c * problem.upper, 0.0))
+        low = np.where(cost > 0, cost * problem.lower,
+                       np.where(cost < 0, cost * problem.upper, 0.0))
     if not np.isfinite(low).all():
         return -np.inf
-    return float(alpha.sum() / n - lam @ constraints.rhs + low.sum())
+    return float(alpha.sum() / alpha.size - lam @ problem.constraints.rhs + low.sum())
 
 
 def margin_weights(margins: np.ndarray) -> np.ndarray:
