@@ -11,11 +11,10 @@ at the inner minimizer w_alpha: lower or upper on each coordinate, by the sign o
 refitted reduced cost c (:func:`~worker.candidates.dual_certificate.dual_value`). Projected
 supergradient steps alpha <- clip(alpha + t_k (1 - z(w_alpha)) / (upper - lower)) with
 t_k = 2 STEP / sqrt(k) raise phi from the answer's margin weights, which leave a large
-imbalance when the answer is far from the optimum: on the 2^14 lattice (114,688 edges,
-1,000,000 pairs) from an answer at 0.450, the certificate rose from -0.160 to 0.306 in
-100 steps and 47 s, where the band LP's PDLP multipliers gave -0.133 in 28 s
-(docs/guarantees.md#the-bound-at-a-million-constraints). A flow costs more than a step (at
-the 2^17 lattice 40 s against two passes over the rows), and between refits the steps keep
+imbalance when the answer is far from the optimum; on the lattice they rose far above the
+band LP's PDLP multipliers in less time (measured:
+docs/guarantees.md#the-bound-at-a-million-constraints). A flow costs far more than a step
+(two passes over the rows), and between refits the steps keep
 the last multipliers, which bounds all the same (weak duality holds for any lam >= 0), so
 the multipliers are refitted only every :data:`REFIT_EVERY` steps. Every step's value is a
 valid bound; the largest is kept.
@@ -31,12 +30,13 @@ from worker.candidates.dual_certificate import ordering_multipliers, reduced_cos
 from worker.candidates.hinge_lp import SignedRows
 from worker.problem.compiled import CompiledProblem
 
-#: The first step (then STEP / sqrt(k)), in units of the box's half-width: measured on the
-#: 2^14 lattice, 0.3 rose fastest of 0.05, 0.3, 1 and 3 (3 overshot for 40 steps).
+#: The first step (then STEP / sqrt(k)), in units of the box's half-width: of 0.05, 0.1, 0.3,
+#: 1 and 3, 0.3 rose fastest (measured: docs/guarantees.md#the-bound-at-a-million-constraints).
 STEP = 0.3
 #: The multipliers are refitted (one maximum flow) every REFIT_EVERY steps; the steps between
-#: keep them (every (alpha, lam) is a bound) and cost two passes over the rows each. Measured
-#: on the 2^14 lattice: every 20 steps reached 0.306 in 47 s, every step 0.18 in 27 s.
+#: keep them (every (alpha, lam) is a bound) and cost two passes over the rows each; every 20
+#: rose faster than every 5 or every step (measured:
+#: docs/guarantees.md#the-bound-at-a-million-constraints).
 REFIT_EVERY = 20
 
 
