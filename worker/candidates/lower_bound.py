@@ -18,6 +18,9 @@ Only plain hinge objectives (``pairwise_hinge`` compiles to one) without l1, l2 
 constraints and with their examples in memory have this LP; :func:`hinge_lower_bound`
 returns None for the others. An infinite box can make the LP unbounded, and a time limit
 keeps it within a share of the job's budget: the status says so and no bound is reported.
+From :data:`PDLP_ROWS` constraint rows on an order, no LP is solved: the dual certificate is
+raised by supergradient ascent on the example weights instead
+(:func:`ascent_lower_bound`, :mod:`worker.candidates.dual_ascent`).
 """
 
 from __future__ import annotations
