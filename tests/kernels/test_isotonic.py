@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.optimize import isotonic_regression
+from scipy.optimize import isotonic_regression, linprog
 
-from worker.kernels.isotonic import isotonic_on_order
+from worker.kernels.isotonic import closure_flow, isotonic_on_order
 
 
 def kkt_residuals(y, x, multipliers, tails, heads):
@@ -70,3 +70,45 @@ def test_no_edges_returns_the_point():
     x, multipliers = isotonic_on_order(y, np.zeros(0, np.int64), np.zeros(0, np.int64))
     np.testing.assert_array_equal(x, y)
     assert multipliers.shape == (0,)
+
+
+def imbalance(supply, flows, tails, heads):
+    """sum_v |supply_v - out_v + in_v| for edge flows (k,)."""
+    n = supply.shape[0]
+    return np.abs(supply - np.bincount(tails, flows, minlength=n)
+                  + np.bincount(heads, flows, minlength=n)).sum()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.floats(0.0, 4.0))
+def test_closure_flow_leaves_the_least_imbalance_an_lp_finds(seed, n, density):
+    # min sum |s - out + in| over flows >= 0, as an LP in (flows, t) with t >= |.|
+    rng = np.random.default_rng(seed)
+    tails, heads = rng.integers(n, size=(2, int(density * n)))
+    keep = tails != heads
+    tails, heads = tails[keep].astype(np.int64), heads[keep].astype(np.int64)
+    supply = rng.normal(0.0, 3.0, n)
+    flows = closure_flow(supply, tails, heads)
+    k = tails.size
+    net = np.zeros((n, k))
+    net[tails, np.arange(k)] -= 1.0
+    net[heads, np.arange(k)] += 1.0
+    eye = np.eye(n)
+    lp = linprog(np.concatenate([np.zeros(k), np.ones(n)]),
+                 A_ub=np.block([[net, -eye], [-net, -eye]]),
+                 b_ub=np.concatenate([-supply, supply]), bounds=(0, None), method="highs")
+    assert lp.status == 0
+    assert flows.min(initial=0.0) >= 0.0
+    assert abs(imbalance(supply, flows, tails, heads) - lp.fun) <= 1e-7 * (1 + abs(lp.fun))
+
+
+def test_closure_flow_matches_the_isotonic_multipliers_imbalance_on_a_lattice():
+    dims = 6
+    index = np.arange(2**dims)
+    low = [(index >> b) & 1 == 0 for b in range(dims)]
+    tails = np.concatenate([index[mask] for mask in low])
+    heads = np.concatenate([index[mask] | (1 << b) for b, mask in enumerate(low)])
+    supply = np.random.default_rng(0).normal(size=index.size)
+    _, multipliers = isotonic_on_order(supply, tails, heads)
+    np.testing.assert_allclose(imbalance(supply, closure_flow(supply, tails, heads), tails, heads),
+                               imbalance(supply, multipliers, tails, heads), rtol=1e-9)

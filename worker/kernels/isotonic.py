@@ -92,6 +92,50 @@ def isotonic_on_order(y, tails, heads):
 
 
 @njit(cache=True)
+def closure_flow(supply, tails, heads):
+    """The edge flows that leave the least imbalance: one maximum flow of ``supply`` along
+    the edges.
+
+    Minimizes ``sum_v |supply_v - sum_out lambda + sum_in lambda|`` over ``lambda >= 0``: a
+    source arc to every vertex of positive supply, a sink arc from every vertex of negative
+    supply, an uncapacitated arc tail -> head per edge; the least imbalance is
+    ``sum |supply| - 2 * max flow``. It is the dual of the minimum-weight closure
+    ``min {-supply . w : w_tail <= w_head, -1 <= w <= 1}`` (the LP the dual certificate
+    refits its constraint multipliers with, :mod:`worker.candidates.dual_certificate`), one
+    flow where :func:`isotonic_on_order` runs one per block it splits.
+
+    Parameters
+    ----------
+    supply : ndarray of float64, shape (n,)
+        Each vertex's supply (negative: demand).
+    tails, heads : ndarray of int64, shape (k,)
+        The edges; vertices in ``0..n-1``.
+
+    Returns
+    -------
+    ndarray of float64, shape (k,)
+        Each edge's flow lambda_e >= 0, tail to head.
+    """
+    n, k = supply.shape[0], tails.shape[0]
+    out_start, out_edges = _out_adjacency(tails, n)
+    eps = 1e-13 * max(1.0, np.max(np.abs(supply))) if n > 0 else 0.0
+    first = np.empty(n + 2, dtype=np.int64)
+    following = np.empty(2 * (k + n), dtype=np.int64)
+    target = np.empty(2 * (k + n), dtype=np.int64)
+    cap = np.empty(2 * (k + n))
+    edge = np.empty(2 * (k + n), dtype=np.int64)
+    block = np.arange(n)
+    arcs, big = _build(block, block, supply, 0.0, heads, out_start, out_edges,
+                       first, following, target, cap, edge)
+    _max_flow(first, following, target, cap, n + 2, n, n + 1, eps)
+    flows = np.zeros(k)
+    for a in range(0, arcs, 2):
+        if edge[a] >= 0:
+            flows[edge[a]] = max(big - cap[a], 0.0)
+    return flows
+
+
+@njit(cache=True)
 def _out_adjacency(tails, n):
     """Edges grouped by tail: ``out_edges[out_start[v]:out_start[v + 1]]``, shapes (n+1,), (k,)."""
     out_start = np.zeros(n + 1, dtype=np.int64)
