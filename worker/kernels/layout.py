@@ -41,6 +41,7 @@ KernelState = namedtuple("KernelState", [
     "tree", "vlist", "vpos",             # sum tree over mu == 0 groups; list of mu > 0 groups
     "weights", "pmark", "sampled", "sampled_viol",  # scratch (G,)
     "counters", "scalars", "rng",
+    "example_rng",                       # the RNG state the iteration's example draws start at
     "origin",                            # the first iterate w(1) (d,): warm-up distances
     "squares",                           # AdaGrad: per-coordinate sums of squared steps (d,)
     "p_weight", "p_factor",              # dense p: exp(u_j - shift) and exp(rate mu_j) (G,)

@@ -189,6 +189,7 @@ def new_state(arrays: ProblemArrays, w0: np.ndarray, seed: int) -> KernelState:
         weights=np.zeros(n_groups), pmark=np.zeros(n_groups, dtype=np.int64),
         sampled=np.zeros(n_groups, dtype=np.int64), sampled_viol=np.zeros(n_groups),
         counters=counters, scalars=scalars, rng=seed_state(seed),
+        example_rng=np.zeros(2, dtype=np.uint64),
         origin=np.array(w0, dtype=np.float64), squares=np.zeros(d),
         p_weight=np.ones(n_groups), p_factor=np.ones(n_groups),
     )
