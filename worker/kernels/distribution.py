@@ -45,6 +45,8 @@ _MAX_EXPONENT = 600.0
 SYNC_EVERY = 1024
 #: Dense p: the weights' total is kept within [1 / _WEIGHT_RANGE, _WEIGHT_RANGE].
 _WEIGHT_RANGE = 1e250
+#: Dense p: groups per block of the sampling's cumulative sums (:func:`_block_cumulative`).
+_BLOCK = 16
 
 
 @kernel(inline="always")
@@ -208,22 +210,48 @@ def sample_groups(cfg, s, t, k, out):
         return
     if _dense_is_stale(cfg, s, t):
         _sync_dense(cfg, s, t)
-    total = _dense_cumulative(s, n_groups)
+    total = _block_cumulative(s, n_groups)
     if not (1.0 / _WEIGHT_RANGE < total < _WEIGHT_RANGE):
         _sync_dense(cfg, s, t)
-        total = _dense_cumulative(s, n_groups)
+        total = _block_cumulative(s, n_groups)
+    n_blocks = -(-n_groups // _BLOCK)
     for q in range(k):
-        out[q] = _search(s.weights, n_groups, uniform(s.rng) * total)
+        out[q] = _block_find(s, n_groups, n_blocks, uniform(s.rng) * total)
 
 
 @kernel
-def _dense_cumulative(s, n_groups):
-    """Cumulative dense weights into s.weights; returns their total."""
+def _block_cumulative(s, n_groups):
+    """Dense p: the cumulative sums of the weights of blocks of ``_BLOCK`` consecutive groups
+    into s.weights[:ceil(G / _BLOCK)]; returns their total.
+
+    The blocks' sums do not wait on one another, so the core adds several at once where one
+    running sum over all G groups would wait for every addition in turn."""
     total = 0.0
-    for j in range(n_groups):
-        total += s.p_weight[j]
-        s.weights[j] = total
+    for b in range(-(-n_groups // _BLOCK)):
+        block = 0.0
+        for j in range(b * _BLOCK, min(n_groups, (b + 1) * _BLOCK)):
+            block += s.p_weight[j]
+        total += block
+        s.weights[b] = total
     return total
+
+
+@kernel(inline="always")
+def _block_find(s, n_groups, n_blocks, r):
+    """The group whose cumulative interval holds r (0 <= r < total): its block by binary
+    search over the blocks' sums, then the group by a walk through the block; rounding that
+    leaves r past the block's last group picks the last one of positive weight."""
+    b = _search(s.weights, n_blocks, r)
+    if b > 0:
+        r -= s.weights[b - 1]
+    picked = b * _BLOCK
+    for j in range(b * _BLOCK, min(n_groups, (b + 1) * _BLOCK)):
+        if s.p_weight[j] > 0.0:
+            picked = j
+            if r < s.p_weight[j]:
+                break
+            r -= s.p_weight[j]
+    return picked
 
 
 @kernel
