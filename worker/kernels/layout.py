@@ -18,6 +18,7 @@ ProblemArrays = namedtuple("ProblemArrays", [
     "a_indptr", "a_indices", "a_data", "rhs",        # constraints, CSR (m, d), b (m,)
     "a_width", "a_entries",                          # as x_width, x_entries, for A
     "a_scale",                                       # c > 0: row i is c (w_a - w_b), 2 entries
+    "rhs_zero",                                      # every b_i is 0: a check reads no b_i
     "group_ptr",                                     # groups: constraints ptr[g]..ptr[g+1]-1
     "lower", "upper",                                # the box W, (d,) each
 ])

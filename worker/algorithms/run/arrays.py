@@ -152,6 +152,7 @@ def problem_arrays(problem: CompiledProblem, n_groups: int) -> ProblemArrays:
         a_indptr=a_indptr, a_indices=a_indices, a_data=a_data,
         rhs=np.ascontiguousarray(problem.constraints.rhs, dtype=np.float64),
         a_width=a_width, a_entries=int(problem.constraints.matrix.nnz), a_scale=a_scale,
+        rhs_zero=bool(not np.any(problem.constraints.rhs)),
         group_ptr=group_partition(problem.m, n_groups),
         lower=np.ascontiguousarray(problem.lower, dtype=np.float64),
         upper=np.ascontiguousarray(problem.upper, dtype=np.float64),
