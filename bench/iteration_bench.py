@@ -59,7 +59,7 @@ def _time_part(p, cfg, s, count, part):
         elif part == 1:
             sampled_violations(p, cfg, s, 2, t)
         elif part == 2:
-            update_distribution(p, cfg, s, s.w, 2, t)
+            update_distribution(p, cfg, s, 2, t)
         else:
             draw_examples(p, s, 2)
             n_f = objective_direction(p, cfg, s, 2, t)

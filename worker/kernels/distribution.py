@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from worker.kernels.constraints import group_maximum
+from worker.kernels.constraints import group_maximum, group_value
 from worker.kernels.jit import kernel
 from worker.kernels.layout import (
     CHECKS,
@@ -266,11 +266,26 @@ def _sample_subset(s, n_groups, k, t):
         q += 1
 
 
+@kernel(inline="always")
+def checked_group(p, s, group, t):
+    """(max_{i in group} g_i(w), argmax i) at the iterate w of iteration t, checked and counted
+    once per iteration: a group drawn again (p is often concentrated on a few groups, so the
+    k_g draws repeat one) or checked again by the p-update reuses the first check."""
+    if s.check_mark[group] != t:
+        value, row = group_value(p, group, s.w)
+        s.counters[CHECKS] += group_size(p, group)
+        s.check_mark[group] = t
+        s.check_value[group] = value
+        s.check_row[group] = row
+    return s.check_value[group], s.check_row[group]
+
+
 @kernel
-def update_distribution(p, cfg, s, w, k_p, t):
+def update_distribution(p, cfg, s, k_p, t):
     """The p-update of Algorithm 4, lines 11-15, for iteration t; returns nothing.
 
-    Checks the k_p sampled groups at w (counted), refreshes their mu, updates the variance
+    Checks the k_p sampled groups at the iterate s.w (counted, unless the constraint step
+    checked one already: :func:`checked_group`), refreshes their mu, updates the variance
     estimate v_p of §5.2, and moves p (dense: all G log weights; lazy: the sampled ones).
     """
     n_groups = s.mu.shape[0]
@@ -280,8 +295,11 @@ def update_distribution(p, cfg, s, w, k_p, t):
     spread = 0.0
     for q in range(k_p):
         j = s.sampled[q]
-        value = group_maximum(p, j, w)
-        s.counters[CHECKS] += group_size(p, j)
+        if s.check_mark[j] == t:
+            value = s.check_value[j]
+        else:
+            value = group_maximum(p, j, s.w)
+            s.counters[CHECKS] += group_size(p, j)
         s.sampled_viol[q] = max(0.0, value)
         spread += (s.sampled_viol[q] - s.mu[j]) ** 2
     v_p = (cfg.gamma * n_groups) ** 2 * spread / k_p

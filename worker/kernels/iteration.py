@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from worker.kernels.constraints import constraint_value, group_value
-from worker.kernels.distribution import sample_groups, update_distribution
+from worker.kernels.constraints import constraint_value
+from worker.kernels.distribution import checked_group, sample_groups, update_distribution
 from worker.kernels.jit import kernel
 from worker.kernels.layout import (
     AVERAGE_START,
@@ -242,9 +242,7 @@ def sampled_violations(p, cfg, s, k_g, t):
     n = 0
     n_hit = 0
     for q in range(k_g):
-        group = s.sampled[q]
-        value, i = group_value(p, group, s.w)
-        s.counters[CHECKS] += p.group_ptr[group + 1] - p.group_ptr[group]
+        value, i = checked_group(p, s, s.sampled[q], t)
         if value > 0:
             n_hit += 1
             n = _add_row(s.cbuf, s.ctouch_mark, s.ctouched, n, p.a_indptr, p.a_indices,
@@ -325,7 +323,7 @@ def run_iterations(p, cfg, s, n_iterations):
             n_g = _most_violated(p, s, t)
         elif cfg.mode == MODE_LIGHT and n_groups > 0:
             n_g = sampled_violations(p, cfg, s, k_g, t)
-            update_distribution(p, cfg, s, s.w, k_p, t)
+            update_distribution(p, cfg, s, k_p, t)
             s.counters[K_G_TOTAL] += k_g
             s.counters[K_P_TOTAL] += k_p
         n_f = objective_direction(p, cfg, s, k_f, t)

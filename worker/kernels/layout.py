@@ -46,6 +46,8 @@ KernelState = namedtuple("KernelState", [
     "origin",                            # the first iterate w(1) (d,): warm-up distances
     "squares",                           # AdaGrad: per-coordinate sums of squared steps (d,)
     "p_weight", "p_factor",              # dense p: exp(u_j - shift) and exp(rate mu_j) (G,)
+    "check_mark", "check_value", "check_row",  # the iteration each group was last checked
+                                         # in, its maximum and most violated row then (G,)
 ])
 
 MODE_FULL = 0

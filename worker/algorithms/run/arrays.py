@@ -212,4 +212,6 @@ def new_state(arrays: ProblemArrays, w0: np.ndarray, seed: int) -> KernelState:
         example_rng=np.zeros(2, dtype=np.uint64),
         origin=np.array(w0, dtype=np.float64), squares=np.zeros(d),
         p_weight=np.ones(n_groups), p_factor=np.ones(n_groups),
+        check_mark=np.zeros(n_groups, dtype=np.int64), check_value=np.zeros(n_groups),
+        check_row=np.zeros(n_groups, dtype=np.int64),
     )
