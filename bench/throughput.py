@@ -136,20 +136,16 @@ def summarize(rows: list[dict]) -> list[dict]:
 
 
 def plot(summary: list[dict], path: Path) -> None:
-    """Iterations per second before and after, one bar pair per size."""
+    """Iterations per second before and after, one panel (linear scale) per size."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
 
-    figure, axes = plt.subplots(figsize=(6, 3.5))
-    places = np.arange(len(summary))
-    for k, tree in enumerate(("before", "after")):
-        axes.bar(places + 0.4 * k, [row[tree] for row in summary], 0.4, label=tree)
-    axes.set_xticks(places + 0.2, [row["size"] for row in summary])
-    axes.set_yscale("log")
-    axes.set_ylabel("LightTouch iterations per CPU second")
-    axes.legend()
+    figure, panels = plt.subplots(1, len(summary), figsize=(3 * len(summary), 3.5))
+    for axes, row in zip(panels, summary, strict=True):
+        axes.bar(["before", "after"], [row["before"], row["after"]], color=["C0", "C1"])
+        axes.set_title(f"{row['size']}: {row['speedup']:.2f}x", fontsize=9)
+    panels[0].set_ylabel("LightTouch iterations per CPU second")
     figure.tight_layout()
     figure.savefig(path, dpi=120)
 

@@ -1,7 +1,7 @@
 """A software prefetch for the compiled loops: ask for an array's cache line before it is read.
 
-A LightTouch iteration samples examples at random from arrays far larger than the caches (at
-the paper's size the padded examples take 118 MB), so each sampled row waits on main memory.
+A LightTouch iteration samples examples at random from arrays far larger than the caches
+(docs/algorithms.md, "Fast iterations"), so each sampled row waits on main memory.
 The iteration knows which rows it will read before it checks its constraints
 (:func:`worker.kernels.iteration.run_iterations`), so it asks for them first and reads them
 after the checks; a demand load would instead stall the core once its reorder buffer fills.

@@ -120,8 +120,8 @@ def column_indices(indices: np.ndarray, d: int) -> np.ndarray:
     given (int64).
 
     A sampled example or a checked constraint then reads half the index bytes, and the
-    compiled loops index without the test for a negative index that an int64 needs (the
-    lattice's checks measured about a third faster, ``bench/throughput.py``).
+    compiled loops index without the test for a negative index that an int64 needs
+    (measured: docs/benchmarks.md#iterations-per-second).
 
     Parameters
     ----------
