@@ -35,6 +35,7 @@ from worker.algorithms.run.groups import group_count, lazy_update
 from worker.kernels.distribution import init_distribution, update_distribution
 from worker.kernels.iteration import (
     _apply_step,
+    draw_examples,
     objective_direction,
     run_iterations,
     sampled_violations,
@@ -53,12 +54,14 @@ def _time_part(p, cfg, s, count, part):
     for _ in range(count):
         t = s.counters[ITERATION]
         if part == 0:
+            draw_examples(p, s, 2)
             objective_direction(p, cfg, s, 2, t)
         elif part == 1:
             sampled_violations(p, cfg, s, 2, t)
         elif part == 2:
-            update_distribution(p, cfg, s, s.w, 2, t)
+            update_distribution(p, cfg, s, 2, t)
         else:
+            draw_examples(p, s, 2)
             n_f = objective_direction(p, cfg, s, 2, t)
             _apply_step(p, cfg, s, 0.0, n_f, 0, t)
         s.counters[ITERATION] = t + 1

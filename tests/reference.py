@@ -157,25 +157,28 @@ class _LightSampler:
         cumulative = np.cumsum(p)
         drawn = [int(np.searchsorted(cumulative, rng.uniform() * cumulative[-1], side="right"))
                  for _ in range(k_g)]
+        checked = set()                     # a group is checked once per iteration
         step_g, hits = np.zeros_like(w), 0
         for g in drawn:
             values = self.a[self.members[g]] @ w - self.b[self.members[g]]
-            self.checks += len(self.members[g])
+            self.checks += len(self.members[g]) if g not in checked else 0
+            checked.add(g)
             if values.max() > 0:
                 hits += 1
                 step_g += self.a[self.members[g][int(np.argmax(values))]] / k_g
         if k_g >= 2:
             variances.record("g", gamma**2 * max(0.0, (hits - k_g * step_g @ step_g) / (k_g - 1)))
-        self._update_p(w, k_p, gamma, eta_p, rng, variances)
+        self._update_p(w, k_p, gamma, eta_p, rng, variances, checked)
         return step_g
 
-    def _update_p(self, w, k_p, gamma, eta_p, rng: Xoroshiro, variances: _Variances) -> None:
+    def _update_p(self, w, k_p, gamma, eta_p, rng: Xoroshiro, variances: _Variances,
+                  checked: set) -> None:
         subset = []
         for j in range(self.groups - k_p, self.groups):
             r = rng.randint(j + 1)
             subset.append(j if r in subset else r)
         viol = np.array([self._violation(g, w) for g in subset])
-        self.checks += sum(len(self.members[g]) for g in subset)
+        self.checks += sum(len(self.members[g]) for g in set(subset) - checked)
         change = viol - self.mu[subset]
         variances.record("p", (gamma * self.groups) ** 2 * (change ** 2).sum() / k_p)
         self.u += eta_p * gamma * self.mu

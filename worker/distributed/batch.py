@@ -207,11 +207,13 @@ class PartitionedBatch:
 
     def serial_arrays(self, arrays: ProblemArrays, gradient: BatchGradient) -> ProblemArrays:
         """The kernel arrays the round's serial phase samples: the round's examples when the
-        driver holds no rows, else ``arrays`` as they are."""
+        driver holds no rows (their column indices in the dtype of ``arrays``', so the
+        kernels keep the signature the warm-up compiled), else ``arrays`` as they are."""
         sample = gradient.sample
         if sample is None:
             return arrays
-        return arrays._replace(x_indptr=sample.indptr, x_indices=sample.indices,
+        return arrays._replace(x_indptr=sample.indptr,
+                               x_indices=sample.indices.astype(arrays.x_indices.dtype),
                                x_data=sample.data, labels=sample.labels, x_width=0,
                                x_entries=int(sample.indptr[-1]))
 
@@ -229,7 +231,8 @@ class PartitionedBatch:
         self.value_bytes += run.moved(points.nbytes * self.workers
                                       + 8 * points.shape[0] * (2 * len(self.parts) - 1))
         rowless = arrays._replace(x_indptr=np.zeros(1, dtype=np.int64),
-                                  x_indices=np.zeros(0, dtype=np.int64), x_data=np.zeros(0),
+                                  x_indices=np.zeros(0, dtype=arrays.x_indices.dtype),
+                                  x_data=np.zeros(0),
                                   labels=np.zeros(0), x_width=0, x_entries=0)
         return np.array([total / self.n + objective_value(rowless, w)
                          for total, w in zip(sums, points, strict=True)])

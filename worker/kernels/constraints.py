@@ -7,7 +7,8 @@ Three layouts of the rows (:func:`worker.algorithms.run.arrays.problem_arrays` p
 
 * **difference rows** (``p.a_scale > 0``): every row is a_scale (w_a - w_b), its positive
   entry first at 2i and its negative one at 2i + 1, as ordering, monotonicity and lattice
-  constraints are after normalization; a check reads two indices, two coordinates and b_i;
+  constraints are after normalization; a check reads two indices, two coordinates and b_i,
+  or no b_i when every b_i is 0 (``p.rhs_zero``: x - 0 is x, so the values are the same);
 * **two-entry rows** (``p.a_width == 2``): entries 2i and 2i + 1 with their coefficients;
 * **CSR rows** otherwise, through the row pointers.
 
@@ -27,7 +28,8 @@ def constraint_value(p, i, w):
     """g_i(w) for constraint i, read in the rows' layout (module docstring)."""
     if p.a_scale > 0:
         k = 2 * i
-        return p.a_scale * (w[p.a_indices[k]] - w[p.a_indices[k + 1]]) - p.rhs[i]
+        value = p.a_scale * (w[p.a_indices[k]] - w[p.a_indices[k + 1]])
+        return value if p.rhs_zero else value - p.rhs[i]
     if p.a_width == 2:
         k = 2 * i
         return (p.a_data[k] * w[p.a_indices[k]] + p.a_data[k + 1] * w[p.a_indices[k + 1]]

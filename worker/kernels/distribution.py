@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from worker.kernels.constraints import group_maximum
+from worker.kernels.constraints import group_maximum, group_value
 from worker.kernels.jit import kernel
 from worker.kernels.layout import (
     CHECKS,
@@ -45,6 +45,8 @@ _MAX_EXPONENT = 600.0
 SYNC_EVERY = 1024
 #: Dense p: the weights' total is kept within [1 / _WEIGHT_RANGE, _WEIGHT_RANGE].
 _WEIGHT_RANGE = 1e250
+#: Dense p: groups per block of the sampling's cumulative sums (:func:`_block_cumulative`).
+_BLOCK = 16
 
 
 @kernel(inline="always")
@@ -208,22 +210,48 @@ def sample_groups(cfg, s, t, k, out):
         return
     if _dense_is_stale(cfg, s, t):
         _sync_dense(cfg, s, t)
-    total = _dense_cumulative(s, n_groups)
+    total = _block_cumulative(s, n_groups)
     if not (1.0 / _WEIGHT_RANGE < total < _WEIGHT_RANGE):
         _sync_dense(cfg, s, t)
-        total = _dense_cumulative(s, n_groups)
+        total = _block_cumulative(s, n_groups)
+    n_blocks = -(-n_groups // _BLOCK)
     for q in range(k):
-        out[q] = _search(s.weights, n_groups, uniform(s.rng) * total)
+        out[q] = _block_find(s, n_groups, n_blocks, uniform(s.rng) * total)
 
 
 @kernel
-def _dense_cumulative(s, n_groups):
-    """Cumulative dense weights into s.weights; returns their total."""
+def _block_cumulative(s, n_groups):
+    """Dense p: the cumulative sums of the weights of blocks of ``_BLOCK`` consecutive groups
+    into s.weights[:ceil(G / _BLOCK)]; returns their total.
+
+    The blocks' sums do not wait on one another, so the core adds several at once where one
+    running sum over all G groups would wait for every addition in turn."""
     total = 0.0
-    for j in range(n_groups):
-        total += s.p_weight[j]
-        s.weights[j] = total
+    for b in range(-(-n_groups // _BLOCK)):
+        block = 0.0
+        for j in range(b * _BLOCK, min(n_groups, (b + 1) * _BLOCK)):
+            block += s.p_weight[j]
+        total += block
+        s.weights[b] = total
     return total
+
+
+@kernel(inline="always")
+def _block_find(s, n_groups, n_blocks, r):
+    """The group whose cumulative interval holds r (0 <= r < total): its block by binary
+    search over the blocks' sums, then the group by a walk through the block; rounding that
+    leaves r past the block's last group picks the last one of positive weight."""
+    b = _search(s.weights, n_blocks, r)
+    if b > 0:
+        r -= s.weights[b - 1]
+    picked = b * _BLOCK
+    for j in range(b * _BLOCK, min(n_groups, (b + 1) * _BLOCK)):
+        if s.p_weight[j] > 0.0:
+            picked = j
+            if r < s.p_weight[j]:
+                break
+            r -= s.p_weight[j]
+    return picked
 
 
 @kernel
@@ -238,11 +266,26 @@ def _sample_subset(s, n_groups, k, t):
         q += 1
 
 
+@kernel(inline="always")
+def checked_group(p, s, group, t):
+    """(max_{i in group} g_i(w), argmax i) at the iterate w of iteration t, checked and counted
+    once per iteration: a group drawn again (p is often concentrated on a few groups, so the
+    k_g draws repeat one) or checked again by the p-update reuses the first check."""
+    if s.check_mark[group] != t:
+        value, row = group_value(p, group, s.w)
+        s.counters[CHECKS] += group_size(p, group)
+        s.check_mark[group] = t
+        s.check_value[group] = value
+        s.check_row[group] = row
+    return s.check_value[group], s.check_row[group]
+
+
 @kernel
-def update_distribution(p, cfg, s, w, k_p, t):
+def update_distribution(p, cfg, s, k_p, t):
     """The p-update of Algorithm 4, lines 11-15, for iteration t; returns nothing.
 
-    Checks the k_p sampled groups at w (counted), refreshes their mu, updates the variance
+    Checks the k_p sampled groups at the iterate s.w (counted, unless the constraint step
+    checked one already: :func:`checked_group`), refreshes their mu, updates the variance
     estimate v_p of §5.2, and moves p (dense: all G log weights; lazy: the sampled ones).
     """
     n_groups = s.mu.shape[0]
@@ -252,8 +295,11 @@ def update_distribution(p, cfg, s, w, k_p, t):
     spread = 0.0
     for q in range(k_p):
         j = s.sampled[q]
-        value = group_maximum(p, j, w)
-        s.counters[CHECKS] += group_size(p, j)
+        if s.check_mark[j] == t:
+            value = s.check_value[j]
+        else:
+            value = group_maximum(p, j, s.w)
+            s.counters[CHECKS] += group_size(p, j)
         s.sampled_viol[q] = max(0.0, value)
         spread += (s.sampled_viol[q] - s.mu[j]) ** 2
     v_p = (cfg.gamma * n_groups) ** 2 * spread / k_p

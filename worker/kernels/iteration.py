@@ -13,7 +13,8 @@ snapshots and honour deadlines between chunks. Iteration t (1-based):
    coordinate's diameter, eta_tj = eta_w (u_j - l_j) / sqrt(2 sum_s g_sj^2). Both keep the
    sums (``GRADIENT_SUM``) and distances (``RADIUS``) the warm-up measures.
 2. Minibatch sizes k_f, k_g, k_p: fixed, or chosen by §5.2 (k ∝ sqrt(eta v / c), k_f = 2).
-3. Direction = mean of k_f stochastic subgradients of f, plus
+3. Direction = mean of k_f stochastic subgradients of f (their examples drawn first and
+   prefetched, read once the constraints are checked: :func:`draw_examples`), plus
    FULL: gamma * grad max(0, max_i g_i)             (all m constraints checked),
    LIGHT: (gamma / k_g) sum of grad max(0, g~_i) over i ~ p, then the p-update,
    PLAIN: nothing.
@@ -26,8 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from worker.kernels.constraints import constraint_value, group_value
-from worker.kernels.distribution import sample_groups, update_distribution
+from worker.kernels.constraints import constraint_value
+from worker.kernels.distribution import checked_group, sample_groups, update_distribution
 from worker.kernels.jit import kernel
 from worker.kernels.layout import (
     AVERAGE_START,
@@ -52,6 +53,10 @@ from worker.kernels.layout import (
     VP_NUM,
 )
 from worker.kernels.objective import loss_slope, regularizer_slope, row_dot, sample_example
+from worker.kernels.prefetch import prefetch
+
+#: Entries of an int64 or float64 array in one 64-byte cache line.
+_LINE = 8
 
 
 @kernel(inline="always")
@@ -148,8 +153,35 @@ def example_span(p, i):
 
 
 @kernel
+def draw_examples(p, s, k_f):
+    """Draw the k_f examples of iteration t from s.rng and prefetch their rows; keep the RNG
+    state they were drawn from in s.example_rng, where :func:`objective_direction` draws the
+    same k_f again once the constraints are checked (the draws' order, and so every result,
+    is that of drawing them where they are used)."""
+    s.example_rng[0] = s.rng[0]
+    s.example_rng[1] = s.rng[1]
+    if p.quadratic:
+        return
+    for _ in range(k_f):
+        i = sample_example(p, s.rng)
+        prefetch(p.labels, i)
+        if p.x_width == 0:
+            prefetch(p.x_indptr, i)
+            continue
+        start, stop = example_span(p, i)
+        for k in range(start, stop, _LINE):
+            prefetch(p.x_indices, k)
+            prefetch(p.x_data, k)
+        prefetch(p.x_indices, stop - 1)
+        prefetch(p.x_data, stop - 1)
+
+
+@kernel
 def objective_direction(p, cfg, s, k_f, t):
-    """Mean of k_f sampled subgradients of f into s.gbuf; updates v_f. Returns #touched."""
+    """Mean of k_f sampled subgradients of f into s.gbuf; updates v_f. Returns #touched.
+
+    The examples are drawn from ``s.example_rng``: the ones :func:`draw_examples` drew and
+    prefetched earlier in the iteration."""
     if p.quadratic:
         d = s.w.shape[0]
         for j in range(d):
@@ -162,7 +194,7 @@ def objective_direction(p, cfg, s, k_f, t):
     n = 0
     sample_norms = 0.0
     for _ in range(k_f):
-        i = sample_example(p, s.rng)
+        i = sample_example(p, s.example_rng)
         start, stop = example_span(p, i)
         score = 0.0
         for k in range(start, stop):
@@ -207,9 +239,7 @@ def sampled_violations(p, cfg, s, k_g, t):
     n = 0
     n_hit = 0
     for q in range(k_g):
-        group = s.sampled[q]
-        value, i = group_value(p, group, s.w)
-        s.counters[CHECKS] += p.group_ptr[group + 1] - p.group_ptr[group]
+        value, i = checked_group(p, s, s.sampled[q], t)
         if value > 0:
             n_hit += 1
             n = _add_row(s.cbuf, s.ctouch_mark, s.ctouched, n, p.a_indptr, p.a_indices,
@@ -284,15 +314,16 @@ def run_iterations(p, cfg, s, n_iterations):
         t = s.counters[ITERATION]
         eta = step_size(cfg, s, t)
         k_f, k_g, k_p = minibatch_sizes(cfg, s, eta, n_groups)
-        n_f = objective_direction(p, cfg, s, k_f, t)
+        draw_examples(p, s, k_f)
         n_g = 0
         if cfg.mode == MODE_FULL:
             n_g = _most_violated(p, s, t)
         elif cfg.mode == MODE_LIGHT and n_groups > 0:
             n_g = sampled_violations(p, cfg, s, k_g, t)
-            update_distribution(p, cfg, s, s.w, k_p, t)
+            update_distribution(p, cfg, s, k_p, t)
             s.counters[K_G_TOTAL] += k_g
             s.counters[K_P_TOTAL] += k_p
+        n_f = objective_direction(p, cfg, s, k_f, t)
         _apply_step(p, cfg, s, eta, n_f, n_g, t)
         s.counters[ITERATION] = t + 1
 

@@ -20,6 +20,7 @@ ProblemArrays = namedtuple("ProblemArrays", [
     "a_indptr", "a_indices", "a_data", "rhs",        # constraints, CSR (m, d), b (m,)
     "a_width", "a_entries",                          # as x_width, x_entries, for A
     "a_scale",                                       # c > 0: row i is c (w_a - w_b), 2 entries
+    "rhs_zero",                                      # every b_i is 0: a check reads no b_i
     "group_ptr",                                     # groups: constraints ptr[g]..ptr[g+1]-1
     "lower", "upper",                                # the box W, (d,) each
 ])
@@ -43,9 +44,12 @@ KernelState = namedtuple("KernelState", [
     "tree", "vlist", "vpos",             # sum tree over mu == 0 groups; list of mu > 0 groups
     "weights", "pmark", "sampled", "sampled_viol",  # scratch (G,)
     "counters", "scalars", "rng",
+    "example_rng",                       # the RNG state the iteration's example draws start at
     "origin",                            # the first iterate w(1) (d,): warm-up distances
     "squares",                           # AdaGrad: per-coordinate sums of squared steps (d,)
     "p_weight", "p_factor",              # dense p: exp(u_j - shift) and exp(rate mu_j) (G,)
+    "check_mark", "check_value", "check_row",  # the iteration each group was last checked
+                                         # in, its maximum and most violated row then (G,)
 ])
 
 MODE_FULL = 0

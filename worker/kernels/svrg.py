@@ -207,7 +207,7 @@ def serial_steps(p, run, s, n_iterations):
         n_g = 0
         if cfg.mode == MODE_LIGHT and n_groups > 0:
             n_g = sampled_violations(p, cfg, s, cfg.k_g, t)
-            update_distribution(p, cfg, s, s.w, cfg.k_p, t)
+            update_distribution(p, cfg, s, cfg.k_p, t)
             s.counters[K_G_TOTAL] += cfg.k_g
             s.counters[K_P_TOTAL] += cfg.k_p
         _learn(p, run, s, n_f, n_g, t)
