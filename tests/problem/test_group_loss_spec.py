@@ -91,7 +91,7 @@ BAD = [
     (lambda s: s["solver"].update(algorithm="fulltouch"), "solver.algorithm",
      "group_loss constraints take one of"),
     (lambda s: s.update(objective={"type": "quadratic", "Q": [[1.0]]}), "constraints[0]",
-     "not a quadratic or pairwise_hinge objective"),
+     "not a quadratic, rate or pairwise_hinge objective"),
     (lambda s: s["objective"].update(loss="softmax_cross_entropy"), "constraints[0]",
      "bound a hinge loss of one score; softmax_cross_entropy has K"),
 ]

@@ -57,4 +57,5 @@ def mean_one(weights: np.ndarray | None) -> np.ndarray | None:
     """``weights`` (n,) divided by their mean, so that they sum to n (None stays None)."""
     if weights is None:
         return None
-    return weights * (weights.shape[0] / weights.sum())
+    scaled = weights / weights.max()       # subnormal weights' sum would overflow n / sum
+    return scaled * (weights.shape[0] / scaled.sum())
