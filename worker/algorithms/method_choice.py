@@ -175,6 +175,17 @@ def choose_network(problem: NetworkProblem) -> Choice | None:
                             f"{NETWORK_MAX_WORK:,}): full-batch quasi-Newton")
 
 
+def choose_partitioned(problem: CompiledProblem, requested: str) -> Choice:
+    """The method for pairs left in partitions (``solver.workers``): the spec's own
+    (``lighttouch`` or ``fulltouch``), or for ``auto`` FullTouch when m <= 16, LightTouch
+    above (rule 4; the exact methods and Epro need every row on the driver)."""
+    if requested != "auto":
+        return Choice(requested, "solver.algorithm")
+    name = "fulltouch" if problem.m <= FULLTOUCH_MAX_M else "lighttouch"
+    return Choice(name, "pairs read in partitions (solver.workers): the LightTouch family's "
+                        "rounds of sampled rows")
+
+
 def iterative_method(problem: CompiledProblem) -> str:
     """The LightTouch family's member for the problem (rule 4 of the module docstring)."""
     if problem.m <= FULLTOUCH_MAX_M:

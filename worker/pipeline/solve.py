@@ -21,11 +21,12 @@ from worker.algorithms.run.options import SolverOptions
 from worker.candidates.scores import ObjectiveValues
 from worker.candidates.trajectory import Trajectory
 from worker.distributed.batch import PartitionedBatch
+from worker.distributed.pairs import PairPlan
 from worker.model_types.record import Lowering
 from worker.pipeline.network import solve_network
 from worker.pipeline.options import solver_options
 from worker.pipeline.polishing import algorithm_options, polished_candidates, polishes
-from worker.pipeline.prologue import compiled_job, lowered_job
+from worker.pipeline.prologue import CompiledJob, compiled_job, lowered_job
 from worker.pipeline.reporting import Reported, report_result
 from worker.pipeline.scoring import LinearScoring
 from worker.pipeline.summary import SummaryStats
@@ -161,11 +162,21 @@ def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
                              warm_options(options, earlier, problem.d), progress, started,
                              job.batch)
         if job.batch is not None:
-            partitions = PartitionStats(len(job.plan.pieces), job.batch.value_rounds,
-                                        job.batch.value_bytes)
+            partitions = _partition_stats(job)
             return replace(solved, records=(*solved.records, partitions),
                            partition_bytes=job.plan.size)
     return replace(solved, reported=report_result(model, problem, source, solved.result))
+
+
+def _partition_stats(job: CompiledJob) -> PartitionStats:
+    """Partitioned data's record: the objective values' map-reduces, and for pairs also the
+    rounds' (the LightTouch family keeps no record of its own communication)."""
+    batch = job.batch
+    if isinstance(job.plan, PairPlan):
+        rounds, moved = batch.communication()
+        return PartitionStats(len(job.plan.ranges), batch.value_rounds + rounds,
+                              batch.value_bytes + moved)
+    return PartitionStats(len(job.plan.pieces), batch.value_rounds, batch.value_bytes)
 
 
 def deployed_solution(result: Result) -> np.ndarray:

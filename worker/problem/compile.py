@@ -132,7 +132,8 @@ def _rowless(spec: Spec, width: int) -> tuple[Objective, int]:
     """An empirical-risk objective whose examples are elsewhere: no rows, its loss and terms."""
     obj = spec.objective
     assert isinstance(obj, EmpiricalRisk)
-    return Objective(LOSS_CODES[obj.loss], sp.csr_matrix((0, width)), np.zeros(0),
+    code = PAIRWISE_BASE.code if obj.loss == PAIRWISE_HINGE else LOSS_CODES[obj.loss]
+    return Objective(code, sp.csr_matrix((0, width)), np.zeros(0),
                      sp.csr_matrix((0, 0)), np.zeros(0), obj.l2, obj.l1), width
 
 
