@@ -196,7 +196,7 @@ class PartitionedBatch:
 
     def round_sample(self, round_index: int, rows: int) -> Rows:
         """About ``rows`` examples for round ``round_index`` of the LightTouch family's
-        serial phase on partitions (:mod:`worker.algorithms.runners.touch_rounds`), selected
+        serial phase on partitions (:mod:`worker.algorithms.run.rounds`), selected
         by a hash of (seed, round, global row), so they do not depend on the workers; one
         communication round, counted with the batch phases'."""
         began, run = time.perf_counter(), self.executor

@@ -4,7 +4,7 @@ Row i of ``objective.data.positive`` should outscore row i of ``objective.data.n
 (LightTouch paper §6), so partition k of both tables covers the same rows [start, stop): a
 :class:`PairPlan` fixes those ranges on the driver from the files' headers and footers only
 (the same sources, data roots and byte caps as every reference), and
-:func:`pair_rows` reads a partition's bytes of both files with ranged reads and returns the
+:func:`pair_part` reads a partition's bytes of both files with ranged reads and returns the
 differences x+ - x- as the kernels' :class:`~worker.kernels.svrg.Rows` (hinge, label 1: the
 loss ``pairwise_hinge`` compiles to), global row = ``start`` + local row.
 
