@@ -1,7 +1,8 @@
 """pairwise_hinge's tables read in row-aligned partitions and solved by the LightTouch
 family's rounds: the partitions against the tables, the same bits in this process and on
 real Dask LocalClusters of one and two worker processes, the answer against the in-memory
-path and the exact optimum (CVXPY), and bad input named by table, global row and file."""
+path and the exact optimum (CVXPY), the certified lower bound read from the partitions, and
+bad input named by table, global row and file."""
 
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ import pytest
 from tests.data.helpers import isolated_data_cache
 from tests.specs import exact_optimum
 from worker import solve
+from worker.candidates.lower_bound import widened_lower_bound
 from worker.datasets.lattice import make_ranking_problem
 from worker.distributed.pairs import pair_part, plan_pairs, runs_partitioned
 from worker.errors import DataError, SpecError
-from worker.settings import DataSettings
+from worker.problem.compile import DataSource, compile_problem
+from worker.settings import DataSettings, data_settings
 from worker.spec.models import parse_spec
 
 pytestmark = pytest.mark.usefixtures(isolated_data_cache.__name__)
@@ -119,6 +122,23 @@ def test_partitioned_answer_against_in_memory_and_the_exact_optimum(tmp_path):
         assert result.projected.objective <= optimum * 1.02
     assert abs(partitioned.projected.objective - in_memory.projected.objective) \
         <= 0.02 * optimum
+
+
+def test_the_bound_on_partitions_is_the_in_memory_bound_at_the_same_point(tmp_path):
+    """The certified lower bound reads the pairs' margins and band rows from the
+    partitions (here two Dask workers): the same bound as from rows in memory."""
+    positive, negative = tables(1500, seed=2)
+    spec = pair_spec(tmp_path, "npy", positive=positive, negative=negative, workers=2)
+    result = solve(spec, roots=[tmp_path])
+    point, objective = np.array(result.projected.solution), result.projected.objective
+    model = parse_spec(spec | {"solver": spec["solver"] | {"workers": None}})
+    problem = compile_problem(model, DataSource([tmp_path], data_settings()))
+    in_memory = widened_lower_bound(problem, point, objective, 60.0)
+    assert result.stats["lower_bound"] == pytest.approx(in_memory.value, rel=1e-9, abs=1e-12)
+    inline = spec | {"objective": spec["objective"] | {"data": {
+        "positive": positive.tolist(), "negative": negative.tolist()}}}
+    optimum, _ = exact_optimum(inline)
+    assert result.stats["lower_bound"] <= optimum + 1e-7 <= objective + 2e-7
 
 
 def test_auto_picks_the_lighttouch_family_and_stops_on_its_estimate(tmp_path):
