@@ -1,8 +1,8 @@
-"""Pairs on a cluster: the LightTouch paper's lattice ranking pairs written as parquet at 1x
-and 10x the paper's 612,587 pairs, solved with the tables left in partitions on a Dask
-``LocalCluster`` of 2 worker processes (``solver.workers: 2``, the cluster given by
-``LIGHTTOUCH_DASK_SCHEDULER``), beside the in-memory solve and the partitioned plan in one
-process (``solver.workers: 0``) at 1x.
+"""Pairs on a cluster: the LightTouch paper's lattice ranking pairs written as parquet, the
+paper's 612,587 pairs (1x) and 10 copies of them (10x), solved with the tables left in
+partitions on a Dask ``LocalCluster`` of 2 worker processes (``solver.workers: 2``, the
+cluster given by ``LIGHTTOUCH_DASK_SCHEDULER``), beside the in-memory solve and the
+partitioned plan in one process (``solver.workers: 0``) at 1x.
 
 The lattice has D = 8 inputs (2^8 = 256 vertices, m = 1,024 monotonicity constraints) rather
 than the paper's 12: a parquet table holds dense columns, and the in-memory solve of 4,096
@@ -19,8 +19,8 @@ Usage::
 
     python bench/scale_out.py --scales 1,10 [--cache-dir bench/cache/scale_out]
 
-Writes ``bench/results/scale_out.json`` (with the machine load and the commit) after each
-run, and ``scale_out.png``.
+Writes ``bench/results/scale_out.json`` (with the machine load and the commit of each run)
+after each run, keeping the rows of scales not run, and ``scale_out.png``.
 """
 
 from __future__ import annotations
@@ -48,29 +48,44 @@ PARTITION_ROWS = 2**17
 
 
 def write_tables(directory: Path, scale: int) -> dict:
-    """``scale`` times the paper's pairs as positive.parquet and negative.parquet (row
-    groups of :data:`GROUP_ROWS`), written once; the spec's data references."""
+    """The paper's pairs (1x), or ``scale`` copies of the 1x tables' row groups (written
+    beside it, under ``directory``'s parent), as positive.parquet and negative.parquet, written
+    once; the spec's data references. Copies of the same pairs have the 1x problem's optimum,
+    so every scale answers one problem."""
+    import pyarrow.parquet as pq
+
+    paths = {side: directory / f"{side}.parquet" for side in ("positive", "negative")}
+    if not all(path.exists() for path in paths.values()):
+        directory.mkdir(parents=True, exist_ok=True)
+        if scale == 1:
+            _write_paper_pairs(paths)
+        else:
+            single = write_tables(directory.parent / "x1", 1)
+            for side, path in paths.items():
+                source = pq.ParquetFile(single[side]["uri"].removeprefix("file://"))
+                with pq.ParquetWriter(path, source.schema_arrow) as writer:
+                    for _ in range(scale):
+                        for group in range(source.num_row_groups):
+                            writer.write_table(source.read_row_group(group))
+    return {side: {"uri": path.as_uri(), "format": "parquet"} for side, path in paths.items()}
+
+
+def _write_paper_pairs(paths: dict[str, Path]) -> None:
+    """The paper's pairs (``make_ranking_problem``) in row groups of :data:`GROUP_ROWS`."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from worker.datasets.lattice import PAPER_PAIRS, make_ranking_problem
 
-    paths = {side: directory / f"{side}.parquet" for side in ("positive", "negative")}
-    if not all(path.exists() for path in paths.values()):
-        directory.mkdir(parents=True, exist_ok=True)
-        names = [f"v{j}" for j in range(2**DIMS)]
-        schema = pa.schema([(name, pa.float64()) for name in names])
-        writers = {side: pq.ParquetWriter(path, schema) for side, path in paths.items()}
-        for copy in range(scale):           # each copy: the paper's pairs, its own seed
-            positive, negative, _ = make_ranking_problem(PAPER_PAIRS, DIMS, seed=copy)
-            for side, matrix in (("positive", positive), ("negative", negative)):
-                for start in range(0, matrix.shape[0], GROUP_ROWS):
-                    block = np.asarray(matrix[start:start + GROUP_ROWS].todense())
-                    writers[side].write_table(pa.table(list(block.T), names=names))
-        for writer in writers.values():
-            writer.close()
-    return {side: {"uri": path.as_uri(), "format": "parquet"} for side, path in paths.items()}
+    names = [f"v{j}" for j in range(2**DIMS)]
+    schema = pa.schema([(name, pa.float64()) for name in names])
+    positive, negative, _ = make_ranking_problem(PAPER_PAIRS, DIMS, seed=0)
+    for side, matrix in (("positive", positive), ("negative", negative)):
+        with pq.ParquetWriter(paths[side], schema) as writer:
+            for start in range(0, matrix.shape[0], GROUP_ROWS):
+                block = np.asarray(matrix[start:start + GROUP_ROWS].todense())
+                writer.write_table(pa.table(list(block.T), names=names))
 
 
 def spec_for(data: dict, workers: int | None) -> dict:
@@ -167,11 +182,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from distributed import LocalCluster
 
+    scales = [int(s) for s in args.scales.split(",")]
+    path = RESULTS / "scale_out.json"
+    kept = json.loads(path.read_text())["runs"] if path.exists() else []
     record = {"dims": DIMS, "iterations": ITERATIONS, "partition_rows": PARTITION_ROWS,
-              "commit": commit(), "cpus": os.cpu_count(), "runs": []}
+              "cpus": os.cpu_count(),
+              "runs": [run for run in kept if run["scale"] not in scales]}
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=":0") as cluster:
-        for scale, label, workers in plan_runs([int(s) for s in args.scales.split(",")]):
+        for scale, label, workers in plan_runs(scales):
             directory = args.cache_dir / f"x{scale}"
             data = write_tables(directory, scale)
             load = Path("/proc/loadavg").read_text().split()[:3]
@@ -183,10 +202,10 @@ def main(argv: list[str] | None = None) -> int:
             row = measured(spec_for(data, workers), directory,
                            cluster.scheduler_address if workers else None)
             record["runs"].append({"scale": scale, "label": label, "workers": workers,
-                                   "loadavg_before": load} | row)
+                                   "commit": commit(), "loadavg_before": load} | row)
             print(json.dumps({k: v for k, v in record["runs"][-1].items() if k != "mixture"}),
                   flush=True)
-            RESULTS.joinpath("scale_out.json").write_text(json.dumps(record, indent=1) + "\n")
+            path.write_text(json.dumps(record, indent=1) + "\n")
     figure(record)
     return 0
 
