@@ -15,9 +15,12 @@ memory is its own (``ru_maxrss`` by ``os.wait4``); the bench starts the cluster 
 worker for its own ``ru_maxrss`` after the run. From each Result: wall time, the rounds and
 bytes moved, the mixture's objective and violation, the certified gap when the job has one.
 
+Reading a parquet table of 256 dense columns took most of a run's wall time at 1x, so the
+larger scales can be written as npy tables (``--format npy``: ranged reads of raw rows).
+
 Usage::
 
-    python bench/scale_out.py --scales 1,10 [--cache-dir bench/cache/scale_out]
+    python bench/scale_out.py --scales 1,10 [--format npy] [--cache-dir bench/cache/scale_out]
 
 Writes ``bench/results/scale_out.json`` (with the machine load and the commit of each run)
 after each run, keeping the rows of scales not run, and ``scale_out.png``.
@@ -47,27 +50,39 @@ GROUP_ROWS = 2**16
 PARTITION_ROWS = 2**17
 
 
-def write_tables(directory: Path, scale: int) -> dict:
-    """The paper's pairs (1x), or ``scale`` copies of the 1x tables' row groups (written
-    beside it, under ``directory``'s parent), as positive.parquet and negative.parquet, written
-    once; the spec's data references. Copies of the same pairs have the 1x problem's optimum,
-    so every scale answers one problem."""
+def write_tables(directory: Path, scale: int, file_format: str = "parquet") -> dict:
+    """The paper's pairs (1x), or ``scale`` copies of the 1x tables (written beside it, under
+    ``directory``'s parent), as positive and negative tables of ``file_format`` (parquet, or
+    npy: C-ordered dense arrays), written once; the spec's data references. Copies of the
+    same pairs have the 1x problem's optimum, so every scale answers one problem."""
+    import numpy as np
     import pyarrow.parquet as pq
 
-    paths = {side: directory / f"{side}.parquet" for side in ("positive", "negative")}
+    paths = {side: directory / f"{side}.{file_format}" for side in ("positive", "negative")}
     if not all(path.exists() for path in paths.values()):
         directory.mkdir(parents=True, exist_ok=True)
-        if scale == 1:
+        if scale == 1 and file_format == "parquet":
             _write_paper_pairs(paths)
         else:
             single = write_tables(directory.parent / "x1", 1)
             for side, path in paths.items():
                 source = pq.ParquetFile(single[side]["uri"].removeprefix("file://"))
+                if file_format == "npy":
+                    block = source.read().to_pandas().to_numpy(dtype=np.float64)
+                    out = np.lib.format.open_memmap(path, mode="w+", dtype=np.float64,
+                                                    shape=(scale * block.shape[0],
+                                                           block.shape[1]))
+                    for copy in range(scale):
+                        out[copy * block.shape[0]:(copy + 1) * block.shape[0]] = block
+                    out.flush()
+                    del out
+                    continue
                 with pq.ParquetWriter(path, source.schema_arrow) as writer:
                     for _ in range(scale):
                         for group in range(source.num_row_groups):
                             writer.write_table(source.read_row_group(group))
-    return {side: {"uri": path.as_uri(), "format": "parquet"} for side, path in paths.items()}
+    return {side: {"uri": path.as_uri(), "format": file_format}
+            for side, path in paths.items()}
 
 
 def _write_paper_pairs(paths: dict[str, Path]) -> None:
@@ -175,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scales", default="1,10")
     parser.add_argument("--cache-dir", type=Path, default=ROOT / "bench" / "cache" / "scale_out")
+    parser.add_argument("--format", default="parquet", choices=["parquet", "npy"],
+                        help="the tables' format above 1x (1x is always parquet)")
     parser.add_argument("--run", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.run:
@@ -191,8 +208,9 @@ def main(argv: list[str] | None = None) -> int:
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=":0") as cluster:
         for scale, label, workers in plan_runs(scales):
+            file_format = "parquet" if scale == 1 else args.format
             directory = args.cache_dir / f"x{scale}"
-            data = write_tables(directory, scale)
+            data = write_tables(directory, scale, file_format)
             load = Path("/proc/loadavg").read_text().split()[:3]
             # each cluster run gets fresh workers, so their peaks are the run's own
             cluster.scale(0)
@@ -202,7 +220,8 @@ def main(argv: list[str] | None = None) -> int:
             row = measured(spec_for(data, workers), directory,
                            cluster.scheduler_address if workers else None)
             record["runs"].append({"scale": scale, "label": label, "workers": workers,
-                                   "commit": commit(), "loadavg_before": load} | row)
+                                   "format": file_format, "commit": commit(),
+                                   "loadavg_before": load} | row)
             print(json.dumps({k: v for k, v in record["runs"][-1].items() if k != "mixture"}),
                   flush=True)
             path.write_text(json.dumps(record, indent=1) + "\n")
@@ -213,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
 def figure(record: dict) -> None:
     """Wall time and peak memory (driver and workers) per run."""
     runs = record["runs"]
-    labels = [f"{r['scale']}x {r['label']}" for r in runs]
+    labels = [f"{r['scale']}x {r.get('format', 'parquet')}, {r['label']}" for r in runs]
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
     left.barh(labels, [r["wall_s"] for r in runs])
     left.set_xlabel("wall (s)")
