@@ -141,6 +141,21 @@ def test_the_bound_on_partitions_is_the_in_memory_bound_at_the_same_point(tmp_pa
     assert result.stats["lower_bound"] <= optimum + 1e-7 <= objective + 2e-7
 
 
+def test_svrg_ol_runs_on_the_same_partitions(tmp_path):
+    """SVRG OL's batch phases and serial examples come from the pairs' partitions too."""
+    positive, negative = tables(1500, seed=3)
+    spec = pair_spec(tmp_path, "npy", positive=positive, negative=negative,
+                     iterations=50_000)
+    spec["solver"]["algorithm"] = "svrg_ol"
+    result = solve(spec, roots=[tmp_path])
+    assert result.stats["method"] == "svrg_ol" and result.stats["communication_rounds"] > 2
+    inline = spec | {"objective": spec["objective"] | {"data": {
+        "positive": positive.tolist(), "negative": negative.tolist()}}}
+    optimum, _ = exact_optimum(inline)
+    assert result.feasibility.feasible
+    assert optimum - 1e-6 <= result.projected.objective <= optimum * 1.05
+
+
 def test_auto_picks_the_lighttouch_family_and_stops_on_its_estimate(tmp_path):
     spec = pair_spec(tmp_path, "npy", iterations="auto")
     spec["solver"].update(algorithm="auto", time_limit_s=60)

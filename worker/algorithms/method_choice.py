@@ -177,7 +177,7 @@ def choose_network(problem: NetworkProblem) -> Choice | None:
 
 def choose_partitioned(problem: CompiledProblem, requested: str) -> Choice:
     """The method for pairs left in partitions (``solver.workers``): the spec's own
-    (``lighttouch`` or ``fulltouch``), or for ``auto`` FullTouch when m <= 16, LightTouch
+    (``lighttouch``, ``fulltouch`` or ``svrg_ol``), or for ``auto`` FullTouch when m <= 16, LightTouch
     above (rule 4; the exact methods and Epro need every row on the driver)."""
     if requested != "auto":
         return Choice(requested, "solver.algorithm")

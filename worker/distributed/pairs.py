@@ -49,9 +49,9 @@ from worker.spec.models import EmpiricalRisk, RateConstraint, Spec
 
 POSITIVE, NEGATIVE = "objective.data.positive", "objective.data.negative"
 
-#: The algorithms that run on partitioned pairs (the LightTouch family's members that
-#: ``auto`` picks for a pairwise hinge past the exact methods' size).
-PAIR_ALGORITHMS = ("auto", "lighttouch", "fulltouch")
+#: The algorithms that run on partitioned pairs: the LightTouch family's members that
+#: ``auto`` picks for a pairwise hinge past the exact methods' size, and SVRG OL.
+PAIR_ALGORITHMS = ("auto", "lighttouch", "fulltouch", "svrg_ol")
 
 
 @dataclass(frozen=True)

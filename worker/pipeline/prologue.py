@@ -40,7 +40,7 @@ from worker.spec.models import Spec
 #: Why ``solver.workers`` is refused for a spec it cannot partition.
 NOT_PARTITIONED = ("partitions the tables of a pairwise_hinge objective given as npy or "
                    "parquet files (no inline data, data: URIs or sha256), without rate "
-                   "constraints, solved by auto, lighttouch or fulltouch; omit it (for "
+                   "constraints, solved by auto, lighttouch, fulltouch or svrg_ol; omit it (for "
                    "svrg_ol use solver.svrg.workers)")
 
 
