@@ -154,6 +154,8 @@ def measured(spec: dict, roots: Path, scheduler: str | None) -> dict:
     """One run in its own process: its figures and the driver's own peak memory."""
     environment = dict(os.environ, PYTHONPATH=str(ROOT))
     environment.pop("LIGHTTOUCH_DASK_SCHEDULER", None)
+    # a 10x npy table is 12.5 GB, over the default cap on one reference's bytes
+    environment["LIGHTTOUCH_MAX_DATA_BYTES"] = str(2**36)
     if scheduler:
         environment["LIGHTTOUCH_DASK_SCHEDULER"] = scheduler
     child = subprocess.Popen([sys.executable, __file__, "--run", json.dumps(spec), str(roots)],
