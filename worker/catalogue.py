@@ -72,6 +72,9 @@ class Algorithm:
     #: It reads examples left in partitions (:mod:`worker.distributed`): its runner then
     #: takes them open as ``source=``.
     partitioned: bool = False
+    #: It reads ``pairwise_hinge``'s tables left in partitions (``solver.workers``;
+    #: :mod:`worker.distributed.pairs`): its runner then takes them open as ``source=``.
+    pairs: bool = False
     #: It returns one answer with its own certificate (the exact and quasi-Newton methods):
     #: the pipeline then neither polishes it nor bounds it again.
     certified: bool = False
@@ -94,8 +97,8 @@ class Algorithm:
 
 
 CATALOGUE: dict[str, Algorithm] = {
-    "lighttouch": Algorithm("worker.algorithms.runners.touch:run_lighttouch"),
-    "fulltouch": Algorithm("worker.algorithms.runners.touch:run_fulltouch"),
+    "lighttouch": Algorithm("worker.algorithms.runners.touch:run_lighttouch", pairs=True),
+    "fulltouch": Algorithm("worker.algorithms.runners.touch:run_fulltouch", pairs=True),
     "midtouch": Algorithm("worker.algorithms.runners.touch:run_midtouch"),
     "projected_sgd": Algorithm("worker.algorithms.runners.touch:run_projected_sgd"),
     "epro_sgd": Algorithm("worker.algorithms.runners.epro:run_epro_sgd", needs_l2=True),

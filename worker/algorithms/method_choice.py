@@ -210,6 +210,19 @@ def choose_network(problem: NetworkProblem) -> Choice | None:
                             f"{NETWORK_MAX_WORK:,}): full-batch quasi-Newton")
 
 
+def choose_partitioned(problem: CompiledProblem, requested: str) -> Choice:
+    """The method for pairs left in partitions (``solver.workers``): the spec's own
+    (``lighttouch``, ``fulltouch`` or ``svrg_ol``), or for ``auto`` SVRG OL, whose batch
+    phases' full gradients reached a lower objective than the LightTouch family's rounds of
+    sampled rows in as many iterations and fewer rounds (measured:
+    docs/scale.md#svrg-ol-or-the-lighttouch-familys-rounds-measured); the exact methods and
+    Epro need every row on the driver."""
+    if requested != "auto":
+        return Choice(requested, "solver.algorithm")
+    return Choice("svrg_ol", "pairs read in partitions (solver.workers): SVRG OL with the "
+                             "LightTouch constraint term, its batch phases on the partitions")
+
+
 def iterative_method(problem: CompiledProblem) -> str:
     """The LightTouch family's member for the problem (rule 4 of the module docstring)."""
     if problem.m <= FULLTOUCH_MAX_M:

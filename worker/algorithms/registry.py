@@ -106,7 +106,7 @@ def run_choice(choice: Choice, problem: CompiledProblem | NetworkProblem,
     if isinstance(problem, NetworkProblem):
         trajectory = _run_network(choice, problem, options, progress, deadline)
     elif source is not None:
-        if not algorithm.partitioned:
+        if not (algorithm.partitioned or algorithm.pairs):
             raise SpecError.at("solver.algorithm", f"{name} does not read partitioned data")
         trajectory = algorithm.load()(problem, options, progress, deadline, source=source)
     else:

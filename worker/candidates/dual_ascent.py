@@ -80,6 +80,6 @@ def ascended_bound(problem: CompiledProblem, signed: SignedRows, alpha: np.ndarr
             break
         inner = np.where(cost > 0, problem.lower,
                          np.where(cost < 0, problem.upper, (problem.lower + problem.upper) / 2))
-        slope = signed.weights * (1.0 - signed.margins(inner))   # n times the supergradient
+        slope = 1.0 - signed.margins(inner)   # n / c_i times the supergradient: its metric
         alpha = np.clip(alpha + STEP / np.sqrt(k) * slope / half_width, 0.0, 1.0)
     return float(best) if np.isfinite(best) else None

@@ -29,13 +29,14 @@ from worker.problem.compiled import CompiledProblem
 CHUNK_ROWS = 8192
 
 
-def has_hinge_lp(problem: CompiledProblem) -> bool:
-    """Whether the objective is an LP: a hinge loss held in memory, no l1, l2, quadratic part
-    or rate constraints, and not a rate objective's hinge proxy (``pairwise_hinge`` compiles
-    to a hinge)."""
+def has_hinge_lp(problem: CompiledProblem, rows: SignedRows | None = None) -> bool:
+    """Whether the objective is an LP: a hinge loss held in memory (or whose ``rows`` are
+    read elsewhere), no l1, l2, quadratic part or rate constraints, and not a rate
+    objective's hinge proxy (``pairwise_hinge`` compiles to a hinge)."""
     objective = problem.objective
     return (is_piecewise_linear(objective.kind) and objective.l1 == 0 and objective.l2 == 0
-            and problem.rates is None and problem.true_rate is None and problem.n > 0)
+            and problem.rates is None and problem.true_rate is None
+            and (problem.n > 0 or rows is not None))
 
 
 class SignedRows:

@@ -38,7 +38,13 @@ from worker.candidates.dual_certificate import (
     margin_weights,
     ordering_multipliers,
 )
-from worker.candidates.hinge_lp import has_hinge_lp, lp_duals, piecewise_lp, signed_rows
+from worker.candidates.hinge_lp import (
+    SignedRows,
+    has_hinge_lp,
+    lp_duals,
+    piecewise_lp,
+    signed_rows,
+)
 from worker.problem.compiled import CompiledProblem
 from worker.stats import Stats, stat
 
@@ -81,7 +87,8 @@ class LowerBound:
 
 def hinge_lower_bound(problem: CompiledProblem, reference: np.ndarray, band: float = BAND,
                       keep: int = KEEP, time_limit: float = math.inf,
-                      solver: str = "ipm") -> LowerBound | None:
+                      solver: str = "ipm", rows: SignedRows | None = None
+                      ) -> LowerBound | None:
     """LB <= the problem's optimum (module docstring), or None when it does not apply.
 
     Parameters
@@ -102,11 +109,15 @@ def hinge_lower_bound(problem: CompiledProblem, reference: np.ndarray, band: flo
         and no bound, PDLP's last multipliers still give one.
     solver : str
         HiGHS's ``"ipm"`` or ``"pdlp"`` for the LP (:func:`solver_for` picks by size).
+    rows : SignedRows, optional
+        The rows y_i x_i when the problem holds none (examples left in partitions: any
+        object with the same methods, e.g.
+        :class:`worker.distributed.band_rows.PartitionedRows`).
     """
-    if not has_hinge_lp(problem):
+    if not has_hinge_lp(problem, rows):
         return None
     began = time.perf_counter()
-    signed = signed_rows(problem)
+    signed = signed_rows(problem) if rows is None else rows
     margins = signed.margins(reference)
     distance = np.abs(margins - 1.0)
     count = max(int(np.count_nonzero(distance <= band)), min(distance.size, keep))
@@ -142,7 +153,8 @@ def certified_value(problem: CompiledProblem, signed, margins: np.ndarray,
 
 
 def widened_lower_bound(problem: CompiledProblem, reference: np.ndarray, objective: float,
-                        time_limit: float, target: float = TARGET) -> LowerBound | None:
+                        time_limit: float, target: float = TARGET,
+                        rows: SignedRows | None = None) -> LowerBound | None:
     """The best of :func:`hinge_lower_bound` with the band :data:`BAND`, then twice, four
     times ... as wide (at most :data:`WIDENINGS` times), until the answer of value
     ``objective`` is within ``target`` of it (relative), a wider LP runs out of the
@@ -153,13 +165,15 @@ def widened_lower_bound(problem: CompiledProblem, reference: np.ndarray, objecti
     bounded tighter in less time than PDLP's band LPs."""
     began = time.perf_counter()
     best, band, solver = None, BAND, solver_for(problem)
-    ascended = ascent_lower_bound(problem, reference, time_limit) if solver == "pdlp" else None
+    ascended = ascent_lower_bound(problem, reference, time_limit, rows) \
+        if solver == "pdlp" else None
     if ascended is not None:
         return ascended
     for left in range(1 + WIDENINGS, 0, -1):
         seconds = time_limit - (time.perf_counter() - began)
         bound = hinge_lower_bound(problem, reference, band, KEEP,
-                                  seconds / left if solver == "pdlp" else seconds, solver)
+                                  seconds / left if solver == "pdlp" else seconds, solver,
+                                  rows)
         if bound is None:
             return None
         if best is None or best.value is None or (
@@ -168,19 +182,21 @@ def widened_lower_bound(problem: CompiledProblem, reference: np.ndarray, objecti
         if bound.value is None or objective - bound.value <= target * abs(bound.value):
             break
         band *= 2
-    fallback = margins_bound(problem, reference) if best.value is None else None
+    fallback = margins_bound(problem, reference, rows) if best.value is None else None
     if fallback is not None:
         best = replace(best, value=fallback, status="margins")
     return replace(best, seconds=time.perf_counter() - began)
 
 
-def margins_bound(problem: CompiledProblem, reference: np.ndarray) -> float | None:
+def margins_bound(problem: CompiledProblem, reference: np.ndarray,
+                  rows: SignedRows | None = None) -> float | None:
     """The dual certificate without an LP: example weights from the ``reference``'s margins
     (:func:`~worker.candidates.dual_certificate.margin_weights`) and, on an order, the
     constraint multipliers refitted to them; None when there is no order to refit on or the
     box is infinite. Looser than an LP's multipliers, but one pass and one maximum
-    flow: the bound of a job whose band LP ran out of time."""
-    signed = signed_rows(problem)
+    flow: the bound of a job whose band LP ran out of time. ``rows``: as
+    :func:`hinge_lower_bound`'s."""
+    signed = signed_rows(problem) if rows is None else rows
     alpha = margin_weights(signed.margins(reference))
     lam = ordering_multipliers(problem, signed, alpha)
     if lam is None:
@@ -189,14 +205,15 @@ def margins_bound(problem: CompiledProblem, reference: np.ndarray) -> float | No
     return value if np.isfinite(value) else None
 
 
-def ascent_lower_bound(problem: CompiledProblem, reference: np.ndarray,
-                       time_limit: float) -> LowerBound | None:
+def ascent_lower_bound(problem: CompiledProblem, reference: np.ndarray, time_limit: float,
+                       rows: SignedRows | None = None) -> LowerBound | None:
     """The dual certificate raised by supergradient steps on the example weights from the
     ``reference``'s margins (:func:`~worker.candidates.dual_ascent.ascended_bound`) for
     ``time_limit`` seconds, with status ``"ascent"``; None when the constraints are no order
-    with a box constant on its pieces, or the box is infinite."""
+    with a box constant on its pieces, or the box is infinite. ``rows``: as
+    :func:`hinge_lower_bound`'s."""
     began = time.perf_counter()
-    signed = signed_rows(problem)
+    signed = signed_rows(problem) if rows is None else rows
     value = ascended_bound(problem, signed, margin_weights(signed.margins(reference)),
                            time_limit)
     if value is None:
@@ -236,13 +253,13 @@ class LowerBoundStats(Stats):
 
 
 def lower_bound_stats(problem: CompiledProblem, point: np.ndarray, objective: float,
-                      solve_seconds: float, spare_seconds: float = 0.0
-                      ) -> LowerBoundStats | None:
+                      solve_seconds: float, spare_seconds: float = 0.0,
+                      rows: SignedRows | None = None) -> LowerBoundStats | None:
     """The bound's record for a feasible ``point`` (d,) of value ``objective``; None when
     the bound does not apply. The LPs (:func:`widened_lower_bound`) may take
-    :func:`bound_seconds`."""
+    :func:`bound_seconds`; ``rows`` as :func:`hinge_lower_bound`'s."""
     bound = widened_lower_bound(problem, point, objective,
-                                bound_seconds(solve_seconds, spare_seconds))
+                                bound_seconds(solve_seconds, spare_seconds), rows=rows)
     if bound is None:
         return None
     if bound.value is None:

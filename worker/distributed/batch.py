@@ -90,6 +90,9 @@ SMALL_DATA_BYTES = 2**31
 #: Salt of the key selecting the serial phase's examples (distinct from the batch's rows).
 SERIAL_SALT = 0x5EED5E41A1
 
+#: Salt of the key selecting a LightTouch round's examples.
+ROUND_SALT = 0x70C4C0DE
+
 
 @dataclass(frozen=True)
 class BatchGradient:
@@ -193,6 +196,23 @@ class PartitionedBatch:
         self.gradient_seconds += gradient.seconds
         return gradient
 
+    def round_sample(self, round_index: int, rows: int) -> Rows:
+        """About ``rows`` examples for round ``round_index`` of the LightTouch family's
+        serial phase on partitions (:mod:`worker.algorithms.run.rounds`), selected
+        by a hash of (seed, round, global row), so they do not depend on the workers; one
+        communication round, counted with the batch phases'."""
+        began, run = time.perf_counter(), self.executor
+        key = batch_key(self.seed ^ ROUND_SALT, round_index)
+        forced = int(key % np.uint64(self.n))
+        samples = run.gather([run.submit(sample_of, part, key, min(1.0, rows / self.n), forced)
+                              for part in self.parts], f"round {round_index + 1}'s examples")
+        sample = concatenated(samples)
+        self.gradient_rounds += 1
+        self.gradient_bytes += run.moved(sum(rows_nbytes(s) for s in samples))
+        self.gradient_examples += int(sample.labels.shape[0])
+        self.gradient_seconds += time.perf_counter() - began
+        return sample
+
     def communication(self) -> tuple[int, int]:
         """(rounds, bytes) of the batch phases so far, with the set-up's once a round ran."""
         setup = self.gradient_rounds > 0
@@ -207,15 +227,8 @@ class PartitionedBatch:
 
     def serial_arrays(self, arrays: ProblemArrays, gradient: BatchGradient) -> ProblemArrays:
         """The kernel arrays the round's serial phase samples: the round's examples when the
-        driver holds no rows (their column indices in the dtype of ``arrays``', so the
-        kernels keep the signature the warm-up compiled), else ``arrays`` as they are."""
-        sample = gradient.sample
-        if sample is None:
-            return arrays
-        return arrays._replace(x_indptr=sample.indptr,
-                               x_indices=sample.indices.astype(arrays.x_indices.dtype),
-                               x_data=sample.data, labels=sample.labels, x_width=0,
-                               x_entries=int(sample.indptr[-1]))
+        driver holds no rows, else ``arrays`` as they are."""
+        return arrays if gradient.sample is None else with_rows(arrays, gradient.sample)
 
     def values(self, points: np.ndarray, arrays: ProblemArrays) -> np.ndarray:
         """f(w_k) for points (K, d), shape (K,), in one round: the mean loss over every
@@ -236,6 +249,15 @@ class PartitionedBatch:
                                   labels=np.zeros(0), x_width=0, x_entries=0)
         return np.array([total / self.n + objective_value(rowless, w)
                          for total, w in zip(sums, points, strict=True)])
+
+
+def with_rows(arrays: ProblemArrays, rows: Rows) -> ProblemArrays:
+    """The kernel arrays with ``rows`` as their examples (ragged CSR; their column indices in
+    the dtype of ``arrays``', so the kernels keep the signature the warm-up compiled)."""
+    return arrays._replace(x_indptr=rows.indptr,
+                           x_indices=rows.indices.astype(arrays.x_indices.dtype),
+                           x_data=rows.data, labels=rows.labels, x_width=0,
+                           x_entries=int(rows.indptr[-1]))
 
 
 class CompiledBatch(PartitionedBatch):

@@ -56,13 +56,13 @@ def read_chunk(plan: PartitionPlan, k: int, settings: DataSettings) -> Chunk:
         if plan.layout == ROW_GROUPS:
             where = f"{FEATURES} (row groups {piece.groups[0]}-{piece.groups[-1]})"
             read_groups = REGISTRY[ref.format].partitions.read_groups
-            parsed = _parsing(lambda: read_groups(stream, piece.groups, ref, where), ref, where)
+            parsed = parsing(lambda: read_groups(stream, piece.groups, ref, where), ref, where)
             return Chunk(as_csr(parsed.values, drop_zeros=True), parsed.labels)
         block = _lines(stream, piece, plan.begin, plan.size)
     where = f"{FEATURES} (the partition at bytes {piece.start}-{piece.stop}, counting its lines)"
     read_lines = REGISTRY[ref.format].partitions.read_lines
     with expansion_budget(settings.max_job_bytes):
-        parsed = _parsing(lambda: read_lines(block, plan.names, ref, where), ref, where)
+        parsed = parsing(lambda: read_lines(block, plan.names, ref, where), ref, where)
     return Chunk(as_csr(parsed.values, drop_zeros=True), parsed.labels)
 
 
@@ -88,7 +88,7 @@ def _lines(stream: BinaryIO, piece: Piece, begin: int, size: int) -> bytes:
     return block + read_line(stream, piece.stop, size)
 
 
-def _parsing(read: Callable[[], T], ref: DataRef, where: str) -> T:
+def parsing(read: Callable[[], T], ref: DataRef, where: str) -> T:
     """Run a parser of untrusted bytes; what it throws beyond DataError becomes one."""
     try:
         return read()

@@ -109,9 +109,9 @@ def plan_partitions(spec: Spec, roots: Sequence[Path], partition_rows: int,
         return None
     features, labels = objective.data.features, objective.data.labels
     carried = isinstance(features, DataRef) and REGISTRY[features.format].carries_labels(features)
-    rows_of_labels = labels is not None and _readable(labels) \
+    rows_of_labels = labels is not None and readable(labels) \
         and REGISTRY[labels.format].partitions.kind == NPY
-    if not (_readable(features) and (rows_of_labels if labels is not None else carried)):
+    if not (readable(features) and (rows_of_labels if labels is not None else carried)):
         return None
     with open_ranges(features, FEATURES, roots, settings) as stream:
         size = stream.seek(0, io.SEEK_END)
@@ -130,7 +130,7 @@ def plan_partitions(spec: Spec, roots: Sequence[Path], partition_rows: int,
                          label_npy=label_npy, **plan)
 
 
-def _readable(value: object) -> bool:
+def readable(value: object) -> bool:
     """A reference outside the spec whose bytes can be read in ranges (no whole-file hash)."""
     return isinstance(value, DataRef) and not value.uri.startswith("data:") \
         and value.sha256 is None

@@ -1,7 +1,8 @@
 """What :func:`worker.pipeline.solve.solve` and :func:`worker.pipeline.validate.summarize_spec`
 share, so that a dry run sees the job as the run will: the spec's declared memory checked,
 its data source and model type lowered (:func:`lowered_job`), then its problem compiled as its
-kind needs — a network, rows in memory, or rows left in partitions for SVRG OL — its memory
+kind needs — a network, rows in memory, rows left in partitions for SVRG OL, or
+``pairwise_hinge``'s tables left in partitions for the LightTouch family — its memory
 estimate checked and ``solver.algorithm`` resolved once (:func:`compiled_job`)."""
 
 from __future__ import annotations
@@ -10,14 +11,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from worker.algorithms.method_choice import Choice
+from worker.algorithms.method_choice import Choice, choose_partitioned
 from worker.algorithms.registry import chosen
+from worker.algorithms.run.rounds import ROUND_ROWS
 from worker.distributed.batch import PartitionedBatch, open_partitioned
 from worker.distributed.options import SvrgOptions
+from worker.distributed.pair_batch import PairMemory, open_pairs, pair_memory
+from worker.distributed.pairs import PairPlan, plan_pairs, runs_partitioned
 from worker.distributed.partitions import PartitionPlan, plan_partitions
+from worker.errors import SpecError
 from worker.model_types import MODEL_TYPES
 from worker.model_types.record import Lowering
 from worker.pipeline.memory import (
+    DATA,
     check_memory,
     declared_parts,
     memory_parts,
@@ -31,17 +37,25 @@ from worker.problem.network import NetworkProblem
 from worker.settings import JobSettings
 from worker.spec.models import Spec
 
+#: Why ``solver.workers`` is refused for a spec it cannot partition.
+NOT_PARTITIONED = ("partitions the tables of a pairwise_hinge objective given as npy or "
+                   "parquet files (no inline data, data: URIs or sha256), without rate "
+                   "constraints, solved by auto, lighttouch, fulltouch or svrg_ol; omit it (for "
+                   "svrg_ol use solver.svrg.workers)")
+
 
 @dataclass(frozen=True)
 class CompiledJob:
     """A job's compiled problem, the method chosen for it, its memory estimate (bytes) and,
-    for rows left in partitions, the plan and the open partitions."""
+    for rows left in partitions, the plan and the open partitions (and, for pairs, the
+    driver's and each worker's estimate)."""
 
     problem: CompiledProblem | NetworkProblem
     choice: Choice
     memory_estimate: int
-    plan: PartitionPlan | None = None
+    plan: PartitionPlan | PairPlan | None = None
     batch: PartitionedBatch | None = None
+    pairs: PairMemory | None = None
 
 
 def lowered_job(model: Spec, settings: JobSettings) -> Lowering:
@@ -64,6 +78,12 @@ def compiled_job(model: Spec, source: DataSource, settings: JobSettings,
                                 settings.memory_limit)
         yield CompiledJob(problem, chosen(problem, model.solver.algorithm), estimate)
         return
+    if runs_partitioned(model):
+        with _pairs_job(model, source, settings) as job:
+            yield job
+        return
+    if model.solver.workers is not None:
+        raise SpecError.at("solver.workers", NOT_PARTITIONED)
     plan = plan_partitions(model, source.roots, model.solver.svrg.partition_rows,
                            settings.cluster.partition_bytes, settings.data)
     if plan is None:
@@ -77,3 +97,20 @@ def compiled_job(model: Spec, source: DataSource, settings: JobSettings,
         estimate = check_memory(memory_parts(problem, candidates), settings.memory_limit)
         yield CompiledJob(problem, chosen(problem, model.solver.algorithm), estimate, plan,
                           batch)
+
+
+@contextmanager
+def _pairs_job(model: Spec, source: DataSource, settings: JobSettings) -> Iterator[CompiledJob]:
+    """``pairwise_hinge``'s tables left in partitions (:mod:`worker.distributed.pairs`),
+    read where ``solver.workers`` says; the driver's estimate is checked against the budget."""
+    solver = model.solver
+    plan = plan_pairs(model, source.roots, solver.svrg.partition_rows, settings.data)
+    refuse_split(model)
+    with open_pairs(plan, solver.workers, settings.cluster, solver.seed,
+                    settings.data) as batch:
+        problem = compile_problem(model, source, width_elsewhere=batch.d)
+        memory = pair_memory(plan, batch.d, ROUND_ROWS, solver.workers)
+        parts = memory_parts(problem, solver.candidates) | {DATA: memory.driver_bytes}
+        estimate = check_memory(parts, settings.memory_limit)
+        yield CompiledJob(problem, choose_partitioned(problem, solver.algorithm), estimate,
+                          plan, batch, memory)

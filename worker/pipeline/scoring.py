@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from worker.algorithms.run.arrays import ProblemArrays
+from worker.candidates.hinge_lp import SignedRows
 from worker.candidates.lower_bound import LowerBoundStats, lower_bound_stats
 from worker.candidates.scores import (
     CandidateScores,
@@ -40,8 +41,10 @@ class LinearScoring:
     """A compiled problem's scores (module docstring).
 
     ``values`` and ``n`` stand in for the problem's rows when it holds none (SVRG OL on
-    partitions); a rate objective is scored on its true rate, not on the proxy the game
-    played; ``lower_bound`` asks for the hinge LP's bound, whose LP may use what is
+    partitions), ``rows`` for the hinge LP's rows (pairs on partitions:
+    :class:`worker.distributed.band_rows.PartitionedRows`); a rate objective is scored on its
+    true rate, not on the proxy the game played; ``lower_bound`` asks for the hinge LP's
+    bound, whose LP may use what is
     left until ``deadline`` (a ``time.perf_counter()`` value).
     """
 
@@ -52,6 +55,7 @@ class LinearScoring:
     lower_bound: bool = False
     deadline: float | None = None
     model: NetworkModel | None = None
+    rows: SignedRows | None = None
 
     @property
     def sizes(self) -> Sizes:
@@ -107,5 +111,5 @@ class LinearScoring:
         if self.lower_bound:
             spare = 0.0 if self.deadline is None else self.deadline - time.perf_counter()
             bound = lower_bound_stats(self.problem, projection.solution, objective, solve_s,
-                                      spare)
+                                      spare, self.rows)
         return ProjectionStats(projection.seconds, bound)

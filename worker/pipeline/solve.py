@@ -20,12 +20,14 @@ from worker.algorithms.run.loop import ProgressCallback
 from worker.algorithms.run.options import SolverOptions
 from worker.candidates.scores import ObjectiveValues
 from worker.candidates.trajectory import Trajectory
+from worker.distributed.band_rows import PartitionedRows
 from worker.distributed.batch import PartitionedBatch
+from worker.distributed.pairs import PairPlan
 from worker.model_types.record import Lowering
 from worker.pipeline.network import solve_network
 from worker.pipeline.options import solver_options
 from worker.pipeline.polishing import algorithm_options, polished_candidates, polishes
-from worker.pipeline.prologue import compiled_job, lowered_job
+from worker.pipeline.prologue import CompiledJob, compiled_job, lowered_job
 from worker.pipeline.reporting import Reported, report_result
 from worker.pipeline.scoring import LinearScoring
 from worker.pipeline.summary import SummaryStats
@@ -157,15 +159,26 @@ def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
                 warm_options(options, earlier, problem.network.parameters), progress)
             solved = Solved(result, (*records, LoadTime(load_s)))
         else:
+            rows = PartitionedRows(job.batch) if isinstance(job.plan, PairPlan) else None
             solved = _solved(model, problem, job.choice,
                              warm_options(options, earlier, problem.d), progress, started,
-                             job.batch)
+                             job.batch, rows)
         if job.batch is not None:
-            partitions = PartitionStats(len(job.plan.pieces), job.batch.value_rounds,
-                                        job.batch.value_bytes)
+            partitions = _partition_stats(job)
             return replace(solved, records=(*solved.records, partitions),
                            partition_bytes=job.plan.size)
     return replace(solved, reported=report_result(model, problem, source, solved.result))
+
+
+def _partition_stats(job: CompiledJob) -> PartitionStats:
+    """Partitioned data's record: the objective values' map-reduces, and for pairs also the
+    rounds' (the LightTouch family keeps no record of its own communication)."""
+    batch = job.batch
+    if isinstance(job.plan, PairPlan):
+        rounds, moved = batch.communication()
+        return PartitionStats(len(job.plan.ranges), batch.value_rounds + rounds,
+                              batch.value_bytes + moved)
+    return PartitionStats(len(job.plan.pieces), batch.value_rounds, batch.value_bytes)
 
 
 def deployed_solution(result: Result) -> np.ndarray:
@@ -176,10 +189,12 @@ def deployed_solution(result: Result) -> np.ndarray:
 
 def _solved(model: Spec, problem: CompiledProblem, choice: Choice, options: SolverOptions,
             progress: ProgressCallback | None, started: float,
-            batch: PartitionedBatch | None = None) -> Solved:
+            batch: PartitionedBatch | None = None, rows: PartitionedRows | None = None
+            ) -> Solved:
     """Run the chosen algorithm on the compiled problem, polish, and summarize; with
     ``batch`` (the examples held in partitions) objective values are map-reduces over them,
-    counted as communication rounds (by the batch)."""
+    counted as communication rounds (by the batch), and so are the lower bound's reads of
+    ``rows`` (pairs on partitions)."""
     load_s = time.perf_counter() - started
     polishing = not choice.certified and polishes(model.solver.polish, problem,
                                                   in_memory=batch is None)
@@ -199,21 +214,22 @@ def _solved(model: Spec, problem: CompiledProblem, choice: Choice, options: Solv
     result, summary = summarize(
         problem, trajectory, model.output, certified=choice.certified, values=values,
         n=None if batch is None else batch.n, deadline=started + options.time_limit_s,
-        tolerance=options.tolerance)
+        tolerance=options.tolerance, rows=rows)
     return Solved(result, (trajectory.run, polished, summary, LoadTime(load_s)))
 
 
 def summarize(problem: CompiledProblem, trajectory: Trajectory, output: Output, *,
               certified: bool = False, values: ObjectiveValues | None = None,
               n: int | None = None, deadline: float | None = None,
-              tolerance: float = 1e-3) -> tuple[Result, SummaryStats]:
+              tolerance: float = 1e-3, rows: PartitionedRows | None = None
+              ) -> tuple[Result, SummaryStats]:
     """:func:`worker.pipeline.summary.summarize` of a compiled problem
     (:class:`~worker.pipeline.scoring.LinearScoring`): what ``output`` asks for — the
     mixture, its mean, the mean's projection (not with rate constraints), the best single
     candidate and (hinge-loss LPs, unless the method is ``certified`` already) a lower bound
     on the optimum, whose LP may use what is left until ``deadline``. ``values`` and ``n``
-    stand in for the problem's rows when it holds none; the deterministic model is chosen
-    within ``tolerance``."""
+    stand in for the problem's rows when it holds none (and ``rows`` for the bound's); the
+    deterministic model is chosen within ``tolerance``."""
     scoring = LinearScoring(problem, trajectory.arrays, values, n,
-                            output.lower_bound and not certified, deadline)
+                            output.lower_bound and not certified, deadline, rows=rows)
     return summarize_scored(scoring, trajectory, output, tolerance)

@@ -148,7 +148,8 @@ def _rowless(spec: Spec, width: int) -> tuple[Objective, int]:
         raise SpecError.at("objective.data.weights", "examples read in partitions take no "
                            "weights; give the data as one file (or inline), or drop the "
                            "weights")
-    return Objective(LOSS_CODES[obj.loss], sp.csr_matrix((0, width)), np.zeros(0),
+    code = PAIRWISE_BASE.code if obj.loss == PAIRWISE_HINGE else LOSS_CODES[obj.loss]
+    return Objective(code, sp.csr_matrix((0, width)), np.zeros(0),
                      sp.csr_matrix((0, 0)), np.zeros(0), obj.l2, obj.l1), width
 
 

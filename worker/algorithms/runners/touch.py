@@ -1,5 +1,7 @@
 """FullTouch, LightTouch, MidTouch and projected SGD: Python drivers of the one compiled
-loop (:mod:`worker.kernels.iteration`; LightTouch paper, Algorithms 1-4)."""
+loop (:mod:`worker.kernels.iteration`; LightTouch paper, Algorithms 1-4). FullTouch and
+LightTouch also run on examples left in partitions (``source``: rounds of sampled rows,
+:mod:`worker.algorithms.run.rounds`)."""
 
 from __future__ import annotations
 
@@ -11,8 +13,10 @@ from worker.algorithms.run.driver import Counters, Driver
 from worker.algorithms.run.groups import group_count, lazy_update
 from worker.algorithms.run.options import SolverOptions, start_point, step_scale
 from worker.algorithms.run.phases import run_phase, run_to_tolerance
+from worker.algorithms.run.rounds import ROUND_ROWS, RoundDriver, rounds_to_tolerance
 from worker.candidates.snapshots import Candidates
 from worker.candidates.trajectory import Trajectory
+from worker.distributed.batch import PartitionedBatch, with_rows
 from worker.errors import SpecError
 from worker.kernels.distribution import init_distribution
 from worker.kernels.iteration import replace_iterate, restart_average
@@ -102,7 +106,9 @@ def _initial_gamma(options: SolverOptions) -> float:
     return 1.0 if options.start_gamma is None else options.start_gamma
 
 
-def run_fulltouch(problem, options, progress, deadline) -> Trajectory:
+def run_fulltouch(problem, options, progress, deadline, source=None) -> Trajectory:
+    if source is not None:
+        return run_on_rounds("fulltouch", problem, options, progress, deadline, source)
     arrays = problem_arrays(problem, problem.m)
     cfg = _config(problem, arrays, options, MODE_FULL, lazy=False)
     state = new_state(arrays, start_point(problem, options), options.seed)
@@ -112,7 +118,9 @@ def run_fulltouch(problem, options, progress, deadline) -> Trajectory:
     return _finish("fulltouch", driver, candidates, cfg, budget)
 
 
-def run_lighttouch(problem, options, progress, deadline) -> Trajectory:
+def run_lighttouch(problem, options, progress, deadline, source=None) -> Trajectory:
+    if source is not None:
+        return run_on_rounds("lighttouch", problem, options, progress, deadline, source)
     lazy = lazy_update(problem.m, options.p_update)
     groups = group_count(problem.m, options.aggregate, lazy)
     arrays = problem_arrays(problem, groups)
@@ -125,6 +133,33 @@ def run_lighttouch(problem, options, progress, deadline) -> Trajectory:
     return _finish("lighttouch", driver, candidates, cfg, budget, groups=groups,
                    p_update="lazy" if lazy else "dense",
                    **_light_stats(driver, driver.iteration))
+
+
+def run_on_rounds(name: str, problem: CompiledProblem, options: SolverOptions, progress,
+                  deadline: float, source: PartitionedBatch) -> Trajectory:
+    """FullTouch or LightTouch (``name``) on examples left in ``source``'s partitions, in
+    rounds of sampled rows (:mod:`worker.algorithms.run.rounds`)."""
+    full = name == "fulltouch"
+    lazy = not full and lazy_update(problem.m, options.p_update)
+    groups = problem.m if full else group_count(problem.m, options.aggregate, lazy)
+    arrays = with_rows(problem_arrays(problem, groups), source.round_sample(0, ROUND_ROWS))
+    cfg = _config(problem, arrays, options, MODE_FULL if full else MODE_LIGHT, lazy=lazy)
+    state = new_state(arrays, start_point(problem, options), options.seed)
+    if not full:
+        init_distribution(arrays, cfg, state, state.w, 1)
+    driver = RoundDriver(arrays, state, deadline, progress, options.iterations,
+                         problem=problem, batch=source, loaded=0)
+    candidates, auto_gamma = Candidates(), options.gamma is None
+    if options.until_converged:
+        cfg, budget = rounds_to_tolerance(driver, cfg, options.candidates, candidates,
+                                          tolerance=options.tolerance, auto_gamma=auto_gamma)
+    else:
+        cfg, finished = run_phase(driver, cfg, 0, options.iterations, options.candidates,
+                                  candidates, auto_gamma=auto_gamma)
+        budget = {"stopped_by": "iterations" if finished else "time_limit"}
+    extra = {} if full else {"groups": groups, "p_update": "lazy" if lazy else "dense",
+                             **_light_stats(driver, driver.iteration)}
+    return _finish(name, driver, candidates, cfg, budget, **extra, **driver.rounds())
 
 
 def midtouch_phases(m: int, iterations: int) -> tuple[int, int]:

@@ -1,0 +1,252 @@
+"""Pairs on a cluster: the LightTouch paper's lattice ranking pairs written as parquet, the
+paper's 612,587 pairs (1x) and 10 copies of them (10x), solved with the tables left in
+partitions on a Dask ``LocalCluster`` of 2 worker processes (``solver.workers: 2``, the
+cluster given by ``LIGHTTOUCH_DASK_SCHEDULER``), beside the in-memory solve and the
+partitioned plan in one process (``solver.workers: 0``) at 1x.
+
+The lattice has D = 8 inputs (2^8 = 256 vertices, m = 1,024 monotonicity constraints) rather
+than the paper's 12: a parquet table holds dense columns, and the in-memory solve of 4,096
+dense columns would read 20 GB per table at 1x. Every run uses the paper's step sizes and
+gamma (``worker.datasets.lattice.problem_spec``) and a fixed iteration count, so the rows
+compare answers, not stopping rules.
+
+Each run is its own process (``python bench/scale_out.py --run``), so the driver's peak
+memory is its own (``ru_maxrss`` by ``os.wait4``); the bench starts the cluster and asks each
+worker for its own ``ru_maxrss`` after the run. From each Result: wall time, the rounds and
+bytes moved, the mixture's objective and violation, the certified gap when the job has one.
+
+Reading a parquet table of 256 dense columns took most of a run's wall time at 1x, so the
+larger scales can be written as npy tables (``--format npy``: ranged reads of raw rows).
+
+Usage::
+
+    python bench/scale_out.py --scales 1,10 [--format npy] [--cache-dir bench/cache/scale_out]
+
+Writes ``bench/results/scale_out.json`` (with the machine load and the commit of each run)
+after each run, keeping the rows of scales not run, and ``scale_out.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results"
+DIMS = 8
+ITERATIONS = 400_000
+GROUP_ROWS = 2**16
+PARTITION_ROWS = 2**17
+
+
+def write_tables(directory: Path, scale: int, file_format: str = "parquet") -> dict:
+    """The paper's pairs (1x), or ``scale`` copies of the 1x tables (written beside it, under
+    ``directory``'s parent), as positive and negative tables of ``file_format`` (parquet, or
+    npy: C-ordered dense arrays), written once; the spec's data references. Copies of the
+    same pairs have the 1x problem's optimum, so every scale answers one problem."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    paths = {side: directory / f"{side}.{file_format}" for side in ("positive", "negative")}
+    if not all(path.exists() for path in paths.values()):
+        directory.mkdir(parents=True, exist_ok=True)
+        if scale == 1 and file_format == "parquet":
+            _write_paper_pairs(paths)
+        else:
+            single = write_tables(directory.parent / "x1", 1)
+            for side, path in paths.items():
+                source = pq.ParquetFile(single[side]["uri"].removeprefix("file://"))
+                if file_format == "npy":
+                    block = source.read().to_pandas().to_numpy(dtype=np.float64)
+                    out = np.lib.format.open_memmap(path, mode="w+", dtype=np.float64,
+                                                    shape=(scale * block.shape[0],
+                                                           block.shape[1]))
+                    for copy in range(scale):
+                        out[copy * block.shape[0]:(copy + 1) * block.shape[0]] = block
+                    out.flush()
+                    del out
+                    continue
+                with pq.ParquetWriter(path, source.schema_arrow) as writer:
+                    for _ in range(scale):
+                        for group in range(source.num_row_groups):
+                            writer.write_table(source.read_row_group(group))
+    return {side: {"uri": path.as_uri(), "format": file_format}
+            for side, path in paths.items()}
+
+
+def _write_paper_pairs(paths: dict[str, Path]) -> None:
+    """The paper's pairs (``make_ranking_problem``) in row groups of :data:`GROUP_ROWS`."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from worker.datasets.lattice import PAPER_PAIRS, make_ranking_problem
+
+    names = [f"v{j}" for j in range(2**DIMS)]
+    schema = pa.schema([(name, pa.float64()) for name in names])
+    positive, negative, _ = make_ranking_problem(PAPER_PAIRS, DIMS, seed=0)
+    for side, matrix in (("positive", positive), ("negative", negative)):
+        with pq.ParquetWriter(paths[side], schema) as writer:
+            for start in range(0, matrix.shape[0], GROUP_ROWS):
+                block = np.asarray(matrix[start:start + GROUP_ROWS].todense())
+                writer.write_table(pa.table(list(block.T), names=names))
+
+
+def spec_for(data: dict, workers: int | None) -> dict:
+    """The paper's lattice spec on ``data`` with a fixed iteration count."""
+    from worker.datasets.lattice import problem_spec
+
+    spec = problem_spec(Path("p"), Path("n"), DIMS, seed=0, iterations=ITERATIONS,
+                        algorithm="lighttouch", name=f"lattice pairs D={DIMS}")
+    spec["objective"]["data"] = data
+    spec["solver"].update(time_limit_s=3600, polish=False,
+                          svrg={"partition_rows": PARTITION_ROWS})
+    if workers is not None:
+        spec["solver"]["workers"] = workers
+    return spec
+
+
+def run_child(spec: dict, roots: str) -> None:
+    """In the child: solve, ask the cluster's workers for their peaks, print one JSON line."""
+    from worker import solve
+
+    began = time.perf_counter()
+    result = solve(spec, roots=[Path(roots)])
+    wall = time.perf_counter() - began
+    peaks = []
+    address = os.environ.get("LIGHTTOUCH_DASK_SCHEDULER")
+    if address and spec["solver"].get("workers"):
+        from distributed import Client
+
+        with Client(address) as client:
+            peaks = sorted(client.run(_own_peak).values())
+    stats = result.stats
+    print(json.dumps({
+        "wall_s": wall, "objective": result.expected.objective,
+        "max_violation": result.expected.max_violation,
+        "projected_objective": result.projected.objective if result.projected else None,
+        "relative_gap": stats.get("relative_gap"), "lower_bound": stats.get("lower_bound"),
+        "communication_rounds": stats.get("communication_rounds"),
+        "rounds": stats.get("rounds"), "bytes_moved": stats.get("bytes_moved"),
+        "partitions": stats.get("partitions"), "solve_s": stats.get("solve_s"),
+        "iterations": stats.get("iterations"), "method": stats.get("method"),
+        "worker_peak_bytes": peaks,
+        "mixture": [m.solution for m in result.mixture]}))
+
+
+def _own_peak() -> int:
+    """This process's peak resident memory in bytes."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def measured(spec: dict, roots: Path, scheduler: str | None) -> dict:
+    """One run in its own process: its figures and the driver's own peak memory."""
+    environment = dict(os.environ, PYTHONPATH=str(ROOT))
+    environment.pop("LIGHTTOUCH_DASK_SCHEDULER", None)
+    # a 10x npy table is 12.5 GB, over the default cap on one reference's bytes
+    environment["LIGHTTOUCH_MAX_DATA_BYTES"] = str(2**36)
+    if scheduler:
+        environment["LIGHTTOUCH_DASK_SCHEDULER"] = scheduler
+    child = subprocess.Popen([sys.executable, __file__, "--run", json.dumps(spec), str(roots)],
+                             stdout=subprocess.PIPE, env=environment, cwd=ROOT)
+    output = child.stdout.read()
+    _, code, usage = os.wait4(child.pid, 0)
+    if code != 0:
+        raise SystemExit(f"run failed ({code})")
+    row = json.loads(output.decode().strip().splitlines()[-1])
+    return row | {"driver_peak_bytes": usage.ru_maxrss * 1024}
+
+
+def commit() -> str:
+    """The commit the runs import, read before them (with ``+dirty`` for local changes)."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                          capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                           cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    return head + ("+dirty" if dirty else "")
+
+
+def plan_runs(scales: list[int]) -> list[tuple[int, str, int | None]]:
+    """(scale, label, solver.workers): in memory, workers 0 and 2 at 1x; 2 workers above."""
+    runs = []
+    for scale in scales:
+        if scale == 1:
+            runs += [(1, "in memory", None), (1, "partitions, this process", 0)]
+        runs.append((scale, "partitions, 2 Dask workers", 2))
+    return runs
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line (module docstring)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scales", default="1,10")
+    parser.add_argument("--cache-dir", type=Path, default=ROOT / "bench" / "cache" / "scale_out")
+    parser.add_argument("--format", default="parquet", choices=["parquet", "npy"],
+                        help="the tables' format above 1x (1x is always parquet)")
+    parser.add_argument("--run", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.run:
+        run_child(json.loads(args.run[0]), args.run[1])
+        return 0
+    from distributed import LocalCluster
+
+    scales = [int(s) for s in args.scales.split(",")]
+    path = RESULTS / "scale_out.json"
+    kept = json.loads(path.read_text())["runs"] if path.exists() else []
+    record = {"dims": DIMS, "iterations": ITERATIONS, "partition_rows": PARTITION_ROWS,
+              "cpus": os.cpu_count(),
+              "runs": [run for run in kept if run["scale"] not in scales]}
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=":0") as cluster:
+        for scale, label, workers in plan_runs(scales):
+            file_format = "parquet" if scale == 1 else args.format
+            directory = args.cache_dir / f"x{scale}"
+            data = write_tables(directory, scale, file_format)
+            load = Path("/proc/loadavg").read_text().split()[:3]
+            # each cluster run gets fresh workers, so their peaks are the run's own
+            cluster.scale(0)
+            time.sleep(2)
+            cluster.scale(2)
+            cluster.wait_for_workers(2)
+            row = measured(spec_for(data, workers), directory,
+                           cluster.scheduler_address if workers else None)
+            record["runs"].append({"scale": scale, "label": label, "workers": workers,
+                                   "format": file_format, "commit": commit(),
+                                   "loadavg_before": load} | row)
+            print(json.dumps({k: v for k, v in record["runs"][-1].items() if k != "mixture"}),
+                  flush=True)
+            path.write_text(json.dumps(record, indent=1) + "\n")
+    figure(record)
+    return 0
+
+
+def figure(record: dict) -> None:
+    """Wall time and peak memory (driver and workers) per run."""
+    runs = record["runs"]
+    labels = [f"{r['scale']}x {r.get('format', 'parquet')}, {r['label']}" for r in runs]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    left.barh(labels, [r["wall_s"] for r in runs])
+    left.set_xlabel("wall (s)")
+    right.barh(labels, [r["driver_peak_bytes"] / 2**30 for r in runs], label="driver")
+    right.barh(labels, [max(r["worker_peak_bytes"], default=0) / 2**30 for r in runs],
+               left=[r["driver_peak_bytes"] / 2**30 for r in runs], label="largest worker")
+    right.set_xlabel("peak resident memory (GiB)")
+    right.legend()
+    fig.suptitle(f"lattice pairs D={record['dims']}, {record['iterations']:,} iterations")
+    fig.tight_layout()
+    fig.savefig(RESULTS / "scale_out.png", dpi=110)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""A hinge objective's rows y_i x_i left in a batch's partitions, read as the certified lower
+bound reads rows (the interface of :class:`worker.candidates.hinge_lp.SignedRows`: ``shape``,
+``margins``, ``transpose_dot``, ``take``), each by one map-reduce over the partitions.
+
+The driver then holds the margins z_i = y_i x_i . w (8 bytes per example: the bound's dual
+certificate weighs every example by its margin) and the rows of the band the LP keeps, never
+the examples' rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from worker.distributed.batch import PartitionedBatch
+from worker.distributed.tasks import add, tree_reduce
+from worker.kernels.svrg import Rows
+
+
+def _matrix(rows: Rows, width: int) -> sp.csr_matrix:
+    """A partition's rows as CSR (rows, width)."""
+    return sp.csr_matrix((rows.data, rows.indices, rows.indptr),
+                         shape=(rows.labels.shape[0], width))
+
+
+def part_margins(rows: Rows, w: np.ndarray) -> np.ndarray:
+    """y_i x_i . w over the partition, shape (rows,)."""
+    return rows.labels * (_matrix(rows, w.shape[0]) @ w)
+
+
+def part_weighted_sum(rows: Rows, weights: np.ndarray, width: int) -> np.ndarray:
+    """sum_i weights_i y_i x_i over the partition, shape (width,)."""
+    return _matrix(rows, width).T @ (rows.labels * weights)
+
+
+def part_take(rows: Rows, local: np.ndarray, width: int) -> sp.csr_matrix:
+    """The partition's rows y_i x_i at ``local`` indices, shape (k, width)."""
+    picked = _matrix(rows, width)[local]
+    return sp.csr_matrix(picked.multiply(rows.labels[local][:, None]))
+
+
+class PartitionedRows:
+    """The signed rows (n, d) of ``batch``'s partitions (module docstring); every call is one
+    round, counted with the batch's objective values."""
+
+    def __init__(self, batch: PartitionedBatch) -> None:
+        self.batch = batch
+        self.shape = (batch.n, batch.d)
+        self.ends: np.ndarray | None = None
+
+    def margins(self, w: np.ndarray) -> np.ndarray:
+        """z_i = y_i x_i . w, shape (n,)."""
+        run = self.batch.executor
+        shared = run.share(np.ascontiguousarray(w, dtype=np.float64), "margins")
+        parts = run.gather([run.submit(part_margins, part, shared) for part in self.batch.parts],
+                           "the lower bound's margins")
+        self.ends = np.cumsum([p.size for p in parts])
+        self._count(w.nbytes * max(self.batch.workers, 1) + 8 * self.shape[0])
+        return np.concatenate(parts)
+
+    @property
+    def weights(self) -> np.ndarray:
+        """The example weights c (n,): all 1 (examples read in partitions take no weights:
+        ``objective.data.weights`` is refused for them)."""
+        return np.ones(self.shape[0])
+
+    def mass(self, weights: np.ndarray) -> float:
+        """sum_i c_i weights_i for ``weights`` (n,), with every c_i = 1."""
+        return float(np.sum(weights))
+
+    def transpose_dot(self, weights: np.ndarray) -> np.ndarray:
+        """sum_i weights_i y_i x_i, shape (d,), for ``weights`` (n,)."""
+        run, d = self.batch.executor, self.shape[1]
+        pieces = np.split(np.asarray(weights, dtype=np.float64), self._ends()[:-1])
+        root = tree_reduce([run.submit(part_weighted_sum, part, piece, d)
+                            for part, piece in zip(self.batch.parts, pieces, strict=True)],
+                           lambda a, b: run.submit(add, a, b))
+        (total,) = run.gather([root], "the lower bound's weighted sum")
+        self._count(8 * self.shape[0] + 8 * d * (2 * len(pieces) - 1))
+        return total
+
+    def take(self, kept: np.ndarray) -> sp.csr_matrix:
+        """The rows y_i x_i of the examples ``kept`` (k,), sorted, shape (k, d)."""
+        run, d, ends = self.batch.executor, self.shape[1], self._ends()
+        starts = np.concatenate([[0], ends[:-1]])
+        handles = [run.submit(part_take, part, kept[(kept >= a) & (kept < b)] - a, d)
+                   for part, a, b in zip(self.batch.parts, starts, ends, strict=True)]
+        blocks = run.gather(handles, "the lower bound's band rows")
+        taken = sp.vstack(blocks, format="csr")
+        self._count(8 * kept.size + 12 * taken.nnz)
+        return taken
+
+    def _ends(self) -> np.ndarray:
+        """The partitions' end rows (known after the first :meth:`margins`)."""
+        if self.ends is None:
+            self.margins(np.zeros(self.shape[1]))
+        return self.ends
+
+    def _count(self, nbytes: int) -> None:
+        self.batch.value_rounds += 1
+        self.batch.value_bytes += self.batch.executor.moved(nbytes)

@@ -1,0 +1,84 @@
+"""Partitioned pairs (:mod:`worker.distributed.pairs`) opened where the rounds run: read
+and censused by an executor (in this process for ``solver.workers: 0``, else on Dask), then
+held as a :class:`~worker.distributed.batch.PartitionedBatch` whose partitions are the
+pairs' differences, so the rounds' samples and the objective values after the run are the
+same map-reduces as SVRG OL's.
+
+The driver's and each worker's memory (:func:`pair_memory`): the driver holds the
+constraints, one round's sampled rows and the candidates, never a row per pair; a worker
+holds its partitions' differences and, while reading one, that partition's dense blocks of
+both tables.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+from worker.distributed.batch import PartitionedBatch, executor_for
+from worker.distributed.census import add_counts
+from worker.distributed.executors import Executor
+from worker.distributed.pairs import PairPlan, pair_part, part_census, part_rows
+from worker.distributed.tasks import tree_reduce
+from worker.errors import DataError
+from worker.settings import DaskSettings, DataSettings
+
+#: Bytes of one stored nonzero of a partition's differences (value and column index).
+ENTRY_BYTES = 16
+
+
+@dataclass(frozen=True)
+class PairMemory:
+    """The partitioned job's memory estimate in bytes: the driver's (a round's rows at
+    most dense) and each worker's (its share of the partitions' differences at most dense,
+    plus one partition's two dense blocks while it is read), for ``workers`` workers (0:
+    one process holds both)."""
+
+    driver_bytes: int
+    worker_bytes: int
+    workers: int
+
+
+def pair_memory(plan: PairPlan, width: int, round_rows: int, workers: int) -> PairMemory:
+    """:class:`PairMemory` of a plan of ``width`` columns whose rounds sample
+    ``round_rows`` rows."""
+    widest = max(stop - start for start, stop in plan.ranges)
+    row = ENTRY_BYTES * width
+    share = -(-len(plan.ranges) // max(workers, 1)) * widest
+    worker = share * row + 2 * widest * 8 * width
+    driver = min(round_rows, plan.n) * row
+    return PairMemory(driver + (worker if workers == 0 else 0), worker, workers)
+
+
+def read_pairs(executor: Executor, plan: PairPlan, seed: int,
+               settings: DataSettings) -> PartitionedBatch:
+    """Read every partition where the executor runs (under the job's data ``settings``)
+    and census them: rows, the one width, nonzeros per column."""
+    parts = [executor.submit(pair_part, plan, k, settings) for k in range(len(plan.ranges))]
+    censuses = executor.gather([executor.submit(part_census, part) for part in parts],
+                               "reading the pairs (census)")
+    widths = {width for _, width, _ in censuses}
+    if len(widths) > 1:
+        raise DataError(plan.positive.path, f"partitions have {sorted(widths)} columns; give "
+                                            f"every row the same columns")
+    (width,) = widths
+    counts = tree_reduce([c for _, _, c in censuses], add_counts)
+    moved = executor.moved(sum(len(pickle.dumps(c)) for c in censuses)
+                           + len(censuses) * len(pickle.dumps(plan)))
+    return PartitionedBatch(executor, [executor.submit(part_rows, part) for part in parts],
+                            plan.n, width, np.asarray(counts, dtype=np.int64), seed,
+                            sampled=True, setup_rounds=1, setup_bytes=moved)
+
+
+@contextmanager
+def open_pairs(plan: PairPlan, workers: int, cluster: DaskSettings | None, seed: int,
+               settings: DataSettings) -> Iterator[PartitionedBatch]:
+    """The plan's partitions read and censused where the rounds run: this process for
+    ``workers`` 0, else the cluster at ``LIGHTTOUCH_DASK_SCHEDULER`` or a ``LocalCluster`` of
+    ``workers`` single-threaded workers (``cluster``: the process's Dask settings)."""
+    with executor_for(workers, cluster) as executor:
+        yield read_pairs(executor, plan, seed, settings)
