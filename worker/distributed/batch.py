@@ -150,6 +150,8 @@ class PartitionedBatch:
         self.value_rounds = self.value_bytes = 0
         self.gradient_rounds = self.gradient_bytes = self.gradient_examples = 0
         self.gradient_seconds = 0.0
+        #: Feature nonzeros over every partition.
+        self.entries = int(counts.sum())
         #: I_j = n / #{i : x_ij != 0} (0 for columns no example uses), shape (d,) (§8.1).
         self.inverse_frequency = np.divide(n, counts, out=np.zeros(d), where=counts > 0)
 

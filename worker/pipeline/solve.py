@@ -148,7 +148,7 @@ def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
     solve it with the method chosen there and report on it."""
     options = solver_options(model.solver, settings.cluster,
                              settings.time_limit(model.solver.time_limit_s))
-    with compiled_job(model, source, settings, options.svrg) as job:
+    with compiled_job(model, source, settings) as job:
         problem = job.problem
         if model.network:
             load_s = time.perf_counter() - started
@@ -160,6 +160,7 @@ def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
             solved = _solved(model, problem, job.choice,
                              warm_options(options, earlier, problem.d), progress, started,
                              job.batch)
+        solved = replace(solved, records=(*solved.records, job.placement_stats))
         if job.batch is not None:
             partitions = PartitionStats(len(job.plan.pieces), job.batch.value_rounds,
                                         job.batch.value_bytes)
