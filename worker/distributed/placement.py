@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from worker.catalogue import CATALOGUE
 from worker.data.sizes import gib
 from worker.distributed.batch import SMALL_DATA_BYTES
 from worker.distributed.partitions import DATA, plan_files
@@ -115,6 +116,12 @@ class Placement:
         return {"where": self.where, "reason": self.reason,
                 "in_process_bytes": self.in_process_bytes, "max_job_bytes": self.budget,
                 "driver_bytes": driver_bytes, "worker_bytes": list(worker_bytes)}
+
+
+def reads_partitions(algorithm: str) -> bool:
+    """Whether ``algorithm`` reads partitions (:attr:`worker.catalogue.Algorithm.partitioned`)."""
+    record = CATALOGUE.get(algorithm)
+    return record is not None and record.partitioned
 
 
 def planned(spec: Spec, roots: Sequence[Path], partition_rows: int, partition_bytes: int,

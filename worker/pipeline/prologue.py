@@ -12,7 +12,6 @@ from dataclasses import dataclass, replace
 
 from worker.algorithms.method_choice import Choice
 from worker.algorithms.registry import chosen
-from worker.catalogue import CATALOGUE
 from worker.distributed.batch import PartitionedBatch, executor_for, partitioned_batch
 from worker.distributed.head import plan_sizes
 from worker.distributed.partitions import PartitionPlan
@@ -24,6 +23,7 @@ from worker.distributed.placement import (
     in_process,
     place,
     planned,
+    reads_partitions,
 )
 from worker.model_types import MODEL_TYPES
 from worker.model_types.record import Lowering
@@ -118,8 +118,7 @@ def _placed(model: Spec, source: DataSource,
     """The placement of a job whose examples a partitioned family plans, and the plan;
     (None, None) when no family does. Only ``svrg_ol`` is planned without a budget to
     check (as it always was): ``auto`` and the others then compile in memory."""
-    requested = CATALOGUE.get(model.solver.algorithm)
-    if settings.memory_limit is None and not (requested and requested.partitioned):
+    if settings.memory_limit is None and not reads_partitions(model.solver.algorithm):
         return None, None
     found = planned(model, source.roots, model.solver.svrg.partition_rows,
                     settings.cluster.partition_bytes, settings.data)
