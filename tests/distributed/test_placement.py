@@ -23,7 +23,7 @@ from tests.local_stack import REPO
 from worker import solve
 from worker.distributed.head import plan_sizes
 from worker.distributed.partitions import plan_files
-from worker.errors import SpecError
+from worker.errors import DataError, SpecError
 from worker.pipeline.validate import summarize_spec
 from worker.problem.compile import DataSource, compile_problem
 from worker.settings import DataSettings, child_environment
@@ -168,3 +168,24 @@ def test_the_head_estimate_tracks_the_compiled_examples(tmp_path):
         assert abs(sizes.entries - objective.features.nnz) <= 0.05 * objective.features.nnz, \
             layout
         assert sizes.partition_entries < sizes.entries, layout
+
+
+def test_bad_values_on_the_cluster_name_the_global_row_and_column(data, cluster, monkeypatch):
+    lines = (data / "train.svm").read_text().splitlines()
+    label, *entries = lines[15_001].split()
+    entries[3] = "3:nan"                            # column 3 of global row 15,001
+    lines[15_001] = " ".join([label, *entries])
+    (data / "train.svm").write_text("\n".join(lines) + "\n")
+    x = np.arange(60.0).reshape(20, 3)
+    pa_csv.write_csv(pa.table({"x0": x[:, 0], "x1": x[:, 1], "z": np.sign(x[:, 2] - 30)}),
+                     data / "unlabelled.csv")
+    monkeypatch.setenv("LIGHTTOUCH_MAX_JOB_BYTES", str(BUDGET))
+    monkeypatch.setenv("LIGHTTOUCH_DASK_SCHEDULER", cluster.scheduler_address)
+    with pytest.raises(DataError, match=r"row 15001 column 3 is nan"):
+        lighttouch.solve(spec_of(data))
+    unlabelled = spec_of(data, "svrg_ol", workers=2)
+    unlabelled["objective"]["data"]["features"] = {
+        "uri": (data / "unlabelled.csv").as_uri(), "label_column": "y"}
+    with pytest.raises(DataError, match="label_column names column 'y', which the file does "
+                                        "not have; its columns are 'x0', 'x1', 'z'"):
+        lighttouch.solve(unlabelled)
