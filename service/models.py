@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -77,13 +78,30 @@ class JobPage(ApiModel):
     next: str | None = None
 
 
+class PlacementSummary(ApiModel):
+    """Where a job runs and why (docs/scale.md#the-fields): ``in_process``, ``cluster`` (the
+    Dask scheduler at ``LIGHTTOUCH_DASK_SCHEDULER``) or ``local_cluster``; the estimates in
+    bytes of the whole job in one process, the budget it is checked against
+    (``LIGHTTOUCH_MAX_JOB_BYTES``; null: none), the driver and each Dask worker (empty in
+    process)."""
+
+    where: Literal["in_process", "cluster", "local_cluster"]
+    reason: str
+    in_process_bytes: int | None
+    max_job_bytes: int | None
+    driver_bytes: int
+    worker_bytes: list[int]
+
+
 class SpecSummary(ApiModel):
-    """The dry run of a spec: sizes, the algorithm ``auto`` picks, a memory estimate, notes."""
+    """The dry run of a spec: sizes, the algorithm ``auto`` picks, this process's memory
+    estimate, where the job runs, notes."""
 
     valid: bool
     sizes: dict[str, int]
     algorithm: str
     memory_estimate_bytes: int
+    placement: PlacementSummary
     notes: list[str]
 
 

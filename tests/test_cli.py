@@ -11,6 +11,7 @@ import sys
 from service.progress import gap_text, summary_text
 from tests.specs import random_spec, short_fairness_spec
 from worker import Result, solve
+from worker.settings import budgeted_settings
 
 TIMING = {"wall_s", "solve_s", "lp_s", "projection_s", "load_s", "data_load_s", "report_s",
           "projection_s_total", "lower_bound_s", "polish_s"}
@@ -48,7 +49,8 @@ def test_solve_writes_the_same_result_as_the_python_api(tmp_path):
     assert process.returncode == 0, process.stderr
     written = Result.model_validate_json(out.read_text())
     assert len(written.mixture) <= written.sizes.constraints + 1
-    assert comparable(written.model_dump()) == comparable(solve(spec).model_dump())
+    in_process = solve(spec, settings=budgeted_settings())   # held to the CLI's budget
+    assert comparable(written.model_dump()) == comparable(in_process.model_dump())
 
 
 def test_solve_says_how_far_a_hinge_answer_can_be_from_the_optimum(tmp_path):

@@ -246,6 +246,13 @@ def job_settings(max_job_bytes: int | None = None,
                        max_job_bytes, time_limit_s)
 
 
+def budgeted_settings() -> JobSettings:
+    """The settings of a job solved in this process at its edge (``lighttouch solve`` and
+    ``validate``, ``lighttouch.solve``): :func:`job_settings` with the job's memory estimate
+    checked against ``LIGHTTOUCH_MAX_JOB_BYTES``, as the service checks its jobs."""
+    return job_settings(read_settings(DataSettings).max_job_bytes)
+
+
 def call_settings(settings: JobSettings | None, roots: Sequence[Path] | None,
                   max_job_bytes: int | None) -> JobSettings:
     """The settings of a call that takes either ``settings`` resolved by its caller or

@@ -108,9 +108,11 @@ async def job_events(job_id: JobId, tenant: Tenant, redis: RedisDep,
 @router.post("/validate", response_model=SpecSummary, openapi_extra=SPEC_BODY,
              responses=problem_responses(413, 415))
 def validate_spec(body: Body, tenant: Tenant, settings: SettingsDep) -> SpecSummary:
-    """Dry run: parse, read the data, compile; sizes, algorithm, memory estimate, or the errors
-    (422 also for a job over the per-job memory budget, or data that need more memory or time
-    than a check may take: the data are read in a bounded child process)."""
+    """Dry run: parse, read the data, compile; sizes, algorithm, memory estimate, where the
+    job runs (in process or on the Dask cluster, and why: docs/scale.md), or the errors (422
+    also for a job over the per-job memory budget with nowhere else to run, or data that need
+    more memory or time than a check may take: the data are read in a bounded child
+    process)."""
     return SpecSummary(**summarize_bounded(
         body.value, max_job_bytes=settings.max_job_bytes,
         timeout_s=settings.validate_timeout_s, processes=settings.validate_processes))

@@ -176,6 +176,13 @@ def test_errors_name_the_global_row(files):
     (files / "nan.svm").write_bytes(b"1 1:1\n-1 2:nan\n")
     with pytest.raises(DataError, match="row 1 column 2 is nan"):
         read_all(spec_for({"uri": (files / "nan.svm").as_uri()}), [files], partition_bytes=4)
+    rows = [b"x0,x1,y"] + [b"%d.5,%d,%d" % (i % 7, i % 3, 1 - 2 * (i % 2)) for i in range(60)]
+    rows[42] = b"1.5,-1"                                      # global row 41 is short
+    (files / "short.csv").write_bytes(b"\n".join(rows) + b"\n")
+    short = spec_for({"uri": (files / "short.csv").as_uri(), "label_column": "y"})
+    with pytest.raises(DataError, match=r"row 41 \('1.5,-1'\) cannot be read as csv: .*"
+                                        r"Expected 3 columns, got 2"):
+        read_all(short, [files], partition_bytes=50)
     (files / "broken.svm").write_bytes(b"1 1:1\n-1 2:1\n1 x\n")
     with pytest.raises(DataError, match=r"bytes 8-16, counting its lines\): line 1: 'x' is"):
         read_all(spec_for({"uri": (files / "broken.svm").as_uri()}), [files], partition_bytes=8)

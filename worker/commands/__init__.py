@@ -14,7 +14,7 @@ from worker.commands.report import ReportData, report_file
 from worker.errors import SpecError
 from worker.pipeline.validate import summarize_spec
 from worker.result import Result
-from worker.settings import job_settings
+from worker.settings import budgeted_settings
 from worker.spec.models import Spec, parse_spec
 
 __all__ = ["FORMATS", "ReportData", "parse_spec_file", "predict_file", "read_spec",
@@ -37,16 +37,18 @@ def parse_spec_file(spec_path: str) -> Spec:
 
 def solve_spec(spec: Spec, progress: ProgressCallback | None = None) -> Result:
     """Solve a validated spec, reporting progress between chunks, under the settings of
-    this process's environment (resolved here, at the command)."""
+    this process's environment (resolved here, at the command; the memory estimate held to
+    ``LIGHTTOUCH_MAX_JOB_BYTES``)."""
     from worker.pipeline.solve import solve
 
-    return solve(spec, progress=progress, settings=job_settings())
+    return solve(spec, progress=progress, settings=budgeted_settings())
 
 
 def validate_file(spec_path: str) -> dict:
-    """What the spec would run (sizes, algorithm, memory estimate), without solving, under
-    the settings of this process's environment (resolved here, at the command)."""
-    return summarize_spec(parse_spec_file(spec_path), settings=job_settings())
+    """What the spec would run (sizes, algorithm, memory estimate, placement), without
+    solving, under the settings of this process's environment (resolved here, at the
+    command; the memory estimate held to ``LIGHTTOUCH_MAX_JOB_BYTES``)."""
+    return summarize_spec(parse_spec_file(spec_path), settings=budgeted_settings())
 
 
 def predict_file(result_path: str, examples_path: str, mode: str, seed: int,

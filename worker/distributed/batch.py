@@ -154,6 +154,9 @@ class PartitionedBatch:
         self.value_rounds = self.value_bytes = 0
         self.gradient_rounds = self.gradient_bytes = self.gradient_examples = 0
         self.gradient_seconds = 0.0
+        #: Feature nonzeros over every partition (each counted with its example's weight
+        #: when the driver's compiled rows carry weights; rows read from files carry none).
+        self.entries = int(counts.sum())
         #: I_j = n / sum of c_i over {i : x_ij != 0} (0 for columns no example uses), shape
         #: (d,) (§8.1; c the weights of mean 1, all 1 without weights).
         self.inverse_frequency = np.divide(n, counts, out=np.zeros(d), where=counts > 0)

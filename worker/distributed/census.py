@@ -57,6 +57,8 @@ class Settled:
 def census_of(chunk: Chunk, loss: str) -> Census:
     """One partition's counts and its first bad value (module docstring)."""
     features, labels = chunk.features, chunk.labels
+    if chunk.problem is not None:
+        return Census(rows=0, width=0, first_zero=-1, widest=-1, problem=chunk.problem)
     indices = features.indices
     first_zero = _row_of(features, int(np.argmax(indices == 0))) \
         if indices.size and indices.min() == 0 else -1

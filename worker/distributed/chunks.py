@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO, NamedTuple, TypeVar
+from typing import Any, BinaryIO, NamedTuple, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -34,10 +34,13 @@ T = TypeVar("T")
 
 class Chunk(NamedTuple):
     """A partition as read: CSR (rows, width) with the file's indices, labels (rows,) when
-    the features file carries them."""
+    the features file carries them; or, for a line its format cannot parse, no rows and
+    ``problem`` (its local row, error class, path, message with ``{row}``), which the census
+    raises naming the global row."""
 
     features: sp.csr_matrix
     labels: np.ndarray | None
+    problem: tuple[int, str, str, str] | None = None
 
 
 def read_chunk(plan: PartitionPlan, k: int, settings: DataSettings) -> Chunk:
@@ -62,8 +65,38 @@ def read_chunk(plan: PartitionPlan, k: int, settings: DataSettings) -> Chunk:
     where = f"{FEATURES} (the partition at bytes {piece.start}-{piece.stop}, counting its lines)"
     read_lines = REGISTRY[ref.format].partitions.read_lines
     with expansion_budget(settings.max_job_bytes):
-        parsed = parsing(lambda: read_lines(block, plan.names, ref, where), ref, where)
+        try:
+            parsed = read_lines(block, plan.names, ref, where)
+        except DataError:
+            raise
+        except Exception:  # a parser of untrusted bytes fails in open-ended ways
+            return _unparsed(block, lambda lines: read_lines(lines, plan.names, ref, where),
+                             ref)
     return Chunk(as_csr(parsed.values, drop_zeros=True), parsed.labels)
+
+
+def _unparsed(block: bytes, parse: Callable[[bytes], Any], ref: DataRef) -> Chunk:
+    """A block of lines its parser refused: the first line it refuses (the shortest prefix
+    of lines that fails, by bisection), as the chunk's ``problem`` at the rows before it."""
+    lines = block.splitlines(keepends=True)
+    good, bad = 0, len(lines)                   # lines[:good] parse, lines[:bad] do not
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        try:
+            parse(b"".join(lines[:middle]))
+            good = middle
+        except Exception:
+            bad = middle
+    rows = parse(b"".join(lines[:good])).values.shape[0] if good else 0
+    try:
+        parse(lines[bad - 1])
+        reason = "it does not parse"
+    except Exception as exc:
+        reason = str(exc).rstrip(".")
+    text = lines[bad - 1].decode("utf-8", "replace").strip()[:80]
+    return Chunk(sp.csr_matrix((0, 0)), None,
+                 (rows, "data", FEATURES, f"row {{row}} ({text!r}) cannot be read as "
+                                          f"{ref.format}: {reason}"))
 
 
 def _whole(plan: PartitionPlan, roots: list[Path], settings: DataSettings) -> Chunk:

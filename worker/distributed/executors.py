@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from concurrent.futures import CancelledError
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -36,11 +37,15 @@ class LocalExecutor:
 
 
 class DaskExecutor:
-    """Runs tasks on a Dask cluster; handles are futures, failures become SolverErrors."""
+    """Runs tasks on a Dask cluster; handles are futures, failures become SolverErrors: workers
+    that died repeatedly, a round past ``LIGHTTOUCH_DASK_TIMEOUT_S``, a scheduler that went
+    away (a worker that dies once is replaced by its nanny, and Dask recomputes what it
+    held)."""
 
     def __init__(self, client: Any, timeout_s: float):
         self.client, self.timeout_s = client, timeout_s
         self.workers = len(client.scheduler_info(n_workers=-1)["workers"])
+        self.address = client.scheduler.address
 
     def submit(self, function: Callable[..., Any], *args: Any) -> Any:
         """A future of ``function(*args)``; never cached, so a lost result is recomputed."""
@@ -73,7 +78,15 @@ class DaskExecutor:
         except KilledWorker as error:
             raise SolverError(f"{what}: Dask workers died repeatedly ({error}); see the "
                               "worker logs, e.g. for running out of memory") from None
-        except TimeoutError:
+        except (CancelledError, TimeoutError) as error:
+            if "scheduler-connection-lost" in str(error) or self.client.status != "running":
+                raise SolverError(f"{what}: the Dask scheduler at {self.address} went away "
+                                  "(the client lost its connection to it); check that the "
+                                  "scheduler runs (LIGHTTOUCH_DASK_SCHEDULER) and submit the "
+                                  "job again") from None
+            if isinstance(error, CancelledError):
+                raise SolverError(f"{what}: the Dask cluster cancelled its tasks "
+                                  f"({str(error).splitlines()[0]})") from None
             raise SolverError(f"{what} did not finish in {self.timeout_s:g} s "
                               "(LIGHTTOUCH_DASK_TIMEOUT_S); check that the Dask cluster has "
                               "live workers") from None

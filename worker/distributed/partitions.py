@@ -98,13 +98,23 @@ def plan_partitions(spec: Spec, roots: Sequence[Path], partition_rows: int,
                     settings: DataSettings) -> PartitionPlan | None:
     """The plan for an objective whose examples are references workers can read, solved by
     an algorithm that reads partitions (:attr:`worker.catalogue.Algorithm.partitioned`);
-    None when the driver must read them itself (inline values, ``data:`` URIs, ``sha256``,
-    ``pairwise_hinge``, rate constraints, labels neither in the features file nor ``npy``).
+    None otherwise (:func:`plan_files`).
+    """
+    algorithm = CATALOGUE.get(spec.solver.algorithm)
+    if algorithm is None or not algorithm.partitioned:
+        return None
+    return plan_files(spec, roots, partition_rows, partition_bytes, settings)
+
+
+def plan_files(spec: Spec, roots: Sequence[Path], partition_rows: int, partition_bytes: int,
+               settings: DataSettings) -> PartitionPlan | None:
+    """The plan for an objective whose examples are references workers can read, whichever
+    algorithm the spec names; None when the driver must read them itself (inline values,
+    ``data:`` URIs, ``sha256``, ``pairwise_hinge``, rate constraints, labels neither in the
+    features file nor ``npy``).
     """
     objective = spec.objective
-    algorithm = CATALOGUE.get(spec.solver.algorithm)
-    if algorithm is None or not algorithm.partitioned or not isinstance(objective, EmpiricalRisk) \
-            or objective.loss == PAIRWISE_HINGE \
+    if not isinstance(objective, EmpiricalRisk) or objective.loss == PAIRWISE_HINGE \
             or any(isinstance(c, RateConstraint) for c in spec.constraints):
         return None
     features, labels = objective.data.features, objective.data.labels

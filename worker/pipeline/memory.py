@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from worker.candidates.hinge_lp import has_hinge_lp
 from worker.data.sizes import gib
+from worker.distributed.placement import families_text
 from worker.errors import SpecError
 from worker.model_types import MODEL_TYPES
 from worker.problem.compiled import CompiledProblem
@@ -38,6 +39,12 @@ _BYTES_PER_EXAMPLE = 3 * 8 + 9 * 8
 #: running sum of the weights it is drawn by.
 _BYTES_PER_WEIGHT = 3 * 8
 
+#: A worker's entry: the partition as read (a float64 value, an int32 index) and the
+#: batch kernels' rows (a float64 value, an int64 index).
+_WORKER_BYTES_PER_ENTRY = 12 + 16
+#: A worker's example: its label and row starts, as read and in the kernels' rows.
+_WORKER_BYTES_PER_EXAMPLE = 3 * 8
+
 #: The polish's and the lower bound's LPs hold their kept examples' rows and the constraint
 #: rows about this many times at once (taken, negated, stacked as COO, as CSR and as CSC;
 #: 16 bytes an entry) ...
@@ -64,8 +71,8 @@ def memory_parts(problem: CompiledProblem, candidates: int) -> dict[str, int]:
     (``objective.data``), the constraint rows and their sampling state (``constraints``), the
     kernel state and candidate snapshots (``solver.candidates``)."""
     objective = problem.objective
-    data = _BYTES_PER_EXAMPLE_ENTRY * objective.features.nnz \
-        + _BYTES_PER_NONZERO * objective.quadratic.nnz + _BYTES_PER_EXAMPLE * objective.n \
+    data = examples_bytes(objective.n, objective.features.nnz) \
+        + _BYTES_PER_NONZERO * objective.quadratic.nnz \
         + (0 if objective.weights is None else _BYTES_PER_WEIGHT * objective.n)
     if has_hinge_lp(problem):
         kept = min(objective.n, _LP_EXAMPLES) * objective.features.nnz / objective.n
@@ -73,6 +80,30 @@ def memory_parts(problem: CompiledProblem, candidates: int) -> dict[str, int]:
     rows = _rows_bytes(problem.m, problem.constraints.matrix.nnz)
     return {DATA: int(data), CONSTRAINTS: int(rows),
             STATE: _state_bytes(problem.d, candidates)}
+
+
+def examples_bytes(n: int, entries: int) -> int:
+    """Bytes ``n`` examples with ``entries`` feature nonzeros take in one process."""
+    return int(_BYTES_PER_EXAMPLE_ENTRY * entries + _BYTES_PER_EXAMPLE * n)
+
+
+def planned_parts(spec: Spec, n: int, entries: int) -> dict[str, int]:
+    """:func:`memory_parts` before reading the data, for ``n`` examples with ``entries``
+    nonzeros estimated from a partition plan (:mod:`worker.distributed.head`): their
+    bytes and the parts the spec declares."""
+    return {**declared_parts(spec), DATA: examples_bytes(n, entries)}
+
+
+def worker_shares(n: int, entries: int, partitions: int, workers: int) -> tuple[int, ...]:
+    """Bytes each of ``workers`` Dask workers holds of ``n`` examples with ``entries``
+    nonzeros in ``partitions`` partitions, dealt evenly (the scheduler places them, so a
+    worker may hold more): the chunk as read and the batch kernels' rows; () in process."""
+    if workers <= 0 or partitions <= 0:
+        return ()
+    per_partition = (_WORKER_BYTES_PER_ENTRY * entries + _WORKER_BYTES_PER_EXAMPLE * n) \
+        / partitions
+    return tuple(int(per_partition * (partitions // workers + (k < partitions % workers)))
+                 for k in range(workers))
 
 
 def network_memory_parts(problem: NetworkProblem, candidates: int) -> dict[str, int]:
@@ -114,7 +145,8 @@ def check_memory(parts: dict[str, int], budget: int | None) -> int:
         raise SpecError.at(field, f"the job would hold about {gib(total)} (memory estimate "
                            f"{total:,} bytes, {gib(parts[field])} of it for {field}), over "
                            f"the per-job budget of {gib(budget)} (LIGHTTOUCH_MAX_JOB_BYTES); "
-                           f"shrink {_advice(field)}")
+                           f"shrink {_advice(field)}. Only these run partitioned on a Dask "
+                           f"cluster (LIGHTTOUCH_DASK_SCHEDULER): {families_text()}")
     return total
 
 

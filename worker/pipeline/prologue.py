@@ -9,16 +9,27 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from worker.algorithms.method_choice import Choice, choose_partitioned
 from worker.algorithms.registry import chosen
 from worker.algorithms.run.rounds import ROUND_ROWS
-from worker.distributed.batch import PartitionedBatch, open_partitioned
-from worker.distributed.options import SvrgOptions
+from worker.distributed.batch import PartitionedBatch, executor_for, partitioned_batch
+from worker.distributed.head import plan_sizes
 from worker.distributed.pair_batch import PairMemory, open_pairs, pair_memory
 from worker.distributed.pairs import PairPlan, plan_pairs, runs_partitioned
-from worker.distributed.partitions import PartitionPlan, plan_partitions
+from worker.distributed.partitions import PartitionPlan
+from worker.distributed.placement import (
+    AUTO,
+    IN_PROCESS,
+    Placement,
+    PlacementStats,
+    in_process,
+    pairs_placement,
+    place,
+    planned,
+    reads_partitions,
+)
 from worker.errors import SpecError
 from worker.model_types import MODEL_TYPES
 from worker.model_types.record import Lowering
@@ -28,6 +39,8 @@ from worker.pipeline.memory import (
     declared_parts,
     memory_parts,
     network_memory_parts,
+    planned_parts,
+    worker_shares,
 )
 from worker.pipeline.reporting import data_source, refuse_split
 from worker.problem.compile import DataSource, compile_problem
@@ -46,13 +59,17 @@ NOT_PARTITIONED = ("partitions the tables of a pairwise_hinge objective given as
 
 @dataclass(frozen=True)
 class CompiledJob:
-    """A job's compiled problem, the method chosen for it, its memory estimate (bytes) and,
+    """A job's compiled problem, the method chosen for it, its memory estimate (bytes), where
+    it runs (its placement, the placement's stats record and each worker's estimate) and,
     for rows left in partitions, the plan and the open partitions (and, for pairs, the
     driver's and each worker's estimate)."""
 
     problem: CompiledProblem | NetworkProblem
     choice: Choice
     memory_estimate: int
+    placement: Placement
+    placement_stats: PlacementStats
+    worker_bytes: tuple[int, ...] = ()
     plan: PartitionPlan | PairPlan | None = None
     batch: PartitionedBatch | None = None
     pairs: PairMemory | None = None
@@ -67,8 +84,7 @@ def lowered_job(model: Spec, settings: JobSettings) -> Lowering:
 
 
 @contextmanager
-def compiled_job(model: Spec, source: DataSource, settings: JobSettings,
-                 svrg: SvrgOptions) -> Iterator[CompiledJob]:
+def compiled_job(model: Spec, source: DataSource, settings: JobSettings) -> Iterator[CompiledJob]:
     """The lowered spec's problem compiled as its kind needs (module docstring), open while
     the block runs (the partitions, when there are any)."""
     candidates = model.solver.candidates
@@ -76,7 +92,8 @@ def compiled_job(model: Spec, source: DataSource, settings: JobSettings,
         problem = compile_network_problem(model, source, MODEL_TYPES[model.model.type])
         estimate = check_memory(network_memory_parts(problem, candidates),
                                 settings.memory_limit)
-        yield CompiledJob(problem, chosen(problem, model.solver.algorithm), estimate)
+        yield _in_memory(problem, chosen(problem, model.solver.algorithm), estimate, settings,
+                         "a network, multiclass or robust objective")
         return
     if runs_partitioned(model):
         with _pairs_job(model, source, settings) as job:
@@ -84,19 +101,58 @@ def compiled_job(model: Spec, source: DataSource, settings: JobSettings,
         return
     if model.solver.workers is not None:
         raise SpecError.at("solver.workers", NOT_PARTITIONED)
-    plan = plan_partitions(model, source.roots, model.solver.svrg.partition_rows,
-                           settings.cluster.partition_bytes, settings.data)
-    if plan is None:
+    placement, plan = _placed(model, source, settings)
+    if placement is None or not placement.partitioned:
         problem = compile_problem(model, source)
         estimate = check_memory(memory_parts(problem, candidates), settings.memory_limit)
-        yield CompiledJob(problem, chosen(problem, model.solver.algorithm), estimate)
+        choice = chosen(problem, model.solver.algorithm)
+        if placement is None:
+            yield _in_memory(problem, choice, estimate, settings,
+                             "no family that runs partitioned takes these examples")
+        else:
+            yield CompiledJob(problem, choice, estimate, placement, placement.stats(estimate))
         return
     refuse_split(model)
-    with open_partitioned(plan, svrg, model.solver.seed, settings.data) as batch:
+    with executor_for(placement.workers, settings.cluster) as executor:
+        batch = partitioned_batch(executor, plan, model.solver.seed, settings.data)
         problem = compile_problem(model, source, width_elsewhere=batch.d)
         estimate = check_memory(memory_parts(problem, candidates), settings.memory_limit)
-        yield CompiledJob(problem, chosen(problem, model.solver.algorithm), estimate, plan,
-                          batch)
+        choice = chosen(problem, placement.algorithm)
+        if model.solver.algorithm == AUTO:
+            choice = replace(choice, reason=placement.reason)
+        elif placement.where != IN_PROCESS:
+            choice = replace(choice, reason=f"{choice.reason}; {placement.reason}")
+        shares = worker_shares(batch.n, batch.entries, len(batch.parts), batch.workers)
+        yield CompiledJob(problem, choice, estimate, placement,
+                          placement.stats(estimate, shares), shares, plan, batch)
+
+
+def _in_memory(problem: CompiledProblem | NetworkProblem, choice: Choice, estimate: int,
+               settings: JobSettings, why: str) -> CompiledJob:
+    """A job whose examples no partitioned family takes (``why``), compiled in memory."""
+    placement = in_process(estimate, settings.memory_limit, why)
+    return CompiledJob(problem, choice, estimate, placement, placement.stats(estimate))
+
+
+def _placed(model: Spec, source: DataSource,
+            settings: JobSettings) -> tuple[Placement | None, object]:
+    """The placement of a job whose examples a partitioned family plans, and the plan;
+    (None, None) when no family does. Only ``svrg_ol`` is planned without a budget to
+    check (as it always was): ``auto`` and the others then compile in memory."""
+    if settings.memory_limit is None and not reads_partitions(model.solver.algorithm):
+        return None, None
+    found = planned(model, source.roots, model.solver.svrg.partition_rows,
+                    settings.cluster.partition_bytes, settings.data)
+    if found is None:
+        return None, None
+    family, plan = found
+    estimate = None
+    if settings.memory_limit is not None:
+        sizes = plan_sizes(plan, settings.data)
+        if sizes is not None:
+            estimate = sum(planned_parts(model, sizes.n, sizes.entries).values())
+    return place(model, family, estimate, settings.memory_limit, plan.size,
+                 settings.cluster), plan
 
 
 @contextmanager
@@ -112,5 +168,9 @@ def _pairs_job(model: Spec, source: DataSource, settings: JobSettings) -> Iterat
         memory = pair_memory(plan, batch.d, ROUND_ROWS, solver.workers)
         parts = memory_parts(problem, solver.candidates) | {DATA: memory.driver_bytes}
         estimate = check_memory(parts, settings.memory_limit)
+        placement = pairs_placement(solver.workers, settings.memory_limit, settings.cluster)
+        shares = (memory.worker_bytes,) * memory.workers
         yield CompiledJob(problem, choose_partitioned(problem, solver.algorithm), estimate,
+                          placement, placement.stats(memory.driver_bytes, shares), shares,
                           plan, batch, memory)
+

@@ -150,7 +150,7 @@ def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
     solve it with the method chosen there and report on it."""
     options = solver_options(model.solver, settings.cluster,
                              settings.time_limit(model.solver.time_limit_s))
-    with compiled_job(model, source, settings, options.svrg) as job:
+    with compiled_job(model, source, settings) as job:
         problem = job.problem
         if model.network:
             load_s = time.perf_counter() - started
@@ -163,6 +163,7 @@ def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
             solved = _solved(model, problem, job.choice,
                              warm_options(options, earlier, problem.d), progress, started,
                              job.batch, rows)
+        solved = replace(solved, records=(*solved.records, job.placement_stats))
         if job.batch is not None:
             partitions = _partition_stats(job)
             return replace(solved, records=(*solved.records, partitions),

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from worker.pipeline.options import svrg_options
 from worker.pipeline.prologue import compiled_job, lowered_job
 from worker.settings import JobSettings, call_settings
 from worker.spec.models import parse_spec
@@ -30,7 +29,9 @@ def summarize_spec(raw: Any, roots: Sequence[Path] | None = None, *,
     Returns
     -------
     dict
-        ``valid``, ``sizes``, ``algorithm``, ``memory_estimate_bytes`` and ``notes``.
+        ``valid``, ``sizes``, ``algorithm``, ``memory_estimate_bytes`` (this process's),
+        ``placement`` (where the job runs and why, with the estimates of the whole job in
+        one process, the driver and each worker: docs/scale.md#the-fields) and ``notes``.
 
     Raises
     ------
@@ -42,8 +43,7 @@ def summarize_spec(raw: Any, roots: Sequence[Path] | None = None, *,
     spec = parse_spec(raw)
     settings = call_settings(settings, roots, max_job_bytes)
     lowered = lowered_job(spec, settings)
-    with compiled_job(lowered.spec, lowered.source, settings,
-                      svrg_options(lowered.spec.solver.svrg, settings.cluster)) as job:
+    with compiled_job(lowered.spec, lowered.source, settings) as job:
         problem = job.problem
         return {
             "valid": True,
@@ -51,5 +51,6 @@ def summarize_spec(raw: Any, roots: Sequence[Path] | None = None, *,
                       "examples": problem.examples if job.batch is None else job.batch.n},
             "algorithm": job.choice.name,
             "memory_estimate_bytes": job.memory_estimate,
+            "placement": job.placement.summary(job.memory_estimate, job.worker_bytes),
             "notes": list(problem.notes),
         }
