@@ -182,7 +182,8 @@ def pair_part(plan: PairPlan, k: int, settings: DataSettings) -> PairPart:
                 indptr=difference.indptr.astype(np.int64),
                 indices=difference.indices.astype(np.int64),
                 data=np.ascontiguousarray(difference.data, dtype=np.float64),
-                labels=np.ones(stop - start), first_row=np.int64(start))
+                labels=np.ones(stop - start), weights=np.ones(stop - start),
+                first_row=np.int64(start))
     return PairPart(rows, int(positive.shape[1]))
 
 
