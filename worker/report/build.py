@@ -157,8 +157,10 @@ def _group_loss_examples(constraint: GroupLossConstraint, source: DataSource,
     rule = LOSSES[constraint.loss].labels
     labels = checked_labels(labels, rule, f"{path}.data", f"{path}.data.labels")
     features = as_csr(features)
+    n = features.shape[0]
     return Examples(features, labels, rule is CLASSES,
-                    _groups(data.groups, source, f"{path}.data.groups", features.shape[0]))
+                    _groups(data.groups, source, f"{path}.data.groups", n),
+                    weights=example_weights(data.weights, n, f"{path}.data.weights", source))
 
 
 def _validation(spec: Spec, source: DataSource, d: int, classes: bool) -> Examples | None:
