@@ -216,6 +216,11 @@ class NetworkProblem:
         """Examples over every term."""
         return sum(term.n for term in self.terms)
 
+    @property
+    def examples(self) -> int:
+        """The objective's examples, as ``Result.sizes`` reports them: :attr:`n`."""
+        return self.n
+
     def term_losses(self, thetas: np.ndarray) -> np.ndarray:
         """L_i at each of T parameter vectors (T, P): shape (T, q)."""
         return np.column_stack([term.losses(self.network, thetas) for term in self.terms])
