@@ -1,5 +1,6 @@
 """The estimators in scikit-learn's machinery: sensitive features routed through Pipeline and
-GridSearchCV, constraints that hold, clone and pickle, sample weights, sensitive columns."""
+GridSearchCV, constraints that hold, clone and pickle, sample weights (on a loss, a rate
+objective and group losses), sensitive columns."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from lighttouch import ConstrainedClassifier, ConstrainedRegressor
+from lighttouch.fairness import BoundedGroupLoss
 
 #: Each group's positive prediction rate at least 90% of the overall one.
 DEMOGRAPHIC_PARITY = [{"type": "rate", "op": ">=",
@@ -196,3 +198,31 @@ def test_a_rate_objective_refuses_what_it_would_ignore():
         ConstrainedClassifier(objective="false_positive_rate", l2=0.1).fit(features, labels)
     with pytest.raises(ValueError, match="minimize it with ConstrainedClassifier"):
         ConstrainedRegressor(objective="false_positive_rate").fit(features, labels)
+
+
+def test_sample_weight_weighs_a_rate_objective_and_a_group_loss():
+    features, labels, group = biased(n=300, seed=5)
+    counts = np.random.default_rng(6).integers(0, 3, labels.size)
+    recall = {"type": "rate", "lhs": {"metric": "true_positive_rate"}, "op": ">=", "rhs": 0.8}
+    model = ConstrainedClassifier(objective="false_positive_rate", constraints=recall).fit(
+        features, labels, sample_weight=counts)
+    positive = model.predict_proba(features)[:, 1]
+    negatives = labels == 0
+    weighted = np.average(positive[negatives], weights=counts[negatives])
+    assert model.result_.expected.objective == pytest.approx(weighted, abs=1e-9)
+    assert model.result_.report.training.models["mixture"].objective == pytest.approx(
+        weighted, abs=1e-9)
+    # a group loss weighted by whole numbers is the same rows repeated (solved exactly)
+    rows = np.repeat(np.arange(labels.size), counts)
+    bounded = ConstrainedClassifier(loss="logistic", bounds=4.0,
+                                    constraints=BoundedGroupLoss("logistic", upper_bound=0.322))
+    weighed = clone(bounded).fit(features, labels, sample_weight=counts,
+                                 sensitive_features=group)
+    repeated = clone(bounded).fit(features[rows], labels[rows], sensitive_features=group[rows])
+    assert weighed.result_.stats["method"] == "exact_conic"
+    np.testing.assert_allclose(weighed.result_.mean.solution, repeated.result_.mean.solution,
+                               atol=1e-5)
+    losses = [c.lhs for c in weighed.result_.report.training.models["mean"].constraints]
+    assert max(losses) == pytest.approx(0.322, abs=1e-6)          # a bound that binds
+    assert losses == pytest.approx(
+        [c.lhs for c in repeated.result_.report.training.models["mean"].constraints], abs=1e-6)

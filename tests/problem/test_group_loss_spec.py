@@ -62,6 +62,19 @@ def test_own_data_are_the_constraints_examples():
     assert problem.bounded_values(theta)[0, 0] == pytest.approx(expected, rel=1e-12)
 
 
+def test_weights_make_the_groups_mean_loss_a_weighted_mean():
+    spec = rate_spec([group_loss("logistic", "a", 0.3)], algorithm="lagrangian")
+    data = spec["objective"]["data"]
+    x, y = np.array(data["features"]), np.array(data["labels"])
+    c = np.random.default_rng(2).uniform(0.0, 3.0, x.shape[0])
+    data["weights"] = c.tolist()
+    members = np.array(data["groups"]["a"]) > 0
+    theta = np.random.default_rng(3).normal(size=(1, D))
+    per_row = LOSSES["logistic"].reference_value(x @ theta[0], y)
+    expected = np.average(per_row[members], weights=c[members]) - 0.3
+    assert compiled(spec).bounded_values(theta)[0, 0] == pytest.approx(expected, rel=1e-12)
+
+
 def _spec_with(change):
     spec = rate_spec([group_loss()], algorithm="lagrangian")
     change(spec)
@@ -81,8 +94,11 @@ BAD = [
      "group 'nobody' has no examples"),
     (lambda s: s["constraints"][0].update(op=">="), "constraints[0].op", "'<='"),
     (lambda s: s["constraints"][0].update(data={"features": [[0.0] * D], "labels": [1.0],
-                                                "weights": [1.0]}),
-     "constraints[0].data", "drop data.weights"),
+                                                "weights": [-1.0]}),
+     "constraints[0].data.weights[0]", "give a finite number >= 0"),
+    (lambda s: s["objective"]["data"].update(weights=[
+        0.0 if a > 0 else 1.0 for a in s["objective"]["data"]["groups"]["a"]]),
+     "constraints[0].group", "every example of group 'a' weighs 0"),
     (lambda s: s["constraints"][0].update(data={"features": [[0.0] * (D + 1)],
                                                 "labels": [1.0]}),
      "constraints[0].data.features", f"{D + 1} columns; the objective's data have {D}"),

@@ -81,11 +81,7 @@ def test_bad_rate_objectives_name_the_field(change, path, words):
     assert words in str(caught.value)
 
 
-def test_weights_and_networks_are_refused_with_what_to_do():
-    weighted = objective_spec()
-    weighted["objective"]["data"]["weights"] = [1.0] * N
-    with pytest.raises(SpecError, match=r"^objective.data: .*weighs every example alike"):
-        compiled(weighted)
+def test_networks_and_missing_labels_are_refused_with_what_to_do():
     network = objective_spec()
     network["model"] = {"type": "mlp", "hidden": [4]}
     with pytest.raises(SpecError, match="rate objective is solved for the linear model only"):

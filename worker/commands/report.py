@@ -55,7 +55,7 @@ def report_file(result_path: str, data: ReportData, tolerance: float | None) -> 
     result = read_result(result_path)
     if result.report is None:
         raise SpecError.at("", f"{result_path} carries no report; solve one empirical risk "
-                           "(not max_of, quadratic or pairwise) to get one")
+                           "(not max_of, quadratic or pairwise) or a rate to get one")
     if data.labels is not None and data.label_column is not None:
         raise SpecError.at("--labels", "give labels by --labels or --label-column, not both")
     if data.positive and data.label_column is None:
@@ -82,7 +82,7 @@ def report_file(result_path: str, data: ReportData, tolerance: float | None) -> 
         source = data.labels or data.path
         labels = report_labels(loss, labels, source, f"{source}: label")
     multiclass = loss == SOFTMAX_CROSS_ENTROPY
-    classes = not multiclass and LOSSES[loss].labels is CLASSES
+    classes = not multiclass and (loss is None or LOSSES[loss].labels is CLASSES)
     examples = Examples(sp.csr_matrix(features, dtype=np.float64), labels,
                         labels is not None and classes, masks,
                         labels is not None and multiclass)

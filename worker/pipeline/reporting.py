@@ -90,11 +90,14 @@ def report_result(spec: Spec, problem: CompiledProblem | NetworkProblem, source:
         if spec.validation is None:
             return Reported()
         return Reported(notes=("validation: no report for this objective (reports cover "
-                               f"one empirical risk on the {_LOSS_LIST} losses)",))
+                               f"one empirical risk on the {_LOSS_LIST} losses, or a rate)",))
     began = time.perf_counter()
     if isinstance(problem, NetworkProblem):
         term = problem.terms[0]
         features, labels, weights = term.features, term.labels, term.weights
+    elif problem.true_rate is not None:            # every example of a rate objective
+        rate = problem.true_rate
+        features, labels, weights = rate.rate.features, rate.labels, rate.weights
     else:
         objective = problem.objective
         features, labels, weights = objective.features, objective.labels, objective.weights

@@ -1,12 +1,14 @@
 """Spec group-loss constraints → :class:`~worker.problem.network.BoundedTerm`\\ s, with errors
 naming the JSON path (docs/rates.md#group-losses).
 
-A constraint counts on the objective's examples (``objective.data``: its features, labels and
-groups) or on its own ``data``. Refused with a :class:`~worker.errors.SpecError`: a group the
-data do not define (``"*"`` stands for every group only in the estimators' constraints), an
-empty group, a ``max_of`` objective without the constraint's own
-data (its terms have their own examples), and a label the loss does not take (e.g. a real
-target under a hinge loss), named by its row in the data.
+A constraint counts on the objective's examples (``objective.data``: its features, labels,
+groups and weights) or on its own ``data``; the group's mean loss is weighted by the examples'
+weights (every example weighs 1 without them). Refused with a
+:class:`~worker.errors.SpecError`: a group the data do not define (``"*"`` stands for every
+group only in the estimators' constraints), an empty group, a group whose examples all weigh
+0, a ``max_of`` objective without the constraint's own data (its terms have their own
+examples), and a label the loss does not take (e.g. a real target under a hinge loss), named
+by its row in the data.
 """
 
 from __future__ import annotations
@@ -20,17 +22,21 @@ from worker.losses import LOSSES
 from worker.problem.compile_rates import group_rows
 from worker.problem.csr import as_csr
 from worker.problem.network import BoundedTerm, Term
+from worker.problem.weights import example_weights, mean_one
 from worker.spec.group_loss import GroupLossConstraint
 from worker.spec.models import MaxOf, Spec
 
-#: (features (n, d), raw labels (n,), groups name -> rows, the labels' path, the groups' path)
-Examples = tuple[sp.csr_matrix, np.ndarray, dict[str, np.ndarray], str, str]
+#: (features (n, d), raw labels (n,), groups name -> rows, the labels' path, the groups' path,
+#: example weights (n,) or None)
+Examples = tuple[sp.csr_matrix, np.ndarray, dict[str, np.ndarray], str, str, np.ndarray | None]
 
 
-def compile_group_losses(spec: Spec, objective: tuple[sp.csr_matrix, np.ndarray], source,
+def compile_group_losses(spec: Spec, objective: tuple[sp.csr_matrix, np.ndarray,
+                                                      np.ndarray | None], source,
                          d: int) -> list[BoundedTerm]:
     """Every group-loss constraint of ``spec`` in order, on ``objective``'s examples (the
-    first term's features (n, d) and raw labels (n,)) or its own data."""
+    first term's features (n, d), raw labels (n,) and example weights (n,) or None) or its
+    own data."""
     bounded, shared = [], None
     for k, constraint in enumerate(spec.constraints):
         if not isinstance(constraint, GroupLossConstraint):
@@ -48,7 +54,7 @@ def compile_group_losses(spec: Spec, objective: tuple[sp.csr_matrix, np.ndarray]
 
 def _term(constraint: GroupLossConstraint, examples: Examples, path: str) -> Term:
     """The group's rows under the constraint's loss, labels checked by its rule."""
-    features, labels, groups, labels_path, groups_path = examples
+    features, labels, groups, labels_path, groups_path, weights = examples
     if constraint.group is None:
         rows = np.arange(features.shape[0])
     elif constraint.group in groups:
@@ -64,6 +70,10 @@ def _term(constraint: GroupLossConstraint, examples: Examples, path: str) -> Ter
         raise SpecError.at(f"{path}.group", f"group {constraint.group!r} has no examples, so "
                            "its mean loss is undefined; drop the constraint or name another "
                            "group")
+    if weights is not None and not weights[rows].sum() > 0:
+        raise SpecError.at(f"{path}.group", f"every example of group {constraint.group!r} "
+                           "weighs 0, so its mean loss is undefined; give some of them a "
+                           "positive weight or name another group")
     rule = label_kind(constraint.loss)
     problem = label_problem(labels[rows], rule, labels_path, labels_path)
     if problem is not None:
@@ -73,19 +83,21 @@ def _term(constraint: GroupLossConstraint, examples: Examples, path: str) -> Ter
                            "these labels fit (squared for real targets) or give the "
                            "constraint its own data")
     return Term(sp.csr_matrix(features[rows]), rule.signed(labels[rows]),
-                LOSSES[constraint.loss].code)
+                LOSSES[constraint.loss].code,
+                weights=None if weights is None else mean_one(weights[rows]))
 
 
-def _objective_examples(spec: Spec, objective: tuple[sp.csr_matrix, np.ndarray], source,
+def _objective_examples(spec: Spec, objective: tuple[sp.csr_matrix, np.ndarray,
+                                                     np.ndarray | None], source,
                         path: str) -> Examples:
     if isinstance(spec.objective, MaxOf):
         raise SpecError.at(path, "a group loss counts on the objective's examples, and a "
                            "max_of objective's terms have their own; give this constraint "
                            "its own 'data' (features, labels, groups)")
-    features, labels = objective
+    features, labels, weights = objective
     groups = group_rows(spec.objective.data.groups, features.shape[0],
                         "objective.data.groups", source)
-    return features, labels, groups, "objective.data.labels", "objective.data.groups"
+    return features, labels, groups, "objective.data.labels", "objective.data.groups", weights
 
 
 def _own_examples(constraint: GroupLossConstraint, source, path: str, d: int) -> Examples:
@@ -100,5 +112,6 @@ def _own_examples(constraint: GroupLossConstraint, source, path: str, d: int) ->
         raise SpecError.at(f"{path}.data.labels", f"{labels.shape[0]} labels for "
                            f"{features.shape[0]} rows; give one label per row")
     groups = group_rows(data.groups, features.shape[0], f"{path}.data.groups", source)
-    return features, labels, groups, f"{path}.data.labels", f"{path}.data.groups"
+    weights = example_weights(data.weights, features.shape[0], f"{path}.data.weights", source)
+    return features, labels, groups, f"{path}.data.labels", f"{path}.data.groups", weights
 

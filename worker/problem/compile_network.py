@@ -60,7 +60,7 @@ def compile_network_problem(spec: Spec, source: DataSource, layout: Layout) -> N
     rates = compile_rates(spec, Objective(first.code, first.features, first.labels,
                                           sp.csr_matrix((0, 0)), np.zeros(0),
                                           weights=first.weights), source, d)
-    bounded = compile_group_losses(spec, read[0], source, d)
+    bounded = compile_group_losses(spec, (*read[0], first.weights), source, d)
     return NetworkProblem(network, terms, robust, lower, upper, rates,
                           init_seed=layout.init_seed(spec.model), bounded=bounded)
 

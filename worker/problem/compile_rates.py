@@ -64,7 +64,7 @@ def compile_rates(spec: Spec, objective: Objective, source, d: int,
                 shared = _objective_examples(spec, objective, source, path, _rows(datasets)) \
                     if true_rate is None else _Examples(
                         true_rate.rate.features, true_rate.labels, true_rate.groups,
-                        _rows(datasets), "objective.data.groups")
+                        _rows(datasets), "objective.data.groups", true_rate.weights)
                 datasets.append(shared)
             examples = shared
         else:

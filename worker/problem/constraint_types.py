@@ -69,9 +69,9 @@ class ConstraintType:
         ``orderings`` instead.
         :data:`RATES`: ``(spec, objective, source, d, true_rate) -> RateSet or None``, over
         every block of the type in spec order (``true_rate``: a rate objective's, or None).
-        :data:`GROUP_LOSSES`: ``(spec, (features, labels), source, d) -> [BoundedTerm]``,
-        over every block of the type in spec order, on the objective's examples (or each
-        block's own).
+        :data:`GROUP_LOSSES`: ``(spec, (features, labels, weights or None), source, d) ->
+        [BoundedTerm]``, over every block of the type in spec order, on the objective's
+        examples (or each block's own).
     evaluate : callable
         ``(compiled form, w) -> g(w)``, shape (m,) for w of shape (d,); a block is violated
         where g > 0 (:meth:`ConstraintSet.values`, :meth:`RateSet.values`,

@@ -1,13 +1,14 @@
 """A rate as the objective (docs/rates.md#a-rate-as-the-objective), compiled.
 
-The rate r(w) = sum_{i in S} (1/|S|) 1[sign_i s_i > 0] (S the metric's examples: a group
-intersected with a label; sign_i +1 counts a positive prediction, -1 a negative one, and
-``error_rate`` counts the wrong one, sign_i = -y_i; :func:`worker.problem.rates.rate_rows`) is
-played by the proxy-Lagrangian (Cotter, Jiang, Sridharan 2019, Definition 2, Algorithm 2)
-through its hinge proxy, the upper bound max(0, 1 + sign_i s_i) of each indicator, which is
-the hinge loss max(0, 1 - y s) on S's rows with labels y_i = -sign_i: the theta-player
-descends it as the objective f, while the candidates, the shrinking LP and the Result score
-the true rate (:class:`~worker.problem.rates.TrueRate`).
+The rate r(w) = sum_{i in S} (c_i / sum_S c) 1[sign_i s_i > 0] (S the metric's examples: a
+group intersected with a label; c the example weights, all 1 without ``data.weights``; sign_i
++1 counts a positive prediction, -1 a negative one, and ``error_rate`` counts the wrong one,
+sign_i = -y_i; :func:`worker.problem.rates.rate_rows`) is played by the proxy-Lagrangian
+(Cotter, Jiang, Sridharan 2019, Definition 2, Algorithm 2) through its hinge proxy, the upper
+bound max(0, 1 + sign_i s_i) of each indicator, which is the hinge loss max(0, 1 - y s) on
+S's rows with labels y_i = -sign_i, weighted by the same c: the theta-player descends it as
+the objective f, while the candidates, the shrinking LP and the Result score the true
+(weighted) rate (:class:`~worker.problem.rates.TrueRate`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from worker.problem.compile_rates import group_rows
 from worker.problem.compiled import LOSS_CODES, Objective
 from worker.problem.csr import as_csr
 from worker.problem.rates import TrueRate, build_rate_set, rate_rows
+from worker.problem.weights import example_weights, mean_one
 from worker.spec.rates import PREDICTION_RATES, RateObjective
 
 #: Where the rate objective's examples are in the spec.
@@ -52,14 +54,15 @@ def compile_rate_objective(objective: RateObjective, source) -> tuple[Objective,
                            f"{DATA_PATH}.groups defines: {known}; name one of them or add "
                            "the group to the data")
     members = np.arange(n) if objective.group is None else groups[objective.group]
+    weights = example_weights(data.weights, n, f"{DATA_PATH}.weights", source)
     try:
-        rows, weights, signs = rate_rows(objective.metric, members, labels, 1.0)
+        rows, shares, signs = rate_rows(objective.metric, members, labels, 1.0, weights)
     except ValueError as error:
         name = "the data" if objective.group is None else f"group {objective.group!r}"
         raise SpecError.at("objective.group" if objective.group else DATA_PATH,
                            f"{name} {error}, so {objective.metric} is undefined there; "
                            "name another group or give examples it counts") from None
     proxy = Objective(LOSS_CODES["hinge"], features[rows], -signs, sp.csr_matrix((0, 0)),
-                      np.zeros(0))
-    rate = build_rate_set(features, [(0, rows, weights, signs)], np.zeros(1))
-    return proxy, TrueRate(rate, labels, groups)
+                      np.zeros(0), weights=None if weights is None else mean_one(weights[rows]))
+    rate = build_rate_set(features, [(0, rows, shares, signs)], np.zeros(1))
+    return proxy, TrueRate(rate, labels, groups, weights)

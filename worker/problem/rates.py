@@ -248,11 +248,15 @@ class TrueRate:
         ±1 labels (None: the rate is a prediction rate and no labels were given).
     groups : dict of str to ndarray of int
         Each named group's rows.
+    weights : ndarray, shape (n_o,), or None
+        The examples' weights (None: every example weighs 1), which the rate and the rate
+        constraints counted on these examples weigh.
     """
 
     rate: RateSet
     labels: np.ndarray | None
     groups: dict[str, np.ndarray]
+    weights: np.ndarray | None = None
 
     def values(self, points: np.ndarray) -> np.ndarray:
         """The true rate at each point: (K, d) -> (K,)."""

@@ -3,7 +3,8 @@
 (:func:`report_on`, ``lighttouch report``).
 
 Reported: linear models and networks on one empirical risk (hinge, logistic, squared,
-squared hinge, softmax cross-entropy), the problems whose examples this process holds.
+squared hinge, softmax cross-entropy), and a rate objective (its true rate), the problems
+whose examples this process holds.
 """
 
 from __future__ import annotations
@@ -35,14 +36,14 @@ from worker.report.schema import (
 from worker.report.split import SplitSource
 from worker.spec.group_loss import GroupLossConstraint
 from worker.spec.models import PointRisk, Spec
-from worker.spec.rates import SIDES, RateConstraint, RateSum, RateTerm
+from worker.spec.rates import SIDES, RateConstraint, RateObjective, RateSum, RateTerm
 from worker.spec.validation import ValidationData
 
 
 def reportable(spec: Spec) -> bool:
     """Whether :func:`solve_report` covers the spec (module docstring)."""
     objective = spec.objective
-    return isinstance(objective, PointRisk) and \
+    return isinstance(objective, RateObjective) or isinstance(objective, PointRisk) and \
         (objective.loss in LOSSES or objective.loss == SOFTMAX_CROSS_ENTROPY)
 
 
@@ -51,24 +52,22 @@ def solve_report(spec: Spec, features: sp.csr_matrix, labels: np.ndarray, source
                  weights: np.ndarray | None = None) -> Report:
     """The report of a solved ``spec`` (:func:`reportable`) on its training rows
     ``features`` (n, d) with ``labels`` (n,) as the loss takes them (the compiled
-    problem's), each weighing ``weights`` (n,) (the compiled objective's; None: 1) and,
-    with ``validation``, the held-out rows; ``deployed`` maps names of
-    :data:`MODEL_NAMES` to points; bootstrap seeded with ``solver.seed``."""
-    objective = spec.objective
-    assert isinstance(objective, PointRisk)
+    problem's; a rate objective's: all its examples, +-1 labels or None), each weighing
+    ``weights`` (n,) (the compiled objective's; None: 1) and, with ``validation``, the
+    held-out rows; ``deployed`` maps names of :data:`MODEL_NAMES` to points; bootstrap
+    seeded with ``solver.seed``."""
+    objective = _objective_definition(spec.objective, weights is not None)
     multiclass = objective.loss == SOFTMAX_CROSS_ENTROPY
-    classes = not multiclass and LOSSES[objective.loss].labels is CLASSES
+    classes = labels is not None and not multiclass and \
+        (objective.loss is None or LOSSES[objective.loss].labels is CLASSES)
     training = Examples(features, labels, classes,
-                        _groups(objective.data.groups, source, "objective.data.groups",
+                        _groups(spec.objective.data.groups, source, "objective.data.groups",
                                 features.shape[0]), multiclass, weights)
     d = features.shape[1]
     definition = _definition(spec, d, source)
     validation = _validation(spec, source, d, classes)
     bootstrap = Bootstrap(resamples=RESAMPLES, seed=spec.solver.seed, level=LEVEL)
-    return Report(tolerance=tolerance,
-                  objective=ObjectiveDefinition(loss=objective.loss, l1=objective.l1,
-                                                l2=objective.l2, weighted=weights is not None),
-                  bootstrap=bootstrap,
+    return Report(tolerance=tolerance, objective=objective, bootstrap=bootstrap,
                   training=_data_report(definition, training, deployed, tolerance),
                   validation=None if validation is None else _data_report(
                       definition, validation, deployed, tolerance, bootstrap, own_data=False))
@@ -79,7 +78,7 @@ def report_on(report: Report, examples: Examples, deployed: dict[str, Deployed],
     """``report`` recomputed on other ``examples`` (its ``validation``, with intervals):
     rates and the objective from the definitions the report carries; linear rows do not
     depend on data, so their training values are kept."""
-    definition = Definition(report.objective.loss, report.objective.l1, report.objective.l2)
+    definition = _base_definition(report.objective)
     any_model = next(iter(report.training.models.values()))
     for constraint in any_model.constraints:
         if constraint.type == "rate":
@@ -112,12 +111,29 @@ def _data_report(definition: Definition, examples: Examples, deployed: dict[str,
     return DataReport(examples=examples.n, models=models)
 
 
+def _objective_definition(objective: PointRisk | RateObjective,
+                          weighted: bool) -> ObjectiveDefinition:
+    """What the report says of the objective: a loss and regularizer, or a rate."""
+    if isinstance(objective, RateObjective):
+        return ObjectiveDefinition(metric=objective.metric, group=objective.group,
+                                   weighted=weighted)
+    return ObjectiveDefinition(loss=objective.loss, l1=objective.l1, l2=objective.l2,
+                               weighted=weighted)
+
+
+def _base_definition(objective: ObjectiveDefinition) -> Definition:
+    """A Definition of the objective alone (its loss, or its rate)."""
+    rate = None if objective.metric is None else \
+        RateTerm(metric=objective.metric, group=objective.group)  # type: ignore[arg-type]
+    return Definition(objective.loss, objective.l1, objective.l2, rate=rate)
+
+
 def _definition(spec: Spec, d: int, source: DataSource) -> Definition:
     """The objective, each linear-row block compiled again on its own, each rate constraint
     (with its own examples read, if it has them)."""
     objective = spec.objective
-    assert isinstance(objective, PointRisk)
-    definition = Definition(objective.loss, objective.l1, objective.l2)
+    assert isinstance(objective, PointRisk | RateObjective)
+    definition = _base_definition(_objective_definition(objective, False))
     for k, constraint in enumerate(spec.constraints):
         path = f"constraints[{k}]"
         if isinstance(constraint, RateConstraint):
@@ -157,19 +173,22 @@ def _group_loss_examples(constraint: GroupLossConstraint, source: DataSource,
     rule = LOSSES[constraint.loss].labels
     labels = checked_labels(labels, rule, f"{path}.data", f"{path}.data.labels")
     features = as_csr(features)
+    n = features.shape[0]
     return Examples(features, labels, rule is CLASSES,
-                    _groups(data.groups, source, f"{path}.data.groups", features.shape[0]))
+                    _groups(data.groups, source, f"{path}.data.groups", n),
+                    weights=example_weights(data.weights, n, f"{path}.data.weights", source))
 
 
 def _validation(spec: Spec, source: DataSource, d: int, classes: bool) -> Examples | None:
     """The held-out examples: ``validation``'s data, or the rows a split source held out."""
-    objective = spec.objective
-    assert isinstance(objective, PointRisk)
-    multiclass = objective.loss == SOFTMAX_CROSS_ENTROPY
+    loss = getattr(spec.objective, "loss", None)       # None: a rate objective
+    multiclass = loss == SOFTMAX_CROSS_ENTROPY
     if isinstance(source, SplitSource):
         held = source.held_out
-        labels = report_labels(objective.loss, np.asarray(held["labels"]), "objective.data",
-                               LABELS)
+        if "labels" not in held:
+            raise SpecError.at("validation.fraction", "the objective's data have no labels "
+                               "to hold out with its rows; give validation data instead")
+        labels = report_labels(loss, np.asarray(held["labels"]), "objective.data", LABELS)
         groups = {key.removeprefix("groups."): np.asarray(value) != 0
                   for key, value in held.items() if key.startswith("groups.")}
         weights = held.get("weights")
@@ -190,16 +209,19 @@ def _validation(spec: Spec, source: DataSource, d: int, classes: bool) -> Exampl
     if labels.shape[0] != features.shape[0]:
         raise SpecError.at("validation.labels", f"{labels.shape[0]} labels for "
                            f"{features.shape[0]} rows; give one label per row")
-    labels = report_labels(objective.loss, labels, "validation", "validation.labels")
+    labels = report_labels(loss, labels, "validation", "validation.labels")
     return Examples(features, labels, classes,
                     _groups(validation.groups, source, "validation.groups",
                             features.shape[0]), multiclass)
 
 
-def report_labels(loss: str, labels: np.ndarray, path: str, labels_path: str) -> np.ndarray:
-    """Labels (n,) as the report takes them: by the loss's rule, or for
-    ``softmax_cross_entropy`` class indices (non-negative integers; one beyond the model's
-    classes counts as an error)."""
+def report_labels(loss: str | None, labels: np.ndarray, path: str,
+                  labels_path: str) -> np.ndarray:
+    """Labels (n,) as the report takes them: by the loss's rule (None, a rate objective:
+    +-1 class labels), or for ``softmax_cross_entropy`` class indices (non-negative
+    integers; one beyond the model's classes counts as an error)."""
+    if loss is None:
+        return checked_labels(labels, CLASSES, path, labels_path)
     if loss != SOFTMAX_CROSS_ENTROPY:
         return checked_labels(labels, label_kind(loss), path, labels_path)
     bad = np.flatnonzero(~np.isfinite(labels) | (labels < 0) | (labels != np.round(labels)))

@@ -35,13 +35,15 @@ class Definition:
     Attributes
     ----------
     loss : str or None
-        The objective's loss (None: no objective on examples); ``l1``, ``l2`` its regularizer.
+        The objective's loss (None: no loss on examples); ``l1``, ``l2`` its regularizer.
     blocks : list of (int, str, csr_matrix (m_k, d), ndarray (m_k,))
         Each linear-row block: its index in ``constraints``, type, unit-norm rows and rhs.
     rates : list of (int, RateConstraint, Examples or None)
         Each rate constraint, with its own examples (None: it counts on the data set's).
     group_losses : list of (int, GroupLossConstraint, Examples or None)
         Each group-loss constraint, with its own examples (None: the data set's).
+    rate : RateTerm or None
+        A rate objective's metric and group (its scale unused), reported as its true rate.
     """
 
     loss: str | None
@@ -51,6 +53,7 @@ class Definition:
     rates: list[tuple[int, RateConstraint, Examples | None]] = field(default_factory=list)
     group_losses: list[tuple[int, GroupLossConstraint, Examples | None]] = \
         field(default_factory=list)
+    rate: RateTerm | None = None
 
 
 #: Rate terms awaiting their intervals: (its report, subset (n,) bool, per-row value (n,)).
@@ -70,7 +73,10 @@ def model_report(definition: Definition, examples: Examples, deployed: Deployed,
                         examples.weights)
     error = error_value(deployed, scores, labels, examples.weights) \
         if examples.classes or examples.multiclass else None
-    positive = positive_probability(deployed, scores) if definition.rates else None
+    positive = positive_probability(deployed, scores) \
+        if definition.rates or definition.rate else None
+    if definition.rate is not None:
+        objective = _objective_rate(definition.rate, examples, positive)
     constraints = [_block_report(index, kind, rows, rhs, deployed, tolerance)
                    for index, kind, rows, rhs in definition.blocks]
     for index, constraint, own in definition.rates:
@@ -98,6 +104,15 @@ def _block_report(index: int, kind: str, rows: sp.csr_matrix, rhs: np.ndarray,
     return ConstraintReport(index=index, type=kind, rows=int(values.size),
                             violated=int(np.count_nonzero(values > tolerance)),
                             worst=float(values.max()) if values.size else None)
+
+
+def _objective_rate(term: RateTerm, examples: Examples, positive: np.ndarray) -> float | None:
+    """A rate objective's true rate from P(positive) per row (n,), weighted as the examples
+    are (None where it counts no example)."""
+    group = _group(term, examples, None)
+    return rate_value(term.metric, rate_subset(term.metric, group, examples.labels),
+                      rate_indicator(term.metric, positive, examples.labels), examples.labels,
+                      examples.weights)
 
 
 def _side_terms(constraint: RateConstraint) -> list[tuple[str, RateTerm]]:
@@ -165,15 +180,17 @@ def _bound(constraint: RateConstraint) -> float | None:
     return None if isinstance(constraint.rhs, RateTerm | RateSum) else float(constraint.rhs)
 
 
-def _group(term: RateTerm, examples: Examples, index: int) -> np.ndarray:
-    """The rows (bool, (n,)) of the term's group; every row for ``group: null``."""
+def _group(term: RateTerm, examples: Examples, index: int | None) -> np.ndarray:
+    """The rows (bool, (n,)) of the term's group; every row for ``group: null``; ``index``:
+    the term's constraint (None: the objective)."""
+    where = "objective" if index is None else f"constraints[{index}]"
     if not examples.classes and term.metric not in PREDICTION_RATES:
-        raise SpecError.at(f"constraints[{index}]", f"{term.metric} needs +-1 labels; give "
-                           "class labels for these data")
+        raise SpecError.at(where, f"{term.metric} needs +-1 labels; give class labels for "
+                           "these data")
     if term.group is None:
         return np.ones(examples.n, dtype=bool)
     if term.group not in examples.groups:
         known = ", ".join(sorted(examples.groups)) or "none"
-        raise SpecError.at(f"constraints[{index}]", f"group {term.group!r} is not among the "
-                           f"report's data groups ({known}); give it for these data")
+        raise SpecError.at(where, f"group {term.group!r} is not among the report's data "
+                           f"groups ({known}); give it for these data")
     return examples.groups[term.group]

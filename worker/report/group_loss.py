@@ -1,5 +1,6 @@
-"""A group-loss constraint in the report: the group's mean loss under a deployed point (a
-mixture in expectation over its members) against the bound (docs/rates.md#group-losses)."""
+"""A group-loss constraint in the report: the group's mean loss (weighted by the examples'
+weights, when they have them) under a deployed point (a mixture in expectation over its
+members) against the bound (docs/rates.md#group-losses)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from worker.spec.group_loss import GroupLossConstraint
 def group_loss_report(index: int, constraint: GroupLossConstraint, examples: Examples | None,
                       deployed: Deployed, tolerance: float) -> ConstraintReport:
     """``constraints[index]`` on ``examples`` (None: counted on its own data, which these
-    data are not, so undefined here): E_p[mean over the group of the loss] - bound."""
+    data are not, so undefined here): E_p[mean over the group of the loss, each example
+    weighing its weight] - bound."""
     if examples is None:
         return _row(index, constraint, None, 0, tolerance)
     record = LOSSES[constraint.loss]
@@ -23,11 +25,12 @@ def group_loss_report(index: int, constraint: GroupLossConstraint, examples: Exa
         raise SpecError.at(f"constraints[{index}].loss", f"{constraint.loss} needs +-1 labels; "
                            "give class labels for these data")
     rows = _group(constraint, examples, index)
-    if not rows.any():
+    weights = None if examples.weights is None else examples.weights[rows]
+    if not rows.any() or (weights is not None and not weights.sum() > 0):
         return _row(index, constraint, None, 0, tolerance)
     scores = deployed.scores(examples)[rows]                          # (n_G, k)
     labels = examples.labels[rows]
-    means = np.array([record.reference_value(scores[:, j], labels).mean()
+    means = np.array([np.average(record.reference_value(scores[:, j], labels), weights=weights)
                       for j in range(scores.shape[1])])
     return _row(index, constraint, float(deployed.weights @ means), int(rows.sum()),
                 tolerance)

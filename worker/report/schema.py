@@ -99,13 +99,17 @@ class Bootstrap(ReportModel):
 
 
 class ObjectiveDefinition(ReportModel):
-    """The objective's loss and regularizer, so a report can be recomputed on other data;
-    ``weighted``: the training data's objective, error and rates counted on them weigh
-    each example by ``objective.data.weights`` (other data weigh every row alike)."""
+    """The objective, so a report can be recomputed on other data: an empirical risk's
+    ``loss`` and regularizer, or a rate objective's ``metric`` on ``group`` (null: every
+    example; ``loss`` null, and the models' ``objective`` is the true rate); ``weighted``: the
+    training data's objective, error and rates counted on them weigh each example by
+    ``objective.data.weights`` (other data weigh every row alike)."""
 
-    loss: str
-    l1: float
-    l2: float
+    loss: str | None = None
+    l1: float = 0.0
+    l2: float = 0.0
+    metric: str | None = None
+    group: str | None = None
     weighted: bool = False
 
 

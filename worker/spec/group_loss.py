@@ -49,12 +49,3 @@ class GroupLossConstraint(StrictModel):
             raise ValueError(f"{rhs!r}: every loss is >= 0, so a mean loss <= {rhs!r} can "
                              "never hold; give a bound >= 0")
         return rhs
-
-    @field_validator("data")
-    @classmethod
-    def _unweighted(cls, data: RateData | None) -> RateData | None:
-        if data is not None and data.weights is not None:
-            raise ValueError("weights: a group's mean loss weighs every example alike, as "
-                             "the objective does; drop data.weights (repeat rows to weigh "
-                             "them by whole numbers)")
-        return data

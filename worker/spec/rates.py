@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
 from worker.data.refs import MatrixValue, VectorValue
-from worker.spec.strict import StrictModel, refusing
+from worker.spec.strict import StrictModel
 
 #: Means of an indicator over a subset fixed by the group and the label.
 MEAN_METRICS = ("positive_prediction_rate", "negative_prediction_rate", "true_positive_rate",
@@ -132,16 +132,14 @@ class RateConstraint(StrictModel):
 
 class RateObjectiveData(StrictModel):
     """A rate objective's examples: scores x.w on ``features``, ±1 ``labels`` (needed by
-    every metric but the prediction rates) and named ``groups`` (0/1 vectors, one entry per
-    row), on which the spec's rate constraints without their own data also count."""
-
-    _unweighted = refusing("weights", because="a rate objective weighs every example alike "
-                           "(its hinge proxy is a mean over the rate's examples); drop "
-                           "'weights', or repeat rows for integer weights")
+    every metric but the prediction rates), named ``groups`` (0/1 vectors, one entry per
+    row) and non-negative example ``weights`` (default: every example weighs 1), on which
+    the spec's rate constraints without their own data also count."""
 
     features: MatrixValue
     labels: VectorValue | None = None
     groups: dict[str, VectorValue] | None = None
+    weights: VectorValue | None = None
 
 
 class RateObjective(StrictModel):
