@@ -32,13 +32,6 @@ from worker.settings import DaskSettings, data_settings, read_settings
 from worker.spec.models import parse_spec
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as local:
-        yield local
-
-
 @pytest.fixture
 def client(cluster):
     with distributed.Client(cluster) as connected:

@@ -9,7 +9,6 @@ import json
 import subprocess
 import sys
 
-import distributed
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pa_csv
@@ -33,13 +32,6 @@ pytestmark = pytest.mark.usefixtures(isolated_data_cache.__name__)
 
 #: A budget under the examples' in-process estimate (about 10 MB) and over the driver's.
 BUDGET = 4_000_000
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as local:
-        yield local
 
 
 @pytest.fixture

@@ -37,7 +37,7 @@ from worker.kernels.layout import (
     VP_DEN,
     VP_NUM,
 )
-from worker.kernels.random import randint, uniform
+from worker.kernels.random import randint, search_cumulative, uniform
 from worker.kernels.sumtree import tree_find, tree_rebuild, tree_set
 
 _MAX_EXPONENT = 600.0
@@ -174,20 +174,6 @@ def _prepare_violated(cfg, s, t):
     return total
 
 
-@kernel(inline="always")
-def _search(cumulative, n, r):
-    """Smallest q < n with cumulative[q] > r (binary search)."""
-    lo = 0
-    hi = n - 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if cumulative[mid] > r:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
 @kernel
 def sample_groups(cfg, s, t, k, out):
     """Draw k groups i.i.d. from p(t) into out[:k] (Algorithm 4, line 8)."""
@@ -206,7 +192,7 @@ def sample_groups(cfg, s, t, k, out):
                 out[q] = tree_find(s.tree, r)
             else:
                 n = s.counters[N_VIOLATED]
-                out[q] = s.vlist[_search(s.weights, n, r - tree_total)]
+                out[q] = s.vlist[search_cumulative(s.weights, n, r - tree_total)]
         return
     if _dense_is_stale(cfg, s, t):
         _sync_dense(cfg, s, t)
@@ -241,7 +227,7 @@ def _block_find(s, n_groups, n_blocks, r):
     """The group whose cumulative interval holds r (0 <= r < total): its block by binary
     search over the blocks' sums, then the group by a walk through the block; rounding that
     leaves r past the block's last group picks the last one of positive weight."""
-    b = _search(s.weights, n_blocks, r)
+    b = search_cumulative(s.weights, n_blocks, r)
     if b > 0:
         r -= s.weights[b - 1]
     picked = b * _BLOCK

@@ -52,18 +52,14 @@ def isotonic_on_order(y, tails, heads):
         Each edge's flow in its block's last maximum flow (zero between blocks): the KKT
         multipliers of the constraints ``x_tail - x_head <= 0``.
     """
-    n, k = y.shape[0], tails.shape[0]
+    n = y.shape[0]
     out_start, out_edges = _out_adjacency(tails, n)
     eps = 1e-13 * max(1.0, np.max(np.abs(y))) if n > 0 else 0.0
-    first = np.empty(n + 2, dtype=np.int64)
-    following = np.empty(2 * (k + n), dtype=np.int64)
-    target = np.empty(2 * (k + n), dtype=np.int64)
-    cap = np.empty(2 * (k + n))
-    edge = np.empty(2 * (k + n), dtype=np.int64)
+    first, following, target, cap, edge = _flow_network(n, tails.shape[0])
     order = np.arange(n)
     local = np.full(n, -1, dtype=np.int64)
     x = np.empty(n)
-    multipliers = np.zeros(k)
+    multipliers = np.zeros(tails.shape[0])
     starts, stops = [0], [n]
     while len(starts) > 0:
         start, stop = starts.pop(), stops.pop()
@@ -116,23 +112,29 @@ def closure_flow(supply, tails, heads):
     ndarray of float64, shape (k,)
         Each edge's flow lambda_e >= 0, tail to head.
     """
-    n, k = supply.shape[0], tails.shape[0]
+    n = supply.shape[0]
     out_start, out_edges = _out_adjacency(tails, n)
     eps = 1e-13 * max(1.0, np.max(np.abs(supply))) if n > 0 else 0.0
-    first = np.empty(n + 2, dtype=np.int64)
-    following = np.empty(2 * (k + n), dtype=np.int64)
-    target = np.empty(2 * (k + n), dtype=np.int64)
-    cap = np.empty(2 * (k + n))
-    edge = np.empty(2 * (k + n), dtype=np.int64)
+    first, following, target, cap, edge = _flow_network(n, tails.shape[0])
     block = np.arange(n)
     arcs, big = _build(block, block, supply, 0.0, heads, out_start, out_edges,
                        first, following, target, cap, edge)
     _max_flow(first, following, target, cap, n + 2, n, n + 1, eps)
-    flows = np.zeros(k)
+    flows = np.zeros(tails.shape[0])
     for a in range(0, arcs, 2):
         if edge[a] >= 0:
             flows[edge[a]] = max(big - cap[a], 0.0)
     return flows
+
+
+@njit(cache=True)
+def _flow_network(n, k):
+    """Empty arc lists of a flow network on n vertices, a source and a sink, with room for
+    k order edges and 2 n source and sink arcs, each with its reverse: (first (n + 2,),
+    following, target, cap, edge (2 (k + n),))."""
+    arcs = 2 * (k + n)
+    return (np.empty(n + 2, dtype=np.int64), np.empty(arcs, dtype=np.int64),
+            np.empty(arcs, dtype=np.int64), np.empty(arcs), np.empty(arcs, dtype=np.int64))
 
 
 @njit(cache=True)

@@ -30,7 +30,7 @@ from worker.kernels.layout import (
     STEP_DOG,
 )
 from worker.kernels.network import backward, forward, loss_gradient
-from worker.kernels.random import randint, uniform
+from worker.kernels.random import randint, search_cumulative, uniform
 
 #: The rows' weights inside a minibatch drawn by weight: each counts once (empty: all 1).
 _UNIT = np.zeros(0)
@@ -85,13 +85,7 @@ def _sample_term(rng, terms, i, count):
     rows = np.empty(count, dtype=np.int64)
     for b in range(count):
         target = uniform(rng) * terms.cumulative[stop - 1]
-        low, high = start, stop - 1
-        while low < high:
-            middle = (low + high) // 2
-            if terms.cumulative[middle] > target:
-                high = middle
-            else:
-                low = middle + 1
+        low = start + search_cumulative(terms.cumulative[start:stop], stop - start, target)
         while terms.weights[low] == 0.0 and low > start:
             low -= 1
         rows[b] = low

@@ -10,7 +10,7 @@ weights c of mean 1 (``p.x_weights``; all 1 when it is empty).
 from __future__ import annotations
 
 from worker.kernels.jit import kernel
-from worker.kernels.random import randint, uniform
+from worker.kernels.random import randint, search_cumulative, uniform
 from worker.losses import hinge, logistic, squared, squared_hinge
 
 
@@ -82,15 +82,8 @@ def sample_example(p, rng):
     cumulative = p.x_cumulative
     if cumulative.shape[0] == 0:
         return randint(rng, p.labels.shape[0])
-    target = uniform(rng) * cumulative[cumulative.shape[0] - 1]
-    low, high = 0, cumulative.shape[0] - 1
-    while low < high:
-        middle = (low + high) // 2
-        if cumulative[middle] > target:
-            high = middle
-        else:
-            low = middle + 1
-    return low
+    n = cumulative.shape[0]
+    return search_cumulative(cumulative, n, uniform(rng) * cumulative[n - 1])
 
 
 @kernel(inline="always")

@@ -54,3 +54,18 @@ def randint(state, n):
     """An integer uniform on {0, ..., n-1} (n >= 1)."""
     k = int(uniform(state) * n)
     return k if k < n else n - 1
+
+
+@kernel(inline="always")
+def search_cumulative(cumulative, n, r):
+    """Smallest q < n with cumulative[q] > r (binary search of running sums (n,) for a
+    draw r in [0, cumulative[n - 1]))."""
+    lo = 0
+    hi = n - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if cumulative[mid] > r:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
