@@ -87,7 +87,7 @@ def test_hostile_data_is_refused_naming_its_field_and_the_api_does_not_grow(api:
         before = resident_bytes(api.api.pid)
         rows = ("svmlight file of 4 million rows, over the budget",
                 learning_spec({"uri": (data_root / "rows.svm").as_uri()}),
-                "objective.data.features", "LIGHTTOUCH_MAX_JOB_BYTES")
+                "objective.data", "LIGHTTOUCH_MAX_JOB_BYTES")
         for case, spec, field, phrase in [*HOSTILE, rows]:
             body = problem(client.post("/v1/validate", json=spec), 422)
             assert body["errors"][0]["path"] == field, case

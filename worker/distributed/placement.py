@@ -181,6 +181,7 @@ def _partitioned(spec: Spec, estimate: int | None, budget: int | None, fits: boo
     """The placement of a job that asks for the family's partitioned algorithm itself:
     where ``solver.svrg.workers`` and the budget put its partitions."""
     workers, algorithm = spec.solver.svrg.workers, spec.solver.algorithm
+    workers = None if workers == AUTO else workers        # "auto": as the settings decide
     figures = dict(in_process_bytes=estimate, budget=budget, algorithm=algorithm,
                    partitioned=True)
     if workers == 0 or (fits and workers is None and file_bytes < SMALL_DATA_BYTES):
