@@ -79,7 +79,7 @@ def announce_warming(connection: Redis, name: str, heartbeat_s: int) -> Iterator
     """Announce worker ``name`` as warming up while the block runs: renewed every heartbeat
     from a thread (ended before the block returns, so nothing is left to break a fork), lapsing
     after ``MISSED_HEARTBEATS`` missed renewals if the process dies, withdrawn at the end."""
-    done = threading.Event()
+    done, announced = threading.Event(), threading.Event()
 
     def renew() -> None:
         while True:
@@ -88,11 +88,13 @@ def announce_warming(connection: Redis, name: str, heartbeat_s: int) -> Iterator
                 connection.zremrangebyscore(WARMING_KEY, "-inf", time.time())
             except RedisError as error:
                 log.warning("announcing the warm-up failed (%s); retrying", error)
+            announced.set()
             if done.wait(heartbeat_s):
                 return
 
     renewer = threading.Thread(target=renew, name="announce-warming", daemon=True)
     renewer.start()
+    announced.wait()          # the block runs announced, not racing the thread's first write
     try:
         yield
     finally:
