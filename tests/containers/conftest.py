@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from tests.containers import podman
 from tests.local_stack import REPO, free_port, wait_for
@@ -140,13 +142,16 @@ class ComposeStack:
 
 
 def _data_folder(root: Path) -> Path:
-    """The folder mounted at /data: the lattice example's pairs as .npz files."""
+    """The folder mounted at /data: the lattice example's pairs as .npz files (sparse, read
+    whole) and as dense .npy tables (read in row-aligned partitions)."""
     folder = root / "data"
     folder.mkdir()
     spec = json.loads((REPO / "examples" / "lattice_ranking.json").read_text())
     for side in ("positive", "negative"):
         uri = spec["objective"]["data"][side]["uri"]
-        (folder / f"lattice_{side}.npz").write_bytes(base64.b64decode(uri.split(",", 1)[1]))
+        npz = folder / f"lattice_{side}.npz"
+        npz.write_bytes(base64.b64decode(uri.split(",", 1)[1]))
+        np.save(folder / f"lattice_{side}.npy", sp.load_npz(npz).toarray())
     folder.chmod(0o755)
     for file in folder.iterdir():
         file.chmod(0o644)

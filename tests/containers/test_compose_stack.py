@@ -136,6 +136,30 @@ def test_svrg_ol_runs_its_batch_phase_on_the_dask_workers(stack: ComposeStack):
     assert "Receive client connection" in scheduler
 
 
+def test_a_pairwise_job_reads_its_partitions_on_the_dask_workers(stack: ComposeStack):
+    """The lattice example's pairs as .npy tables under /data, read in row-aligned
+    partitions by the compose Dask workers (``solver.workers: 2``): the answer has the same
+    bits as the same partitioned plan run inside the worker container (``workers: 0``)."""
+    def partitioned(workers: int) -> dict:
+        spec = example("lattice_ranking.json", iterations=40_000, workers=workers,
+                       svrg={"partition_rows": 1000})
+        for side in ("positive", "negative"):
+            spec["objective"]["data"][side] = {"uri": f"file:///data/lattice_{side}.npy",
+                                               "format": "npy"}
+        return spec
+    with stack.client() as client:
+        on_cluster, _ = run_job(client, partitioned(2))
+        clustered = client.get(f"/v1/jobs/{on_cluster['id']}/result").json()
+        in_worker, _ = run_job(client, partitioned(0))
+        local = client.get(f"/v1/jobs/{in_worker['id']}/result").json()
+    assert clustered["stats"]["placement"] == "cluster", clustered["stats"]
+    assert "tcp://dask-scheduler:8786" in clustered["stats"]["placement_reason"]
+    assert clustered["stats"]["partitions"] == 4 and clustered["stats"]["bytes_moved"] > 0
+    assert local["stats"]["placement"] == "in_process" and local["stats"]["bytes_moved"] == 0
+    assert clustered["projected"]["solution"] == local["projected"]["solution"]
+    assert clustered["expected"] == local["expected"]
+
+
 def worker_running(stack: ComposeStack, job_id: str) -> str:
     """The worker container running ``job_id``: the job's RQ worker registered the
     container's hostname."""
