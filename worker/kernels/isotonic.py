@@ -20,11 +20,13 @@ arc, and its flows on the edges are KKT multipliers ``lambda >= 0`` with
 ``y_v - x_v = sum_out lambda - sum_in lambda``: the certificate the caller checks.
 
 Maximum flows use Dinic's algorithm (blocking flows on BFS level graphs). The residual network
-is a set of preallocated arrays, arcs in pairs ``(a, a ^ 1)`` with the forward arc even:
+is a set of preallocated arrays with each node's arcs stored together (compressed rows), so
+the breadth-first and depth-first passes read memory in order rather than chase a linked
+list (measured: docs/guarantees.md#the-exact-projection):
 
-* ``first`` (n + 2,): first arc leaving each node (-1: none); ``following`` (2 (k + n),): next
-  arc of the same tail; ``target``: the arc's head; ``cap``: residual capacity; ``edge``: the
-  input edge of a forward edge arc, -1 for source/sink arcs.
+* ``start`` (n + 3,): node u's arcs are ``start[u]:start[u + 1]``; ``target``: the arc's head;
+  ``cap``: residual capacity; ``reverse``: the index of the arc's reverse; ``edge``: the input
+  edge of a forward edge arc, -1 for source/sink arcs and for reverse arcs.
 """
 
 from __future__ import annotations
@@ -55,34 +57,34 @@ def isotonic_on_order(y, tails, heads):
     n = y.shape[0]
     out_start, out_edges = _out_adjacency(tails, n)
     eps = 1e-13 * max(1.0, np.max(np.abs(y))) if n > 0 else 0.0
-    first, following, target, cap, edge = _flow_network(n, tails.shape[0])
+    network = _flow_network(n, tails.shape[0])
+    start, target, cap, reverse, edge = network
     order = np.arange(n)
     local = np.full(n, -1, dtype=np.int64)
     x = np.empty(n)
     multipliers = np.zeros(tails.shape[0])
-    starts, stops = [0], [n]
-    while len(starts) > 0:
-        start, stop = starts.pop(), stops.pop()
-        size = stop - start
-        block = order[start:stop]
+    begins, ends = [0], [n]
+    while len(begins) > 0:
+        begin, end = begins.pop(), ends.pop()
+        size = end - begin
+        block = order[begin:end]
         mu = np.mean(y[block])
         local[block] = np.arange(size)
-        arcs, big = _build(block, local, y, mu, heads, out_start, out_edges,
-                           first, following, target, cap, edge)
-        _max_flow(first, following, target, cap, size + 2, size, size + 1, eps)
-        closure = _source_side(first, following, target, cap, size + 2, size, eps)[:size]
+        arcs, big = _build(block, local, y, mu, heads, out_start, out_edges, network)
+        _max_flow(start, target, cap, reverse, size + 2, size, size + 1, eps)
+        closure = _levels(start, target, cap, size + 2, size, eps)[:size] >= 0
         count = int(closure.sum())
         if count == 0 or count == size:
             x[block] = mu
-            for a in range(0, arcs, 2):
+            for a in range(arcs):
                 if edge[a] >= 0:
                     multipliers[edge[a]] = big - cap[a]
         else:
-            order[start:stop] = np.concatenate((block[closure], block[~closure]))
-            starts.append(start)
-            stops.append(start + count)
-            starts.append(start + count)
-            stops.append(stop)
+            order[begin:end] = np.concatenate((block[closure], block[~closure]))
+            begins.append(begin)
+            ends.append(begin + count)
+            begins.append(begin + count)
+            ends.append(end)
         local[block] = -1
     return x, multipliers
 
@@ -115,13 +117,13 @@ def closure_flow(supply, tails, heads):
     n = supply.shape[0]
     out_start, out_edges = _out_adjacency(tails, n)
     eps = 1e-13 * max(1.0, np.max(np.abs(supply))) if n > 0 else 0.0
-    first, following, target, cap, edge = _flow_network(n, tails.shape[0])
+    network = _flow_network(n, tails.shape[0])
+    start, target, cap, reverse, edge = network
     block = np.arange(n)
-    arcs, big = _build(block, block, supply, 0.0, heads, out_start, out_edges,
-                       first, following, target, cap, edge)
-    _max_flow(first, following, target, cap, n + 2, n, n + 1, eps)
+    arcs, big = _build(block, block, supply, 0.0, heads, out_start, out_edges, network)
+    _max_flow(start, target, cap, reverse, n + 2, n, n + 1, eps)
     flows = np.zeros(tails.shape[0])
-    for a in range(0, arcs, 2):
+    for a in range(arcs):
         if edge[a] >= 0:
             flows[edge[a]] = max(big - cap[a], 0.0)
     return flows
@@ -129,12 +131,12 @@ def closure_flow(supply, tails, heads):
 
 @njit(cache=True)
 def _flow_network(n, k):
-    """Empty arc lists of a flow network on n vertices, a source and a sink, with room for
-    k order edges and 2 n source and sink arcs, each with its reverse: (first (n + 2,),
-    following, target, cap, edge (2 (k + n),))."""
+    """Arrays of a flow network on n vertices, a source and a sink, with room for k order
+    edges and n source or sink arcs, each with its reverse (module docstring): (start
+    (n + 3,), target, cap, reverse, edge (2 (k + n),))."""
     arcs = 2 * (k + n)
-    return (np.empty(n + 2, dtype=np.int64), np.empty(arcs, dtype=np.int64),
-            np.empty(arcs, dtype=np.int64), np.empty(arcs), np.empty(arcs, dtype=np.int64))
+    return (np.empty(n + 3, dtype=np.int64), np.empty(arcs, dtype=np.int32),
+            np.empty(arcs), np.empty(arcs, dtype=np.int32), np.empty(arcs, dtype=np.int64))
 
 
 @njit(cache=True)
@@ -153,46 +155,61 @@ def _out_adjacency(tails, n):
 
 
 @njit(cache=True)
-def _build(block, local, y, mu, heads, out_start, out_edges, first, following, target, cap,
-           edge):
-    """Fill the residual network of ``block`` (local nodes, source = size, sink = size + 1).
+def _build(block, local, y, mu, heads, out_start, out_edges, network):
+    """Fill the residual network of ``block`` (local nodes, source = size, sink = size + 1):
+    the source's arc to every node of positive supply ``y - mu``, every node of negative
+    supply's arc to the sink, an uncapacitated arc along every edge inside the block, each
+    with its reverse, stored by tail (module docstring).
 
     Returns ``(arcs, big)``: the number of arcs used and the capacity standing for "infinite"
     on edge arcs (more than the total supply, so never saturated).
     """
+    start, target, cap, reverse, edge = network
     size = block.shape[0]
-    first[:size + 2] = -1
+    source, sink = size, size + 1
     supply = y[block] - mu
     big = 1.0 + np.sum(np.maximum(supply, 0.0))
-    arcs = 0
+    degree = np.zeros(size + 3, dtype=np.int64)
+    for i in range(size):
+        if supply[i] != 0.0:
+            degree[i + 1] += 1
+            degree[(source if supply[i] > 0.0 else sink) + 1] += 1
+        v = block[i]
+        for p in range(out_start[v], out_start[v + 1]):
+            j = local[heads[out_edges[p]]]
+            if j >= 0:
+                degree[i + 1] += 1
+                degree[j + 1] += 1
+    start[:size + 3] = np.cumsum(degree)
+    fill = start[:size + 2].copy()
     for i in range(size):
         if supply[i] > 0.0:
-            arcs = _add_arc(size, i, supply[i], -1, arcs, first, following, target, cap, edge)
+            _add_arc(source, i, supply[i], -1, fill, target, cap, reverse, edge)
         elif supply[i] < 0.0:
-            arcs = _add_arc(i, size + 1, -supply[i], -1, arcs, first, following, target, cap,
-                            edge)
+            _add_arc(i, sink, -supply[i], -1, fill, target, cap, reverse, edge)
         v = block[i]
         for p in range(out_start[v], out_start[v + 1]):
             e = out_edges[p]
             j = local[heads[e]]
             if j >= 0:
-                arcs = _add_arc(i, j, big, e, arcs, first, following, target, cap, edge)
-    return arcs, big
+                _add_arc(i, j, big, e, fill, target, cap, reverse, edge)
+    return start[size + 2], big
 
 
 @njit(cache=True, inline="always")
-def _add_arc(u, v, capacity, e, arcs, first, following, target, cap, edge):
-    """Append arc u -> v (capacity) and its reverse (capacity 0); return the arc count."""
-    target[arcs], cap[arcs], edge[arcs] = v, capacity, e
-    following[arcs], first[u] = first[u], arcs
-    target[arcs + 1], cap[arcs + 1], edge[arcs + 1] = u, 0.0, -1
-    following[arcs + 1], first[v] = first[v], arcs + 1
-    return arcs + 2
+def _add_arc(u, v, capacity, e, fill, target, cap, reverse, edge):
+    """Store arc u -> v (capacity, input edge e) and its reverse (capacity 0) at the next free
+    places of u's and v's arcs."""
+    a, b = fill[u], fill[v]
+    fill[u], fill[v] = a + 1, b + 1
+    target[a], cap[a], reverse[a], edge[a] = v, capacity, b, e
+    target[b], cap[b], reverse[b], edge[b] = u, 0.0, a, -1
 
 
 @njit(cache=True)
-def _levels(first, following, target, cap, nodes, source, eps):
-    """BFS distances from ``source`` along arcs with residual capacity > eps (-1: unreached)."""
+def _levels(start, target, cap, nodes, source, eps):
+    """BFS distances from ``source`` along arcs with residual capacity > eps (-1: unreached);
+    the nodes reached are the source side of the minimum cut once the flow is maximum."""
     level = np.full(nodes, -1, dtype=np.int64)
     queue = np.empty(nodes, dtype=np.int64)
     level[source], queue[0] = 0, source
@@ -200,26 +217,24 @@ def _levels(first, following, target, cap, nodes, source, eps):
     while head < tail:
         u = queue[head]
         head += 1
-        a = first[u]
-        while a >= 0:
+        for a in range(start[u], start[u + 1]):
             v = target[a]
             if cap[a] > eps and level[v] < 0:
                 level[v] = level[u] + 1
                 queue[tail] = v
                 tail += 1
-            a = following[a]
     return level
 
 
 @njit(cache=True)
-def _max_flow(first, following, target, cap, nodes, source, sink, eps):
+def _max_flow(start, target, cap, reverse, nodes, source, sink, eps):
     """Dinic's maximum flow from ``source`` to ``sink``; updates ``cap`` in place."""
     path = np.empty(nodes, dtype=np.int64)
     while True:
-        level = _levels(first, following, target, cap, nodes, source, eps)
+        level = _levels(start, target, cap, nodes, source, eps)
         if level[sink] < 0:
             return
-        current = first[:nodes].copy()
+        current = start[:nodes].copy()
         depth, u = 0, source
         while True:
             if u == sink:
@@ -228,14 +243,14 @@ def _max_flow(first, following, target, cap, nodes, source, sink, eps):
                     pushed = min(pushed, cap[path[i]])
                 for i in range(depth):
                     cap[path[i]] -= pushed
-                    cap[path[i] ^ 1] += pushed
+                    cap[reverse[path[i]]] += pushed
                 depth, u = 0, source
                 continue
-            a = current[u]
-            while a >= 0 and (cap[a] <= eps or level[target[a]] != level[u] + 1):
-                a = following[a]
+            a, stop = current[u], start[u + 1]
+            while a < stop and (cap[a] <= eps or level[target[a]] != level[u] + 1):
+                a += 1
             current[u] = a
-            if a >= 0:
+            if a < stop:
                 path[depth] = a
                 depth += 1
                 u = target[a]
@@ -244,10 +259,4 @@ def _max_flow(first, following, target, cap, nodes, source, sink, eps):
             else:
                 level[u] = -1                      # dead end: never enter u again this phase
                 depth -= 1
-                u = target[path[depth] ^ 1]
-
-
-@njit(cache=True)
-def _source_side(first, following, target, cap, nodes, source, eps):
-    """Nodes reachable from ``source`` in the residual network, as a bool array (nodes,)."""
-    return _levels(first, following, target, cap, nodes, source, eps) >= 0
+                u = target[reverse[path[depth]]]
