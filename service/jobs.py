@@ -10,6 +10,7 @@ from redis import Redis
 
 from service.models import JobPage, JobProgress, JobView, Submitted, job_links
 from service.settings import ServiceSettings
+from service.validation import place_bounded
 from worker.data.references import check_references
 from worker.errors import JobConflict
 from worker.queue.cancel import cancel_job
@@ -32,8 +33,13 @@ VECTOR_NAMES = ("projected", "mean", "mixture")
 def submit(redis: Redis, settings: ServiceSettings, tenant: str, spec: Spec, text: str,
            idempotency: str | None) -> tuple[Submitted, bool]:
     """Queue ``spec`` (``text`` as submitted); the answer and whether it is a replay.
-    References the data policy refuses without reading them are refused here, not queued."""
+    References the data policy refuses without reading them are refused here, not queued,
+    and so is a job over the per-job memory budget with nowhere else to run, placed from its
+    data's headers as its worker would (:func:`service.validation.place_bounded`)."""
     check_references(spec, data_roots())
+    place_bounded(spec, max_job_bytes=settings.max_job_bytes,
+                  timeout_s=settings.placement_timeout_s,
+                  processes=settings.validate_processes)
     admission = Admission(max_active_jobs=settings.max_active_jobs,
                           job_timeout_s=settings.job_timeout_s,
                           result_ttl_s=settings.result_ttl_s,

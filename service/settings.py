@@ -37,6 +37,10 @@ class ServiceSettings(BaseSettings):
     validate_timeout_s: float = Field(
         120.0, gt=0, allow_inf_nan=False,
         description="seconds POST /v1/validate may spend reading and compiling the data")
+    placement_timeout_s: float = Field(
+        10.0, gt=0, allow_inf_nan=False,
+        description="seconds POST /v1/jobs may spend placing a job from its data's headers; "
+                    "past them the job is admitted and its worker places it")
     validate_processes: int = Field(
         2, ge=1, description="validations (child processes) that may run at once")
     max_active_jobs: int = Field(100, ge=1,

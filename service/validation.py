@@ -1,7 +1,9 @@
-"""``POST /v1/validate`` without data work in the API process.
+"""``POST /v1/validate``, and the placement ``POST /v1/jobs`` checks, without data work in
+the API process.
 
 The API parses the spec and checks its declared memory estimate itself (cheap, no data);
-reading the data and compiling the problem (:func:`worker.pipeline.validate.summarize_spec`)
+reading the data and compiling the problem (:func:`worker.pipeline.validate.summarize_spec`),
+or only the data's headers to place the job (:func:`worker.pipeline.validate.place_spec`),
 run in a child process forked from a fork server that has the engine imported, so the API
 never holds a file's arrays, never compiles a parser, and never grows with the data. The child
 is bounded:
@@ -9,8 +11,12 @@ is bounded:
 - its address space (``RLIMIT_AS``) is what it had at start plus the per-job memory budget
   plus :data:`HEADROOM_BYTES`; allocation past it is a ``MemoryError`` in the child, reported
   naming the field being read;
-- it has ``LIGHTTOUCH_VALIDATE_TIMEOUT_S`` of wall-clock time, then it is killed;
+- it has ``LIGHTTOUCH_VALIDATE_TIMEOUT_S`` (placing: ``LIGHTTOUCH_PLACEMENT_TIMEOUT_S``) of
+  wall-clock time, then it is killed;
 - at most ``LIGHTTOUCH_VALIDATE_PROCESSES`` run at once (further requests wait their turn).
+
+A placement that cannot be decided in its time, or whose child fails, admits the job: the
+worker places it again, without these limits, and a refusal there fails the job.
 
 The child's answer crosses a pipe as plain data (the summary, or the error's class, path and
 message), since the errors' own pickling does not keep their fields.
@@ -27,8 +33,9 @@ from typing import Any
 from worker.data.references import check_references
 from worker.errors import DataError, LightTouchError, SpecError
 from worker.pipeline.memory import check_memory, declared_parts
+from worker.pipeline.validate import placement_reads
 from worker.settings import data_roots, job_settings
-from worker.spec.models import parse_spec
+from worker.spec.models import Spec, parse_spec
 
 #: Address space a validation child may take beyond its start and the per-job budget: the
 #: parsers' scratch buffers, thread stacks and allocator arenas.
@@ -70,17 +77,50 @@ def summarize_bounded(raw: Any, *, max_job_bytes: int, timeout_s: float,
     check_memory(declared_parts(spec), max_job_bytes)
     check_references(spec, data_roots())
     with _slots(processes):
-        answer = _run_child(raw, max_job_bytes, timeout_s)
+        answer = _run_child(raw, max_job_bytes, timeout_s, summarize=True)
     kind, *fields = answer
+    if kind == "late":
+        raise SpecError.at(SPEC_FIELD, f"checking the data took longer than {timeout_s:g} s "
+                                       "(LIGHTTOUCH_VALIDATE_TIMEOUT_S); submit the job, whose "
+                                       "worker reads the data without this limit, or use "
+                                       "smaller data")
+    if kind == "stopped":
+        raise SpecError.at(SPEC_FIELD, f"checking the data stopped the checking process (exit "
+                                       f"code {fields[0]}); the data may need more memory than "
+                                       f"the per-job budget (LIGHTTOUCH_MAX_JOB_BYTES)")
+    _raise(kind, fields)
     if kind == "ok":
         return fields[0]
+    raise RuntimeError(f"validation failed in its child process: {fields[0]}")
+
+
+def place_bounded(spec: Spec, *, max_job_bytes: int, timeout_s: float,
+                  processes: int) -> None:
+    """Refuse a job whose placement refuses it (:func:`~worker.pipeline.validate.place_spec`,
+    from its data's headers in a bounded child process); admit it otherwise, also when the
+    placement takes longer than ``timeout_s`` or its child fails (module docstring).
+
+    Raises
+    ------
+    SpecError, DataError
+        Over the budget with nowhere else to run (at ``objective.data``), or what else the
+        spec or its headers make invalid, naming the field.
+    """
+    if not placement_reads(spec):
+        return
+    with _slots(processes):
+        kind, *fields = _run_child(spec, max_job_bytes, timeout_s, summarize=False)
+    _raise(kind, fields)
+
+
+def _raise(kind: str, fields: list) -> None:
+    """The child's error, raised as its class (nothing for another answer)."""
     if kind == "spec":
         raise SpecError(fields[0])
     if kind == "data":
         raise DataError(*fields)
     if kind == "error":
         raise LightTouchError(fields[0])
-    raise RuntimeError(f"validation failed in its child process: {fields[0]}")
 
 
 def _slots(processes: int) -> threading.BoundedSemaphore:
@@ -89,38 +129,36 @@ def _slots(processes: int) -> threading.BoundedSemaphore:
         return _SLOTS.setdefault(processes, threading.BoundedSemaphore(processes))
 
 
-def _run_child(raw: Any, max_job_bytes: int, timeout_s: float) -> tuple:
-    """Start the child, wait for its answer at most ``timeout_s``, and always reap it."""
+def _run_child(raw: Any, max_job_bytes: int, timeout_s: float, summarize: bool) -> tuple:
+    """Start the child, wait for its answer at most ``timeout_s`` (else ``("late",)``; a
+    child that ended without one: ``("stopped", exit code)``), and always reap it."""
     receive, send = _CONTEXT.Pipe(duplex=False)
-    child = _CONTEXT.Process(target=_child, args=(send, raw, max_job_bytes), daemon=True)
+    child = _CONTEXT.Process(target=_child, args=(send, raw, max_job_bytes, summarize),
+                             daemon=True)
     child.start()
     send.close()
     try:
         if not receive.poll(timeout_s):
-            return ("spec", [(SPEC_FIELD, f"checking the data took longer than {timeout_s:g} s "
-                                          "(LIGHTTOUCH_VALIDATE_TIMEOUT_S); submit the job, "
-                                          "whose worker reads the data without this limit, "
-                                          "or use smaller data")])
+            return ("late",)
         try:
             return receive.recv()
         except EOFError:
-            return ("spec", [(SPEC_FIELD, f"checking the data stopped the checking process "
-                                          f"(exit code {child.exitcode}); the data may need "
-                                          f"more memory than the per-job budget "
-                                          f"(LIGHTTOUCH_MAX_JOB_BYTES)")])
+            return ("stopped", child.exitcode)
     finally:
         child.kill()
         child.join()
         receive.close()
 
 
-def _child(send: Connection, raw: Any, max_job_bytes: int) -> None:
-    """In the child: cap the address space, summarize, send the answer as plain data."""
-    from worker.pipeline.validate import summarize_spec
+def _child(send: Connection, raw: Any, max_job_bytes: int, summarize: bool) -> None:
+    """In the child: cap the address space, summarize (or place), send the answer as plain
+    data."""
+    from worker.pipeline.validate import place_spec, summarize_spec
 
     _limit_address_space(max_job_bytes + HEADROOM_BYTES)
+    run = summarize_spec if summarize else place_spec
     try:
-        answer: tuple = ("ok", summarize_spec(raw, settings=job_settings(max_job_bytes)))
+        answer: tuple = ("ok", run(raw, settings=job_settings(max_job_bytes)))
     except SpecError as error:
         answer = ("spec", error.issues)
     except DataError as error:

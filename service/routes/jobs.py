@@ -31,7 +31,9 @@ def submit_job(body: Body, tenant: Tenant, redis: RedisDep, settings: SettingsDe
                response: Response,
                idempotency_key: Annotated[str | None, Header(max_length=256)] = None
                ) -> Submitted:
-    """Validate a spec and queue it; a repeated ``Idempotency-Key`` replays the first answer."""
+    """Validate a spec and queue it; a repeated ``Idempotency-Key`` replays the first answer.
+    422 also for a job over the per-job memory budget with nowhere else to run, placed from
+    its data's headers as its worker would (docs/scale.md): nothing is queued."""
     spec = parse_spec(body.value)
     answer, replayed = jobs.submit(redis, settings, tenant, spec, body.text, idempotency_key)
     response.headers["Location"] = answer.links.self

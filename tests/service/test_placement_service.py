@@ -1,9 +1,13 @@
 """The service places a job as the CLI does: POST /v1/validate says where a job over
 LIGHTTOUCH_MAX_JOB_BYTES runs and why, and a worker runs it on the Dask cluster at
-LIGHTTOUCH_DASK_SCHEDULER with svrg_ol (real redis-server, API, worker and LocalCluster)."""
+LIGHTTOUCH_DASK_SCHEDULER with svrg_ol; without a scheduler, POST /v1/jobs (and lighttouch
+submit) refuses such a job with the placement's message and queues nothing (real
+redis-server, API, worker and LocalCluster)."""
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Iterator
 
 import distributed
@@ -11,8 +15,11 @@ import numpy as np
 import pytest
 from sklearn.datasets import dump_svmlight_file
 
-from tests.local_stack import RedisServer, Stack
-from tests.service.conftest import submit, wait_status
+from tests.distributed.test_pairs import pair_spec
+from tests.distributed.test_pairs_placement import auto_pairs
+from tests.local_stack import KEYS, RedisServer, Stack
+from tests.service.conftest import problem, submit, wait_status
+from tests.service.test_cli import lighttouch
 
 #: Under the examples' in-process estimate (about 10 MB), over the driver's.
 BUDGET = 4_000_000
@@ -62,3 +69,52 @@ def test_a_job_over_the_budget_is_placed_on_the_cluster(placing_service):
     assert stats["placement"] == "cluster" and stats["method"] == "svrg_ol"
     assert stats["in_process_bytes_estimate"] == placement["in_process_bytes"]
     assert "LIGHTTOUCH_DASK_SCHEDULER" in stats["method_reason"]
+
+
+@pytest.fixture(scope="module")
+def refusing_service(redis_server: RedisServer, tmp_path_factory) -> Iterator[tuple[Stack, str]]:
+    """An API without workers or a Dask scheduler under a 4 MB per-job budget (database 8);
+    and its data directory."""
+    data = tmp_path_factory.mktemp("refusing-data")
+    stack = Stack(redis_server.url(8), tmp_path_factory.mktemp("refusing"),
+                  {"LIGHTTOUCH_MAX_JOB_BYTES": str(BUDGET), "LIGHTTOUCH_DATA_ROOTS": str(data),
+                   "LIGHTTOUCH_DASK_SCHEDULER": ""})
+    stack.start_api()
+    try:
+        yield stack, data
+    finally:
+        stack.close()
+
+
+def test_a_job_over_the_budget_with_nowhere_to_run_is_refused_at_submit(refusing_service,
+                                                                         tmp_path):
+    stack, data = refusing_service
+    over = auto_pairs(data)                          # about 6.4 MB in one process
+    (tmp_path / "spec.json").write_text(json.dumps(over))
+    with stack.client() as client:
+        refused = problem(client.post("/v1/jobs", json=over), 422)
+        validated = problem(client.post("/v1/validate", json=over), 422)
+        listed = client.get("/v1/jobs").json()["jobs"]
+    cli = lighttouch("submit", "spec.json", "--url", stack.url, "--api-key", KEYS["alpha"],
+                     cwd=tmp_path)
+    message = refused["errors"][0]
+    assert message["path"] == "objective.data"
+    assert f"per-job budget of 0.00 GiB ({BUDGET:,} bytes" in message["message"]
+    assert "no LIGHTTOUCH_DASK_SCHEDULER is set" in message["message"]
+    assert validated["errors"] == refused["errors"]
+    assert listed == []
+    assert cli.returncode == 1 and "HTTP 422" in cli.stderr
+    assert "objective.data: the job would hold" in " ".join(cli.stderr.split())
+
+
+def test_a_job_within_the_budget_is_queued_after_a_short_check(refusing_service):
+    stack, data = refusing_service
+    within = pair_spec(data, "npy", 600, workers=None)   # files: placed from their headers
+    with stack.client() as client:
+        submit(client, within)                           # the fork server starts
+        started = time.perf_counter()
+        job_id = submit(client, within)
+        took = time.perf_counter() - started
+        queued = client.get(f"/v1/jobs/{job_id}").json()
+    assert queued["status"] == "queued"
+    assert took < 5, took

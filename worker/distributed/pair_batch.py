@@ -75,10 +75,11 @@ def read_pairs(executor: Executor, plan: PairPlan, seed: int,
 
 
 @contextmanager
-def open_pairs(plan: PairPlan, workers: int, cluster: DaskSettings | None, seed: int,
+def open_pairs(plan: PairPlan, workers: int | None, cluster: DaskSettings | None, seed: int,
                settings: DataSettings) -> Iterator[PartitionedBatch]:
     """The plan's partitions read and censused where the rounds run: this process for
     ``workers`` 0, else the cluster at ``LIGHTTOUCH_DASK_SCHEDULER`` or a ``LocalCluster`` of
-    ``workers`` single-threaded workers (``cluster``: the process's Dask settings)."""
+    ``workers`` single-threaded workers (None: one per core; ``cluster``: the process's
+    Dask settings)."""
     with executor_for(workers, cluster) as executor:
         yield read_pairs(executor, plan, seed, settings)

@@ -39,6 +39,7 @@ from worker.data.formats.expansion import expansion_budget
 from worker.data.formats.numpy_files import NpyLayout, npy_layout
 from worker.data.refs import DataRef
 from worker.distributed.chunks import parsing
+from worker.distributed.head import PlanSizes
 from worker.distributed.partitions import NPY, ROW_GROUPS, readable
 from worker.distributed.ranges import open_ranges, read_range
 from worker.errors import DataError, SpecError
@@ -56,12 +57,14 @@ PAIR_ALGORITHMS = ("auto", "lighttouch", "fulltouch", "svrg_ol")
 
 @dataclass(frozen=True)
 class Table:
-    """One side of the pairs: its reference, JSON path, rows, and where its rows are (an
-    ``npy`` layout, or the rows of each parquet row group)."""
+    """One side of the pairs: its reference, JSON path, rows, columns (a parquet footer's
+    every column), and where its rows are (an ``npy`` layout, or the rows of each parquet
+    row group)."""
 
     ref: DataRef
     path: str
     rows: int
+    columns: int
     npy: NpyLayout | None = None
     group_rows: tuple[int, ...] = ()
 
@@ -84,13 +87,17 @@ class PairPlan:
 
 
 def pairs_partitionable(spec: Spec) -> bool:
-    """Whether the spec's pairs can be read in partitions by the LightTouch family: a
-    ``pairwise_hinge`` objective on two ``npy`` or ``parquet`` references (no inline data,
-    ``data:`` URI or ``sha256``), no rate constraints, an algorithm of
-    :data:`PAIR_ALGORITHMS`."""
+    """Whether the spec's pairs can be read in partitions by the LightTouch family:
+    :func:`pair_tables` and an algorithm of :data:`PAIR_ALGORITHMS`."""
+    return pair_tables(spec) and spec.solver.algorithm in PAIR_ALGORITHMS
+
+
+def pair_tables(spec: Spec) -> bool:
+    """Whether the spec's pairs are tables a plan can cut: a ``pairwise_hinge`` objective on
+    two ``npy`` or ``parquet`` references (no inline data, ``data:`` URI or ``sha256``) and
+    no rate constraints."""
     objective = spec.objective
     if not isinstance(objective, EmpiricalRisk) or objective.loss != PAIRWISE_HINGE \
-            or spec.solver.algorithm not in PAIR_ALGORITHMS \
             or any(isinstance(c, RateConstraint) for c in spec.constraints):
         return False
     tables = (objective.data.positive, objective.data.negative)
@@ -121,6 +128,23 @@ def plan_pairs(spec: Spec, roots: Sequence[Path], partition_rows: int,
                     tuple(str(root) for root in roots), size)
 
 
+def plan_pair_tables(spec: Spec, roots: Sequence[Path], partition_rows: int,
+                     partition_bytes: int, settings: DataSettings) -> PairPlan | None:
+    """The plan of a spec whose pairs are :func:`pair_tables`, None for any other: the
+    pairs' family of :data:`worker.distributed.placement.PARTITIONED_FAMILIES` (its
+    ``partition_bytes`` is for line-cut files, which pairs never are)."""
+    return plan_pairs(spec, roots, partition_rows, settings) if pair_tables(spec) else None
+
+
+def pair_sizes(plan: PairPlan) -> PlanSizes:
+    """The pairs' examples and entries from the tables' headers and footers alone: every
+    cell of the wider table an entry of its difference, as many as the in-process path can
+    hold (it reads both tables dense); the largest partition's share."""
+    width = max(plan.positive.columns, plan.negative.columns)
+    widest = max(stop - start for start, stop in plan.ranges)
+    return PlanSizes(plan.n, plan.n * width, widest * width)
+
+
 def _size(ref: DataRef, path: str, roots: Sequence[Path], settings: DataSettings) -> int:
     with open_ranges(ref, path, roots, settings) as stream:
         return stream.seek(0, io.SEEK_END)
@@ -135,10 +159,11 @@ def _table(ref: DataRef, path: str, roots: Sequence[Path], settings: DataSetting
                 shape = npy.shape if npy else "Fortran-ordered"
                 raise DataError(path, f"found an array of shape {shape}; need a C-ordered "
                                       f"2-D array of shape (pairs, columns)")
-            return Table(ref, path, npy.shape[0], npy=npy)
-        groups = parsing(lambda: REGISTRY[ref.format].partitions.group_rows(stream), ref,
-                          path)
-    return Table(ref, path, int(sum(groups)), group_rows=tuple(groups))
+            return Table(ref, path, npy.shape[0], npy.shape[1], npy=npy)
+        partitioning = REGISTRY[ref.format].partitions
+        groups = parsing(lambda: partitioning.group_rows(stream), ref, path)
+        columns = parsing(lambda: partitioning.columns(stream), ref, path)
+    return Table(ref, path, int(sum(groups)), columns, group_rows=tuple(groups))
 
 
 def _ranges(table: Table, partition_rows: int) -> tuple[tuple[int, int], ...]:

@@ -9,8 +9,10 @@ placement          when
                    is checked): today's path, its numbers unchanged; also ``svrg_ol`` with
                    ``solver.svrg.workers`` 0
 ``cluster``        over the budget, a scheduler address in ``LIGHTTOUCH_DASK_SCHEDULER`` and
-                   a family of :data:`PARTITIONED_FAMILIES`: ``auto`` runs the family's
-                   algorithm; also ``svrg_ol`` asking for workers with an address set
+                   a family of :data:`PARTITIONED_FAMILIES` (pointwise losses in files,
+                   ``pairwise_hinge`` tables): ``auto`` runs the family's algorithm; also
+                   ``svrg_ol`` on pointwise files asking for workers with an address set,
+                   and pairs with ``solver.workers: n`` (:func:`pairs_placement`)
 ``local_cluster``  ``svrg_ol`` with an explicit ``solver.svrg.workers: n``, or
                    ``pairwise_hinge`` tables with ``solver.workers: n`` (or data past
                    :data:`~worker.distributed.batch.SMALL_DATA_BYTES` within the budget) and
@@ -30,6 +32,8 @@ from typing import Any
 from worker.catalogue import CATALOGUE
 from worker.data.sizes import gib
 from worker.distributed.batch import SMALL_DATA_BYTES
+from worker.distributed.head import PlanSizes, plan_sizes
+from worker.distributed.pairs import pair_sizes, plan_pair_tables
 from worker.distributed.partitions import DATA, plan_files
 from worker.errors import SpecError
 from worker.settings import DaskSettings, DataSettings
@@ -56,23 +60,38 @@ class Family:
     plan : callable
         ``plan(spec, roots, partition_rows, partition_bytes, data_settings)``: the family's
         partition plan of the spec, or None when the spec is not of the family.
+    sizes : callable
+        ``sizes(plan, data_settings)``: the plan's examples and entries, estimated before
+        the data are read (:class:`~worker.distributed.head.PlanSizes`; None: not
+        estimated).
+    asks : str
+        What a spec names to run partitioned, as refusals say it.
+    named : bool
+        Whether a spec naming ``algorithm`` reads its partitions wherever the budget allows
+        (placed by ``solver.svrg.workers``); else only ``auto`` past the budget does, and a
+        named algorithm reads every example in one process.
     """
 
     name: str
     algorithm: str
     plan: Callable[[Spec, Sequence[Path], int, int, DataSettings], Any]
+    sizes: Callable[[Any, DataSettings], PlanSizes | None]
+    asks: str
+    named: bool
 
 
 #: The families that run partitioned, tried in order.
 PARTITIONED_FAMILIES: tuple[Family, ...] = (
-    Family("pointwise losses with examples in files", "svrg_ol", plan_files),
+    Family("pointwise losses with examples in files", "svrg_ol", plan_files, plan_sizes,
+           "svrg_ol (or auto)", named=True),
+    Family("pairwise_hinge tables in npy or parquet files", "svrg_ol", plan_pair_tables,
+           lambda plan, settings: pair_sizes(plan), "auto (or solver.workers)", named=False),
 )
 
 
 def families_text() -> str:
     """The partitioned families as a refusal names them."""
-    return "; ".join(f"{family.algorithm} (or auto) on {family.name}"
-                     for family in PARTITIONED_FAMILIES)
+    return "; ".join(f"{family.asks} on {family.name}" for family in PARTITIONED_FAMILIES)
 
 
 @dataclass(frozen=True)
@@ -160,7 +179,7 @@ def place(spec: Spec, family: Family, estimate: int | None, budget: int | None,
     """
     fits = budget is None or estimate is None or estimate <= budget
     requested, address = spec.solver.algorithm, cluster.dask_scheduler
-    if requested == family.algorithm:
+    if requested == family.algorithm and family.named:
         return _partitioned(spec, estimate, budget, fits, file_bytes, address)
     if fits:
         return Placement(IN_PROCESS, _fits(estimate, budget), estimate, budget,

@@ -12,11 +12,12 @@ from worker.candidates.hinge_lp import has_hinge_lp
 from worker.data.sizes import gib
 from worker.distributed.placement import families_text
 from worker.errors import SpecError
+from worker.losses import LOSSES, PAIRWISE_BASE, PAIRWISE_HINGE
 from worker.model_types import MODEL_TYPES
 from worker.problem.compiled import CompiledProblem
 from worker.problem.constraint_types import CONSTRAINT_TYPES
 from worker.problem.network import NetworkProblem
-from worker.spec.models import Spec
+from worker.spec.models import EmpiricalRisk, Spec
 
 _KERNEL_ARRAYS_PER_COORDINATE = 9   # w, running sum, stamps, two step buffers and their marks
 _NETWORK_ARRAYS = 4                  # theta, direction, AdaGrad sums, the mean
@@ -71,15 +72,24 @@ def memory_parts(problem: CompiledProblem, candidates: int) -> dict[str, int]:
     (``objective.data``), the constraint rows and their sampling state (``constraints``), the
     kernel state and candidate snapshots (``solver.candidates``)."""
     objective = problem.objective
-    data = examples_bytes(objective.n, objective.features.nnz) \
-        + _BYTES_PER_NONZERO * objective.quadratic.nnz \
-        + (0 if objective.weights is None else _BYTES_PER_WEIGHT * objective.n)
-    if has_hinge_lp(problem):
-        kept = min(objective.n, _LP_EXAMPLES) * objective.features.nnz / objective.n
-        data += 16 * _LP_COPIES * (kept + problem.constraints.matrix.nnz)
+    data = _examples_part(objective.n, objective.features.nnz, objective.weights is not None,
+                          has_hinge_lp(problem), problem.constraints.matrix.nnz) \
+        + _BYTES_PER_NONZERO * objective.quadratic.nnz
     rows = _rows_bytes(problem.m, problem.constraints.matrix.nnz)
     return {DATA: int(data), CONSTRAINTS: int(rows),
             STATE: _state_bytes(problem.d, candidates)}
+
+
+def _examples_part(n: int, entries: int, weighted: bool, hinge_lp: bool,
+                   constraint_entries: int) -> int:
+    """Bytes of ``n`` examples with ``entries`` nonzeros (and their weights), with the
+    polish's and the bound's LP copies when the objective is a hinge LP over constraint rows
+    of ``constraint_entries`` nonzeros."""
+    data = examples_bytes(n, entries) + (_BYTES_PER_WEIGHT * n if weighted else 0)
+    if hinge_lp and n > 0:
+        kept = min(n, _LP_EXAMPLES) * entries / n
+        data += 16 * _LP_COPIES * (kept + constraint_entries)
+    return int(data)
 
 
 def examples_bytes(n: int, entries: int) -> int:
@@ -89,9 +99,18 @@ def examples_bytes(n: int, entries: int) -> int:
 
 def planned_parts(spec: Spec, n: int, entries: int) -> dict[str, int]:
     """:func:`memory_parts` before reading the data, for ``n`` examples with ``entries``
-    nonzeros estimated from a partition plan (:mod:`worker.distributed.head`): their
-    bytes and the parts the spec declares."""
-    return {**declared_parts(spec), DATA: examples_bytes(n, entries)}
+    nonzeros estimated from a partition plan (:mod:`worker.distributed.head`, or every cell
+    of a pair's tables: :func:`worker.distributed.pairs.pair_sizes`): their bytes, counted as
+    the compiled problem's (with their weights and the hinge LP's copies when the spec has
+    them), and the parts the spec declares."""
+    objective = spec.objective
+    assert isinstance(objective, EmpiricalRisk)
+    base = PAIRWISE_BASE.name if objective.loss == PAIRWISE_HINGE else objective.loss
+    hinge_lp = LOSSES[base].piecewise_linear and objective.l1 == 0 and objective.l2 == 0
+    _, constraint_entries = _declared_rows(spec)
+    return {**declared_parts(spec),
+            DATA: _examples_part(n, entries, objective.data.weights is not None, hinge_lp,
+                                 constraint_entries)}
 
 
 def worker_shares(n: int, entries: int, partitions: int, workers: int) -> tuple[int, ...]:
@@ -128,12 +147,18 @@ def declared_parts(spec: Spec) -> dict[str, int]:
     """The part of :func:`memory_parts` the spec fixes without its data: the state of a
     declared ``dimension`` or network and the rows each constraint type declares
     (:attr:`worker.problem.constraint_types.ConstraintType.declared`)."""
+    rows, nonzeros = _declared_rows(spec)
+    return {CONSTRAINTS: _rows_bytes(rows, nonzeros),
+            STATE: _state_bytes(_declared_parameters(spec), spec.solver.candidates)}
+
+
+def _declared_rows(spec: Spec) -> tuple[int, int]:
+    """Constraint rows and their nonzeros that the spec's constraint types declare."""
     rows = nonzeros = 0
     for constraint in spec.constraints:
         block_rows, block_nonzeros = CONSTRAINT_TYPES[constraint.type].declared(constraint)
         rows, nonzeros = rows + block_rows, nonzeros + block_nonzeros
-    return {CONSTRAINTS: _rows_bytes(rows, nonzeros),
-            STATE: _state_bytes(_declared_parameters(spec), spec.solver.candidates)}
+    return rows, nonzeros
 
 
 def check_memory(parts: dict[str, int], budget: int | None) -> int:

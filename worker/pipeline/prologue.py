@@ -15,7 +15,6 @@ from worker.algorithms.method_choice import Choice, choose_partitioned
 from worker.algorithms.registry import chosen
 from worker.algorithms.run.rounds import ROUND_ROWS
 from worker.distributed.batch import PartitionedBatch, executor_for, partitioned_batch
-from worker.distributed.head import plan_sizes
 from worker.distributed.pair_batch import PairMemory, open_pairs, pair_memory
 from worker.distributed.pairs import PairPlan, plan_pairs, runs_partitioned
 from worker.distributed.partitions import PartitionPlan
@@ -95,13 +94,7 @@ def compiled_job(model: Spec, source: DataSource, settings: JobSettings) -> Iter
         yield _in_memory(problem, chosen(problem, model.solver.algorithm), estimate, settings,
                          "a network, multiclass or robust objective")
         return
-    if runs_partitioned(model):
-        with _pairs_job(model, source, settings) as job:
-            yield job
-        return
-    if model.solver.workers is not None:
-        raise SpecError.at("solver.workers", NOT_PARTITIONED)
-    placement, plan = _placed(model, source, settings)
+    placement, plan = placed(model, source, settings)
     if placement is None or not placement.partitioned:
         problem = compile_problem(model, source)
         estimate = check_memory(memory_parts(problem, candidates), settings.memory_limit)
@@ -113,10 +106,41 @@ def compiled_job(model: Spec, source: DataSource, settings: JobSettings) -> Iter
             yield CompiledJob(problem, choice, estimate, placement, placement.stats(estimate))
         return
     refuse_split(model)
+    opened = _pairs_job if isinstance(plan, PairPlan) else _files_job
+    with opened(model, source, settings, placement, plan) as job:
+        yield job
+
+
+def placed(model: Spec, source: DataSource,
+           settings: JobSettings) -> tuple[Placement | None, PartitionPlan | PairPlan | None]:
+    """Where a lowered spec that is not a network runs, decided from its data's headers
+    (and, for pointwise files, their head) before the rest is read; and the partition plan
+    (None, None: no family that runs partitioned takes its examples).
+
+    Raises
+    ------
+    SpecError
+        ``solver.workers`` on a spec it cannot partition; a job over the budget with
+        nowhere else to run (:mod:`worker.distributed.placement`).
+    """
+    solver = model.solver
+    if runs_partitioned(model):
+        plan = plan_pairs(model, source.roots, solver.svrg.partition_rows, settings.data)
+        return pairs_placement(solver.workers, settings.memory_limit, settings.cluster), plan
+    if solver.workers is not None:
+        raise SpecError.at("solver.workers", NOT_PARTITIONED)
+    return _placed(model, source, settings)
+
+
+@contextmanager
+def _files_job(model: Spec, source: DataSource, settings: JobSettings, placement: Placement,
+               plan: PartitionPlan) -> Iterator[CompiledJob]:
+    """Pointwise examples left in the plan's partitions, read where the placement says."""
     with executor_for(placement.workers, settings.cluster) as executor:
         batch = partitioned_batch(executor, plan, model.solver.seed, settings.data)
         problem = compile_problem(model, source, width_elsewhere=batch.d)
-        estimate = check_memory(memory_parts(problem, candidates), settings.memory_limit)
+        estimate = check_memory(memory_parts(problem, model.solver.candidates),
+                                settings.memory_limit)
         choice = chosen(problem, placement.algorithm)
         if model.solver.algorithm == AUTO:
             choice = replace(choice, reason=placement.reason)
@@ -148,7 +172,7 @@ def _placed(model: Spec, source: DataSource,
     family, plan = found
     estimate = None
     if settings.memory_limit is not None:
-        sizes = plan_sizes(plan, settings.data)
+        sizes = family.sizes(plan, settings.data)
         if sizes is not None:
             estimate = sum(planned_parts(model, sizes.n, sizes.entries).values())
     return place(model, family, estimate, settings.memory_limit, plan.size,
@@ -156,21 +180,22 @@ def _placed(model: Spec, source: DataSource,
 
 
 @contextmanager
-def _pairs_job(model: Spec, source: DataSource, settings: JobSettings) -> Iterator[CompiledJob]:
+def _pairs_job(model: Spec, source: DataSource, settings: JobSettings, placement: Placement,
+               plan: PairPlan) -> Iterator[CompiledJob]:
     """``pairwise_hinge``'s tables left in partitions (:mod:`worker.distributed.pairs`),
-    read where ``solver.workers`` says; the driver's estimate is checked against the budget."""
+    read where the placement says (``solver.workers``, or past the budget the cluster); the
+    driver's estimate is checked against the budget."""
     solver = model.solver
-    plan = plan_pairs(model, source.roots, solver.svrg.partition_rows, settings.data)
-    refuse_split(model)
-    with open_pairs(plan, solver.workers, settings.cluster, solver.seed,
+    with open_pairs(plan, placement.workers, settings.cluster, solver.seed,
                     settings.data) as batch:
         problem = compile_problem(model, source, width_elsewhere=batch.d)
-        memory = pair_memory(plan, batch.d, ROUND_ROWS, solver.workers)
+        memory = pair_memory(plan, batch.d, ROUND_ROWS, batch.workers)
         parts = memory_parts(problem, solver.candidates) | {DATA: memory.driver_bytes}
         estimate = check_memory(parts, settings.memory_limit)
-        placement = pairs_placement(solver.workers, settings.memory_limit, settings.cluster)
+        choice = choose_partitioned(problem, solver.algorithm)
+        if solver.workers is None:      # placed past the budget, with no change to the spec
+            choice = replace(choice, reason=placement.reason)
         shares = (memory.worker_bytes,) * memory.workers
-        yield CompiledJob(problem, choose_partitioned(problem, solver.algorithm), estimate,
-                          placement, placement.stats(memory.driver_bytes, shares), shares,
-                          plan, batch, memory)
-
+        yield CompiledJob(problem, choice, estimate, placement,
+                          placement.stats(memory.driver_bytes, shares), shares, plan, batch,
+                          memory)

@@ -1,5 +1,7 @@
 """Dry run of a spec: the same prologue as a solve (:mod:`worker.pipeline.prologue`: parse,
-read the data, plan partitions, compile, choose the method), then sizes, algorithm, memory."""
+read the data, plan partitions, compile, choose the method), then sizes, algorithm, memory;
+or only its placement (:func:`place_spec`), decided before the data are read, as a service
+admits a job."""
 
 from __future__ import annotations
 
@@ -7,9 +9,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from worker.pipeline.prologue import compiled_job, lowered_job
+from worker.data.references import data_refs
+from worker.distributed.partitions import readable
+from worker.model_types import MODEL_TYPES
+from worker.model_types.record import as_given
+from worker.pipeline.prologue import compiled_job, lowered_job, placed
 from worker.settings import JobSettings, call_settings
-from worker.spec.models import parse_spec
+from worker.spec.models import Spec, parse_spec
 
 
 def summarize_spec(raw: Any, roots: Sequence[Path] | None = None, *,
@@ -54,3 +60,36 @@ def summarize_spec(raw: Any, roots: Sequence[Path] | None = None, *,
             "placement": job.placement.summary(job.memory_estimate, job.worker_bytes),
             "notes": list(problem.notes),
         }
+
+
+def placement_reads(spec: Spec) -> bool:
+    """Whether :func:`place_spec` reads any file to place the job: a model its spec states
+    as it is compiled (not lowered from tables, which are read to be lowered and never run
+    partitioned), not a network, and a data reference outside the spec in
+    ``objective.data`` (inline examples always run in process)."""
+    return MODEL_TYPES[spec.model.type].lower is as_given and not spec.network \
+        and any(readable(ref) for _, ref in data_refs(spec.objective))
+
+
+def place_spec(raw: Any, *, settings: JobSettings) -> dict[str, Any] | None:
+    """Where the job runs and why (``where``, ``reason``), decided as its prologue decides
+    it, from the data's headers and footers (and a pointwise file's head) before the rest is
+    read; None when that takes reading the data (:func:`placement_reads` is False, or no
+    family that runs partitioned takes the examples: the compiled estimate decides).
+
+    Raises
+    ------
+    SpecError
+        The declared memory over the budget; over the budget with nowhere else to run
+        (:mod:`worker.distributed.placement`, at ``objective.data``); ``solver.workers`` on
+        a spec it cannot partition.
+    DataError
+        A header or footer that cannot be read, naming the field.
+    """
+    spec = parse_spec(raw)
+    if not placement_reads(spec):
+        return None
+    lowered = lowered_job(spec, settings)
+    placement, _ = placed(lowered.spec, lowered.source, settings)
+    return None if placement is None else {"where": placement.where,
+                                           "reason": placement.reason}

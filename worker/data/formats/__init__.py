@@ -42,6 +42,7 @@ from worker.data.formats.record import (
 from worker.data.formats.svmlight import read_svmlight, read_svmlight_block, svmlight_columns
 from worker.data.formats.tabular import (
     csv_header,
+    parquet_columns,
     parquet_group_rows,
     read_csv,
     read_csv_lines,
@@ -62,7 +63,8 @@ REGISTRY: dict[str, DataFormat] = {record.name: record for record in (
                column_vector=True, partitions=lines(read_csv_lines, csv_header)),
     DataFormat("parquet", (".parquet", ".pq"), ("application/vnd.apache.parquet",),
                read_parquet, options=COLUMN_OPTIONS, column_vector=True,
-               partitions=row_groups(parquet_group_rows, read_parquet_groups)),
+               partitions=row_groups(parquet_group_rows, read_parquet_groups,
+                                         parquet_columns)),
     DataFormat("svmlight", (".svm", ".svmlight", ".libsvm"), ("application/x-svmlight",),
                read_svmlight, options=("zero_based", "n_features"), labelled=True,
                partitions=lines(read_svmlight_block, settle_columns=svmlight_columns)),

@@ -39,6 +39,9 @@ Reader = Callable[[BinaryIO, ReadOptions, str], Parsed]
 #: The rows of each row group (or record batch) of a columnar file, read from its footer.
 GroupRows = Callable[[BinaryIO], list[int]]
 
+#: The columns of a columnar file, read from its footer.
+GroupColumns = Callable[[BinaryIO], int]
+
 #: Reads some row groups of a columnar file: (stream, group indices, reference, JSON path).
 GroupReader = Callable[[BinaryIO, Sequence[int], ReadOptions, str], Parsed]
 
@@ -70,13 +73,15 @@ class Partitioning:
     ``kind`` is one of ``"lines"`` (byte ranges cut at newlines, whose lines ``read_lines``
     reads after the ``header``, if the format has one, and whose census ``settle_columns``
     settles), ``"npy"`` (row ranges of a C-ordered array), ``"row_groups"`` (whole row
-    groups or record batches, which ``group_rows`` counts and ``read_groups`` reads) or
+    groups or record batches, which ``group_rows`` counts, ``read_groups`` reads and whose
+    columns ``columns`` counts) or
     ``"whole"`` (one partition).
     """
 
     kind: str
     group_rows: GroupRows | None = None
     read_groups: GroupReader | None = None
+    columns: GroupColumns | None = None
     read_lines: LineReader | None = None
     header: HeaderReader | None = None
     settle_columns: ColumnSettler = zero_based_columns
@@ -93,9 +98,10 @@ def lines(read_lines: LineReader, header: HeaderReader | None = None,
                         settle_columns=settle_columns)
 
 
-def row_groups(group_rows: GroupRows, read_groups: GroupReader) -> Partitioning:
+def row_groups(group_rows: GroupRows, read_groups: GroupReader,
+               columns: GroupColumns) -> Partitioning:
     """Partitions of whole row groups (record batches), counted and read by the format."""
-    return Partitioning("row_groups", group_rows, read_groups)
+    return Partitioning("row_groups", group_rows, read_groups, columns=columns)
 
 
 @dataclass(frozen=True)

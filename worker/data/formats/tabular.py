@@ -121,6 +121,11 @@ def parquet_group_rows(stream: BinaryIO) -> list[int]:
     return [metadata.row_group(group).num_rows for group in range(metadata.num_row_groups)]
 
 
+def parquet_columns(stream: BinaryIO) -> int:
+    """The columns of a parquet file, from its footer."""
+    return pq.ParquetFile(stream).metadata.num_columns
+
+
 def read_columns(schema: pa.Schema, rows: int, read: Callable[[list[str]], pa.Table],
                  ref: ReadOptions, path: str) -> Parsed:
     """The selected numeric columns of a columnar file whose columns ``schema`` lists.
