@@ -29,7 +29,10 @@ Once the count stays, rounds shrink the excess over the optimum geometrically, s
 remaining excess is about Delta_k rho / (1 - rho), with Delta_k the last round's decrease and
 rho the larger of the last two ratios of decreases at that count; the polish stops with
 ``"tolerance"`` when that is at most ``tolerance * f``, with ``"time_limit"`` at the deadline,
-and with ``"stalled"`` when a round does not lower f (the LP's own tolerances). What it
+with ``"stalled"`` when a round does not lower f (the LP's own tolerances), and, given a
+``slow_rate``, with ``"slow"`` when a round lowered f by less than that share of f per second
+of the round (:mod:`worker.candidates.gain_rate`): the pipeline then hands the time left to
+a lower bound that uses it (:data:`SLOW_RATE`). What it
 takes on the LightTouch paper's lattice problem (d = 4,096, m = 24,576, n = 612,587) is
 measured in docs/guarantees.md#polishing-hinge-loss-lps.
 """
@@ -42,6 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from worker.candidates.gain_rate import is_slow
 from worker.candidates.hinge_lp import (
     SignedRows,
     has_hinge_lp,
@@ -60,13 +64,20 @@ GROWTH = 4
 ON_SIDE = 1e-4
 #: The largest contraction rate the tolerance rule assumes.
 MAX_RATE = 0.9
+#: A round that lowers f by less than this share of f per second of the round is slow, where
+#: the bound gains more from the time: at the 2^14 lattice the rounds lowered f by 4.6e-4 to
+#: 7e-4 of it per second, 7e-5 after a minute, where the dual ascent raised its bound by more
+#: than 1e-3 of itself per second for its first 45 s, and the certified gap measures both
+#: relative to the same ratio f / bound (measured:
+#: docs/guarantees.md#the-time-split-each-stage-until-it-slows).
+SLOW_RATE = 1e-3
 
 
 @dataclass(frozen=True)
 class Polished:
     """The polish's outcome: the last accepted point (d,), its objective and the start's,
-    why it stopped (``"optimal"``, ``"tolerance"``, ``"time_limit"``, ``"stalled"`` or
-    HiGHS's status), the LPs solved, the hinges the last one kept, the seconds."""
+    why it stopped (``"optimal"``, ``"tolerance"``, ``"time_limit"``, ``"stalled"``,
+    ``"slow"`` or HiGHS's status), the LPs solved, the hinges the last one kept, the seconds."""
 
     solution: np.ndarray
     objective: float
@@ -85,9 +96,10 @@ def hinge_objective(signed: SignedRows, w: np.ndarray) -> float:
 
 def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, tolerance: float,
            examples: int = EXAMPLES,
-           after_round: Callable[[np.ndarray, float], None] | None = None) -> Polished | None:
+           after_round: Callable[[np.ndarray, float], None] | None = None,
+           slow_rate: float = 0.0) -> Polished | None:
     """Trust-region LP rounds from ``start`` (module docstring), or None when the objective
-    is not a hinge-loss LP.
+    is not a hinge-loss LP; ``slow_rate`` > 0 stops them once a round is slow.
 
     Parameters
     ----------
@@ -104,6 +116,10 @@ def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, toleran
         trust region's side double them, up to :data:`GROWTH` times as many.
     after_round : callable, optional
         Called with each accepted point (d,) and its objective (progress reports).
+    slow_rate : float
+        Stop (``"slow"``) after a round that lowered f by less than this share of f per
+        second it took (0: never; the pipeline passes :data:`SLOW_RATE` when the bound
+        uses the time left).
     """
     if not has_hinge_lp(problem):
         return None
@@ -114,7 +130,7 @@ def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, toleran
     value = start_value = hinge_objective(signed, w)
     status, rounds, kept_count, decreases = "time_limit", 0, 0, []
     max_examples = GROWTH * examples
-    while time.perf_counter() < deadline:
+    while (round_began := time.perf_counter()) < deadline:
         solved, status, radius, kept_count = trust_region_lp(problem, signed, reach, w,
                                                              examples, deadline)
         rounds += 1
@@ -127,6 +143,8 @@ def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, toleran
             break
         decreases.append(value - candidate_value)
         on_side = on_trust_side(candidate, w, radius, problem.lower, problem.upper)
+        slow = is_slow([(round_began, value), (time.perf_counter(), candidate_value)],
+                       slow_rate)
         w, value = candidate, candidate_value
         if after_round is not None:
             after_round(w, value)
@@ -137,6 +155,9 @@ def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, toleran
             examples, decreases = min(max_examples, 2 * examples), []   # measure anew
         elif remaining_estimate(decreases) <= tolerance * abs(value):
             status = "tolerance"
+            break
+        if slow:
+            status = "slow"
             break
         status = "time_limit"
     return Polished(solution=w, objective=value, start_objective=start_value, status=status,
