@@ -20,10 +20,10 @@ the multipliers are refitted only every :data:`REFIT_EVERY` steps. Every step's 
 valid bound; the largest is kept.
 
 The ascent runs until its time is up (``"time_limit"``; a refit that would end past it is
-not started: at a million rows one takes 11-42 s), its steps are done (``"steps"``), or its
-best bound rose by less than :data:`FLAT_RATE` of itself per second over the last
-:data:`FLAT_REFITS` refits (``"flat"``, :mod:`worker.candidates.gain_rate`): the job then
-ends early instead of spending its last seconds on a bound that barely moves.
+not started: at a million rows one is a large share of a job's time), its steps are done
+(``"steps"``), or its best bound rose by less than :data:`FLAT_RATE` of itself per second
+over the last :data:`FLAT_REFITS` refits (``"flat"``, :mod:`worker.candidates.gain_rate`):
+the job then ends early instead of spending its last seconds on a bound that barely moves.
 """
 
 from __future__ import annotations

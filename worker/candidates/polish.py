@@ -64,11 +64,10 @@ GROWTH = 4
 ON_SIDE = 1e-4
 #: The largest contraction rate the tolerance rule assumes.
 MAX_RATE = 0.9
-#: A round that lowers f by less than this share of f per second of the round is slow, where
-#: the bound gains more from the time: at the 2^14 lattice the rounds lowered f by 4.6e-4 to
-#: 7e-4 of it per second, 7e-5 after a minute, where the dual ascent raised its bound by more
-#: than 1e-3 of itself per second for its first 45 s, and the certified gap measures both
-#: relative to the same ratio f / bound (measured:
+#: A round that lowers f by less than this share of f per second of the round is slow: the
+#: certified gap f / bound - 1 narrows alike for a relative fall of f and a relative rise of
+#: the bound, and at the 2^14 lattice the dual ascent raised its bound faster than this for
+#: its first minute while every polish round was slower (measured:
 #: docs/guarantees.md#the-time-split-each-stage-until-it-slows).
 SLOW_RATE = 1e-3
 
@@ -118,8 +117,7 @@ def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, toleran
         Called with each accepted point (d,) and its objective (progress reports).
     slow_rate : float
         Stop (``"slow"``) after a round that lowered f by less than this share of f per
-        second it took (0: never; the pipeline passes :data:`SLOW_RATE` when the bound
-        uses the time left).
+        second it took (0: never; the pipeline's: :data:`SLOW_RATE` or 0).
     """
     if not has_hinge_lp(problem):
         return None
@@ -145,23 +143,29 @@ def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, toleran
         on_side = on_trust_side(candidate, w, radius, problem.lower, problem.upper)
         slow = is_slow([(round_began, value), (time.perf_counter(), candidate_value)],
                        slow_rate)
-        w, value = candidate, candidate_value
+        w, value, growing = candidate, candidate_value, examples < max_examples
         if after_round is not None:
             after_round(w, value)
-        if not on_side:
-            status = "optimal"
+        status = stop_after_round(on_side, growing, decreases, tolerance * abs(value), slow)
+        if status != "time_limit":
             break
-        if examples < max_examples:     # the radius held the step back: widen it, and
-            examples, decreases = min(max_examples, 2 * examples), []   # measure anew
-        elif remaining_estimate(decreases) <= tolerance * abs(value):
-            status = "tolerance"
-            break
-        if slow:
-            status = "slow"
-            break
-        status = "time_limit"
+        if growing:     # the radius held the step back: widen it, and measure anew
+            examples, decreases = min(max_examples, 2 * examples), []
     return Polished(solution=w, objective=value, start_objective=start_value, status=status,
                     rounds=rounds, examples=kept_count, seconds=time.perf_counter() - began)
+
+
+def stop_after_round(on_side: bool, growing: bool, decreases: list[float], excess: float,
+                     slow: bool) -> str:
+    """Why the polish stops after an accepted round: ``"optimal"`` when its step reached no
+    side of the trust region, ``"tolerance"`` when the count of kept hinges stays (not
+    ``growing``) and :func:`remaining_estimate` of the ``decreases`` is at most ``excess``,
+    ``"slow"`` after a ``slow`` round; ``"time_limit"`` (go on until it) otherwise."""
+    if not on_side:
+        return "optimal"
+    if not growing and remaining_estimate(decreases) <= excess:
+        return "tolerance"
+    return "slow" if slow else "time_limit"
 
 
 def trust_region_lp(problem: CompiledProblem, signed: SignedRows, reach: np.ndarray,

@@ -41,10 +41,9 @@ GAMMA_CEILING = 1e6
 #: (measured: docs/algorithms.md, "Automatic γ").
 LSMR_ITERATIONS = 1_000
 #: The fits of a run take at most this share of its time (the first, and any while they have
-#: taken less than GAMMA_FREE_S in all, are always made): on the 2^14 lattice with 1M pairs
-#: every ordering row near binding made one fit 1-20 s, and the six of a stage took 50 s of
-#: a 60 s algorithm share without raising gamma (measured:
-#: docs/algorithms.md, "Automatic γ").
+#: taken less than GAMMA_FREE_S in all, are always made): at a lattice of a hundred thousand
+#: ordering rows near binding the fits took most of the algorithm's share without raising
+#: gamma (measured: docs/guarantees.md#the-time-split-each-stage-until-it-slows).
 GAMMA_SHARE = 0.1
 GAMMA_FREE_S = 1.0
 #: One checkpoint raises gamma at most this much: estimates at a poorly converged average
