@@ -22,8 +22,10 @@ valid bound; the largest is kept.
 The ascent runs until its time is up (``"time_limit"``; a refit that would end past it is
 not started: at a million rows one is a large share of a job's time), its steps are done
 (``"steps"``), or its best bound rose by less than :data:`FLAT_RATE` of itself per second
-over the last :data:`FLAT_REFITS` refits (``"flat"``, :mod:`worker.candidates.gain_rate`):
-the job then ends early instead of spending its last seconds on a bound that barely moves.
+over the last half of its refits, at least :data:`FLAT_REFITS` (``"flat"``,
+:mod:`worker.candidates.gain_rate`): the job then ends early instead of spending its last
+seconds on a bound that barely moves. The best bound rises in steps, with plateaus of up to a
+dozen refits between them, so a window of a fixed few refits reads a plateau as the end.
 """
 
 from __future__ import annotations
@@ -47,8 +49,8 @@ STEP = 0.3
 #: docs/guarantees.md#the-bound-at-a-million-constraints).
 REFIT_EVERY = 20
 #: The ascent is flat once its best bound rose by less than FLAT_RATE of itself per second
-#: over the last FLAT_REFITS refits (measured at the 2^14 lattice:
-#: docs/guarantees.md#the-time-split-each-stage-until-it-slows).
+#: over the last half of its refits, and at least the last FLAT_REFITS (measured at the 2^14
+#: lattice: docs/guarantees.md#the-time-split-each-stage-until-it-slows).
 FLAT_RATE = 1e-4
 FLAT_REFITS = 3
 
@@ -85,7 +87,8 @@ def ascended_bound(problem: CompiledProblem, signed: SignedRows, alpha: np.ndarr
     steps : int
         The most steps taken.
     flat_rate : float
-        The least relative rise per second over :data:`FLAT_REFITS` refits (0: never flat).
+        The least relative rise per second over the last half of the refits (0: never
+        flat).
 
     Returns
     -------
@@ -102,7 +105,7 @@ def ascended_bound(problem: CompiledProblem, signed: SignedRows, alpha: np.ndarr
             elapsed = time.perf_counter() - began
             if k > 1:
                 risen.append((elapsed, best))
-                if is_slow(risen, flat_rate, FLAT_REFITS):
+                if is_slow(risen, flat_rate, max(FLAT_REFITS, len(risen) // 2)):
                     stopped = "flat"
                     break
                 if elapsed + refit_s >= seconds:
