@@ -43,9 +43,10 @@ def trace(dims: int, result: Path, limits: list[float]) -> dict:
     rows = []
     for seconds in limits:
         began = time.perf_counter()
-        bound = ascended_bound(problem, signed, alpha, seconds)
+        ascended = ascended_bound(problem, signed, alpha, seconds, flat_rate=0.0)
         rows.append({"seconds_limit": seconds, "seconds": time.perf_counter() - began,
-                     "bound": bound, "load_average": os.getloadavg()[0]})
+                     "bound": ascended.value, "refits": ascended.refits,
+                     "load_average": os.getloadavg()[0]})
         print(json.dumps(rows[-1]), flush=True)
     return {"dims": dims, "m": problem.m, "result": str(result.relative_to(ROOT)),
             "objective": projected["objective"], "commit": _commit(), "runs": rows}

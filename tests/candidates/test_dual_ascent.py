@@ -27,7 +27,7 @@ def test_the_ascent_stays_below_the_optimum_and_above_its_start(constraint, seed
     reference = np.random.default_rng(seed).normal(scale=spread, size=problem.d)
     alpha = margin_weights(signed.margins(reference))
     start = dual_value(problem, signed, alpha, ordering_multipliers(problem, signed, alpha))
-    value = ascended_bound(problem, signed, alpha, 60.0, steps)
+    value = ascended_bound(problem, signed, alpha, 60.0, steps).value
     assert start - 1e-12 <= value <= optimum + 1e-9
 
 
@@ -36,8 +36,8 @@ def test_steps_raise_the_bound_from_a_poor_start():
     optimum, _ = exact(problem)
     signed = signed_rows(problem)
     alpha = margin_weights(signed.margins(np.zeros(problem.d)))
-    first = ascended_bound(problem, signed, alpha, 60.0, 1)
-    many = ascended_bound(problem, signed, alpha, 60.0, 200)
+    first = ascended_bound(problem, signed, alpha, 60.0, 1).value
+    many = ascended_bound(problem, signed, alpha, 60.0, 200, flat_rate=0.0).value
     assert many > first + 0.1 * (optimum - first)
     assert many <= optimum + 1e-9
 
@@ -45,7 +45,7 @@ def test_steps_raise_the_bound_from_a_poor_start():
 def test_constraints_other_than_an_order_have_no_ascent():
     problem = random_problem("hinge", "linear", d=8, n=40, seed=0)
     signed = signed_rows(problem)
-    assert ascended_bound(problem, signed, np.ones(problem.n), 1.0) is None
+    assert ascended_bound(problem, signed, np.ones(problem.n), 1.0).value is None
 
 
 def test_at_scale_an_order_is_bounded_by_the_ascent(monkeypatch):

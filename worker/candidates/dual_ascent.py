@@ -18,15 +18,25 @@ docs/guarantees.md#the-bound-at-a-million-constraints). A flow costs far more th
 the last multipliers, which bounds all the same (weak duality holds for any lam >= 0), so
 the multipliers are refitted only every :data:`REFIT_EVERY` steps. Every step's value is a
 valid bound; the largest is kept.
+
+The ascent runs until its time is up (``"time_limit"``; a refit that would end past it is
+not started: at a million rows one is a large share of a job's time), its steps are done
+(``"steps"``), or its best bound rose by less than :data:`FLAT_RATE` of itself per second
+over the last half of its refits, at least :data:`FLAT_REFITS` (``"flat"``,
+:mod:`worker.candidates.gain_rate`): the job then ends early instead of spending its last
+seconds on a bound that barely moves. The best bound rises in steps, with plateaus of up to a
+dozen refits between them, so a window of a fixed few refits reads a plateau as the end.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
 from worker.candidates.dual_certificate import ordering_multipliers, reduced_cost, value_of_cost
+from worker.candidates.gain_rate import is_slow
 from worker.candidates.hinge_lp import SignedRows
 from worker.problem.compiled import CompiledProblem
 
@@ -38,12 +48,29 @@ STEP = 0.3
 #: rose faster than every 5 or every step (measured:
 #: docs/guarantees.md#the-bound-at-a-million-constraints).
 REFIT_EVERY = 20
+#: The ascent is flat once its best bound rose by less than FLAT_RATE of itself per second
+#: over the last half of its refits, and at least the last FLAT_REFITS (measured at the 2^14
+#: lattice: docs/guarantees.md#the-time-split-each-stage-until-it-slows).
+FLAT_RATE = 1e-4
+FLAT_REFITS = 3
+
+
+@dataclass(frozen=True)
+class Ascended:
+    """The ascent's outcome: its best bound (None when the order's refit does not apply or
+    no value was finite), why it stopped (``"time_limit"``, ``"steps"`` or ``"flat"``) and
+    the refits it made."""
+
+    value: float | None
+    stopped: str
+    refits: int
 
 
 def ascended_bound(problem: CompiledProblem, signed: SignedRows, alpha: np.ndarray,
-                   seconds: float, steps: int = 1000) -> float | None:
+                   seconds: float, steps: int = 1000, flat_rate: float = FLAT_RATE
+                   ) -> Ascended:
     """The largest certificate phi (module docstring) over supergradient steps from
-    ``alpha``, within ``seconds`` (at least one step) and at most ``steps``.
+    ``alpha``, within ``seconds`` (at least one step) and at most ``steps``, until flat.
 
     Parameters
     ----------
@@ -59,27 +86,42 @@ def ascended_bound(problem: CompiledProblem, signed: SignedRows, alpha: np.ndarr
         every :data:`REFIT_EVERY`).
     steps : int
         The most steps taken.
+    flat_rate : float
+        The least relative rise per second over the last half of the refits (0: never
+        flat).
 
     Returns
     -------
-    float or None
-        The best bound (<= the optimum), or None when the order's refit does not apply or
-        no value was finite.
+    Ascended
+        The best bound (<= the optimum), why the ascent stopped and its refits.
     """
     began, best, lam = time.perf_counter(), -np.inf, None
     alpha = np.clip(np.asarray(alpha, dtype=np.float64), 0.0, 1.0)
     half_width = (problem.upper - problem.lower).max() / 2
+    risen: list[tuple[float, float]] = []          # (seconds, best) at each refit
+    stopped, refit_s, refits = "steps", 0.0, 0
     for k in range(1, steps + 1):
         if (k - 1) % REFIT_EVERY == 0:
+            elapsed = time.perf_counter() - began
+            if k > 1:
+                risen.append((elapsed, best))
+                if is_slow(risen, flat_rate, max(FLAT_REFITS, len(risen) // 2)):
+                    stopped = "flat"
+                    break
+                if elapsed + refit_s >= seconds:
+                    stopped = "time_limit"
+                    break
             lam = ordering_multipliers(problem, signed, alpha)
+            refit_s, refits = time.perf_counter() - began - elapsed, refits + 1
             if lam is None:
-                return None
+                return Ascended(None, stopped, refits)
         cost = reduced_cost(problem, signed, alpha, lam)
         best = max(best, value_of_cost(problem, signed, alpha, lam, cost))
         if time.perf_counter() - began >= seconds or not np.isfinite(half_width):
+            stopped = "time_limit"
             break
         inner = np.where(cost > 0, problem.lower,
                          np.where(cost < 0, problem.upper, (problem.lower + problem.upper) / 2))
         slope = 1.0 - signed.margins(inner)   # n / c_i times the supergradient: its metric
         alpha = np.clip(alpha + STEP / np.sqrt(k) * slope / half_width, 0.0, 1.0)
-    return float(best) if np.isfinite(best) else None
+    return Ascended(float(best) if np.isfinite(best) else None, stopped, refits)

@@ -77,12 +77,14 @@ MAX_SECONDS = 30.0
 class LowerBound:
     """The LP's outcome: ``status`` (``"optimal"``, ``"time_limit"``, or HiGHS's model status
     in lower case, e.g. ``"unbounded"``), the bound
-    when ``status == "optimal"`` (else None), the examples kept as hinges, the seconds."""
+    when ``status == "optimal"`` (else None), the examples kept as hinges, the seconds, and
+    for the ascent why it stopped (:class:`~worker.candidates.dual_ascent.Ascended`)."""
 
     status: str
     value: float | None
     band_examples: int
     seconds: float
+    stopped: str | None = None
 
 
 def hinge_lower_bound(problem: CompiledProblem, reference: np.ndarray, band: float = BAND,
@@ -209,17 +211,25 @@ def ascent_lower_bound(problem: CompiledProblem, reference: np.ndarray, time_lim
                        rows: SignedRows | None = None) -> LowerBound | None:
     """The dual certificate raised by supergradient steps on the example weights from the
     ``reference``'s margins (:func:`~worker.candidates.dual_ascent.ascended_bound`) for
-    ``time_limit`` seconds, with status ``"ascent"``; None when the constraints are no order
-    with a box constant on its pieces, or the box is infinite. ``rows``: as
-    :func:`hinge_lower_bound`'s."""
+    ``time_limit`` seconds or until it is flat, with status ``"ascent"``; None when the
+    constraints are no order with a box constant on its pieces, or the box is infinite.
+    ``rows``: as :func:`hinge_lower_bound`'s."""
     began = time.perf_counter()
     signed = signed_rows(problem) if rows is None else rows
-    value = ascended_bound(problem, signed, margin_weights(signed.margins(reference)),
-                           time_limit)
-    if value is None:
+    ascended = ascended_bound(problem, signed, margin_weights(signed.margins(reference)),
+                              time_limit)
+    if ascended.value is None:
         return None
-    return LowerBound(status="ascent", value=value, band_examples=0,
-                      seconds=time.perf_counter() - began)
+    return LowerBound(status="ascent", value=ascended.value, band_examples=0,
+                      seconds=time.perf_counter() - began, stopped=ascended.stopped)
+
+
+def takes_spare_time(problem: CompiledProblem) -> bool:
+    """Whether the bound gets better with every second it is given: from :data:`PDLP_ROWS`
+    rows (the ascent, or PDLP's band LPs), where the interior point's band LP below them
+    ends on its own within seconds. The polish hands such a bound its time once its rounds
+    are slow (:data:`worker.candidates.polish.SLOW_RATE`)."""
+    return solver_for(problem) == "pdlp"
 
 
 def solver_for(problem: CompiledProblem) -> str:
@@ -242,7 +252,8 @@ class LowerBoundStats(Stats):
     """The lower bound's record (:mod:`worker.stats`): ``lower_bound_status``,
     ``lower_bound_examples``, ``lower_bound_s`` and, when the LP was solved, ``lower_bound``,
     ``gap`` (objective - lower_bound, >= 0 up to the LP's tolerance) and ``relative_gap``
-    (gap / |lower_bound|, when it is not 0)."""
+    (gap / |lower_bound|, when it is not 0), and for the ascent why it stopped
+    (``lower_bound_stopped``: ``"time_limit"``, ``"steps"`` or ``"flat"``)."""
 
     status: str = stat("lower_bound_status")
     examples: int = stat("lower_bound_examples")
@@ -250,6 +261,7 @@ class LowerBoundStats(Stats):
     lower_bound: float | None = None
     gap: float | None = None
     relative_gap: float | None = None
+    stopped: str | None = stat("lower_bound_stopped")
 
 
 def lower_bound_stats(problem: CompiledProblem, point: np.ndarray, objective: float,
@@ -266,4 +278,5 @@ def lower_bound_stats(problem: CompiledProblem, point: np.ndarray, objective: fl
         return LowerBoundStats(bound.status, bound.band_examples, bound.seconds)
     gap = objective - bound.value
     return LowerBoundStats(bound.status, bound.band_examples, bound.seconds, bound.value, gap,
-                           gap / abs(bound.value) if bound.value != 0 else None)
+                           gap / abs(bound.value) if bound.value != 0 else None,
+                           bound.stopped)

@@ -29,7 +29,10 @@ Once the count stays, rounds shrink the excess over the optimum geometrically, s
 remaining excess is about Delta_k rho / (1 - rho), with Delta_k the last round's decrease and
 rho the larger of the last two ratios of decreases at that count; the polish stops with
 ``"tolerance"`` when that is at most ``tolerance * f``, with ``"time_limit"`` at the deadline,
-and with ``"stalled"`` when a round does not lower f (the LP's own tolerances). What it
+with ``"stalled"`` when a round does not lower f (the LP's own tolerances), and, given a
+``slow_rate``, with ``"slow"`` when a round lowered f by less than that share of f per second
+of the round (:mod:`worker.candidates.gain_rate`): the pipeline then hands the time left to
+a lower bound that uses it (:data:`SLOW_RATE`). What it
 takes on the LightTouch paper's lattice problem (d = 4,096, m = 24,576, n = 612,587) is
 measured in docs/guarantees.md#polishing-hinge-loss-lps.
 """
@@ -42,6 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from worker.candidates.gain_rate import is_slow
 from worker.candidates.hinge_lp import (
     SignedRows,
     has_hinge_lp,
@@ -60,13 +64,19 @@ GROWTH = 4
 ON_SIDE = 1e-4
 #: The largest contraction rate the tolerance rule assumes.
 MAX_RATE = 0.9
+#: A round that lowers f by less than this share of f per second of the round is slow: the
+#: certified gap f / bound - 1 narrows alike for a relative fall of f and a relative rise of
+#: the bound, and at the 2^14 lattice the dual ascent raised its bound faster than this for
+#: its first minute while every polish round was slower (measured:
+#: docs/guarantees.md#the-time-split-each-stage-until-it-slows).
+SLOW_RATE = 1e-3
 
 
 @dataclass(frozen=True)
 class Polished:
     """The polish's outcome: the last accepted point (d,), its objective and the start's,
-    why it stopped (``"optimal"``, ``"tolerance"``, ``"time_limit"``, ``"stalled"`` or
-    HiGHS's status), the LPs solved, the hinges the last one kept, the seconds."""
+    why it stopped (``"optimal"``, ``"tolerance"``, ``"time_limit"``, ``"stalled"``,
+    ``"slow"`` or HiGHS's status), the LPs solved, the hinges the last one kept, the seconds."""
 
     solution: np.ndarray
     objective: float
@@ -85,9 +95,10 @@ def hinge_objective(signed: SignedRows, w: np.ndarray) -> float:
 
 def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, tolerance: float,
            examples: int = EXAMPLES,
-           after_round: Callable[[np.ndarray, float], None] | None = None) -> Polished | None:
+           after_round: Callable[[np.ndarray, float], None] | None = None,
+           slow_rate: float = 0.0) -> Polished | None:
     """Trust-region LP rounds from ``start`` (module docstring), or None when the objective
-    is not a hinge-loss LP.
+    is not a hinge-loss LP; ``slow_rate`` > 0 stops them once a round is slow.
 
     Parameters
     ----------
@@ -104,6 +115,9 @@ def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, toleran
         trust region's side double them, up to :data:`GROWTH` times as many.
     after_round : callable, optional
         Called with each accepted point (d,) and its objective (progress reports).
+    slow_rate : float
+        Stop (``"slow"``) after a round that lowered f by less than this share of f per
+        second it took (0: never; the pipeline's: :data:`SLOW_RATE` or 0).
     """
     if not has_hinge_lp(problem):
         return None
@@ -114,7 +128,7 @@ def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, toleran
     value = start_value = hinge_objective(signed, w)
     status, rounds, kept_count, decreases = "time_limit", 0, 0, []
     max_examples = GROWTH * examples
-    while time.perf_counter() < deadline:
+    while (round_began := time.perf_counter()) < deadline:
         solved, status, radius, kept_count = trust_region_lp(problem, signed, reach, w,
                                                              examples, deadline)
         rounds += 1
@@ -127,20 +141,31 @@ def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, toleran
             break
         decreases.append(value - candidate_value)
         on_side = on_trust_side(candidate, w, radius, problem.lower, problem.upper)
-        w, value = candidate, candidate_value
+        slow = is_slow([(round_began, value), (time.perf_counter(), candidate_value)],
+                       slow_rate)
+        w, value, growing = candidate, candidate_value, examples < max_examples
         if after_round is not None:
             after_round(w, value)
-        if not on_side:
-            status = "optimal"
+        status = stop_after_round(on_side, growing, decreases, tolerance * abs(value), slow)
+        if status != "time_limit":
             break
-        if examples < max_examples:     # the radius held the step back: widen it, and
-            examples, decreases = min(max_examples, 2 * examples), []   # measure anew
-        elif remaining_estimate(decreases) <= tolerance * abs(value):
-            status = "tolerance"
-            break
-        status = "time_limit"
+        if growing:     # the radius held the step back: widen it, and measure anew
+            examples, decreases = min(max_examples, 2 * examples), []
     return Polished(solution=w, objective=value, start_objective=start_value, status=status,
                     rounds=rounds, examples=kept_count, seconds=time.perf_counter() - began)
+
+
+def stop_after_round(on_side: bool, growing: bool, decreases: list[float], excess: float,
+                     slow: bool) -> str:
+    """Why the polish stops after an accepted round: ``"optimal"`` when its step reached no
+    side of the trust region, ``"tolerance"`` when the count of kept hinges stays (not
+    ``growing``) and :func:`remaining_estimate` of the ``decreases`` is at most ``excess``,
+    ``"slow"`` after a ``slow`` round; ``"time_limit"`` (go on until it) otherwise."""
+    if not on_side:
+        return "optimal"
+    if not growing and remaining_estimate(decreases) <= excess:
+        return "tolerance"
+    return "slow" if slow else "time_limit"
 
 
 def trust_region_lp(problem: CompiledProblem, signed: SignedRows, reach: np.ndarray,

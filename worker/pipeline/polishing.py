@@ -4,9 +4,13 @@ polish of :mod:`worker.candidates.polish`, whose answer joins the shrinking LP's
 When the objective is a hinge-loss LP held in memory, the algorithm may run for
 :data:`ALGORITHM_SHARE` of ``solver.time_limit_s``, and ``iterations: "auto"`` stops it at
 :data:`ALGORITHM_TOLERANCE` times ``solver.tolerance``; the polish then starts from the exact
-projection of the algorithm's last running average and may run until the job's time limit.
-Its point is added as a ``"polished"`` candidate, so the shrinking LP (which picks it when
-it is the best feasible one) and the projection treat it like any other.
+projection of the algorithm's last running average and may run for :data:`POLISH_SHARE` of
+the time left; where the lower bound gets better with every second it is given
+(:func:`~worker.candidates.lower_bound.takes_spare_time`: the dual ascent from 100,000 order
+rows), it stops earlier once a round is slow (:data:`~worker.candidates.polish.SLOW_RATE`),
+and the bound, which may run until the job's time limit, gets the rest. Its point is added
+as a ``"polished"`` candidate, so the shrinking LP (which picks it when it is the best
+feasible one) and the projection treat it like any other.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ import numpy as np
 from worker.algorithms.run.loop import Progress, ProgressCallback
 from worker.algorithms.run.options import SolverOptions
 from worker.candidates.hinge_lp import has_hinge_lp
-from worker.candidates.polish import polish
+from worker.candidates.lower_bound import takes_spare_time
+from worker.candidates.polish import SLOW_RATE, polish
 from worker.candidates.snapshots import Candidates
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project
@@ -64,7 +69,8 @@ def polished_candidates(problem: CompiledProblem, candidates: Candidates, solve_
                         ) -> tuple[Candidates, PolishStats | None]:
     """Polish the projection of the last running average (the last candidate if none is
     an average) for :data:`POLISH_SHARE` of the time left until ``deadline`` (a
-    ``time.perf_counter()`` value), or until ``tolerance``.
+    ``time.perf_counter()`` value), or until ``tolerance``, or (when the bound takes the
+    time left) until a round is slow.
 
     Returns the candidates with the point added as a ``"polished"`` one when it is better
     (a new set; ``candidates`` is left as it is) and the stage's stats (None without
@@ -87,7 +93,8 @@ def polished_candidates(problem: CompiledProblem, candidates: Candidates, solve_
                           elapsed_s=solve_s + time.perf_counter() - began))
 
     polished = polish(problem, start, began + POLISH_SHARE * (deadline - began), tolerance,
-                      after_round=None if progress is None else report)
+                      after_round=None if progress is None else report,
+                      slow_rate=SLOW_RATE if takes_spare_time(problem) else 0.0)
     stats = PolishStats(polished.status, polished.rounds, polished.examples,
                         time.perf_counter() - began)
     if polished.objective < polished.start_objective:

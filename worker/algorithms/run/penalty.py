@@ -15,9 +15,13 @@ This goes beyond the paper, which leaves gamma to a grid search (§6.1).
 
 from __future__ import annotations
 
+import math
+import time
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import lsq_linear
+from scipy.sparse.linalg import LinearOperator
 
 from worker.kernels.constraints import max_violation
 from worker.kernels.layout import ProblemArrays
@@ -36,22 +40,37 @@ GAMMA_CEILING = 1e6
 #: took longer than a run's time limit for little more accuracy in the sum of multipliers
 #: (measured: docs/algorithms.md, "Automatic γ").
 LSMR_ITERATIONS = 1_000
+#: The fits of a run take at most this share of its time (the first, and any while they have
+#: taken less than GAMMA_FREE_S in all, are always made): at a lattice of a hundred thousand
+#: ordering rows near binding the fits took most of the algorithm's share without raising
+#: gamma (measured: docs/guarantees.md#the-time-split-each-stage-until-it-slows).
+GAMMA_SHARE = 0.1
+GAMMA_FREE_S = 1.0
 #: One checkpoint raises gamma at most this much: estimates at a poorly converged average
 #: overshoot, and a too-large gamma slows every later step.
 MAX_GROWTH = 4.0
 
 
+class FitDeadline(Exception):
+    """The deadline passed while the multipliers were being fitted."""
+
+
 def multiplier_mass(arrays: ProblemArrays, problem: CompiledProblem,
-                    w: np.ndarray) -> tuple[float, float]:
-    """(estimated ||lambda*||_1, ||grad f(w)||_2) at a near-optimal point w (shape (d,))."""
+                    w: np.ndarray, deadline: float = math.inf) -> tuple[float, float]:
+    """(estimated ||lambda*||_1, ||grad f(w)||_2) at a near-optimal point w (shape (d,));
+    raises :class:`FitDeadline` when ``deadline`` (a ``time.perf_counter()`` value) passes
+    during the fit."""
     tolerance = ACTIVE_TOLERANCE * max(1.0, float(np.abs(w).max(initial=0.0)))
-    _, multipliers, gradient = stationary_multipliers(arrays, problem, w, tolerance)
+    _, multipliers, gradient = stationary_multipliers(arrays, problem, w, tolerance, deadline)
     return float(multipliers.sum()), float(np.linalg.norm(gradient))
 
 
 def stationary_multipliers(arrays: ProblemArrays, problem: CompiledProblem, w: np.ndarray,
-                           tolerance: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                           tolerance: float, deadline: float = math.inf
+                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The nonnegative least-squares multipliers of the module docstring at w (shape (d,)).
+    A finite ``deadline`` (a ``time.perf_counter()`` value) is checked at every product of
+    the least squares, which raise :class:`FitDeadline` once it has passed.
 
     Where w_j = 0 the l1 term's subgradient is the one in [-l1, l1] of least norm for the
     stationarity residual (it soft-thresholds the rest of the gradient by l1), so an exact
@@ -84,9 +103,27 @@ def stationary_multipliers(arrays: ProblemArrays, problem: CompiledProblem, w: n
         sp.csr_matrix((-np.ones(at_lower.size), (np.arange(at_lower.size), at_lower)),
                       shape=(at_lower.size, d)),
     ], format="csr")
-    fit = lsq_linear(normals.T.tocsr(), -gradient, bounds=(0.0, np.inf), lsmr_tol="auto",
-                     max_iter=200, lsmr_maxiter=LSMR_ITERATIONS)
+    fit = lsq_linear(until(normals.T.tocsr(), deadline), -gradient, bounds=(0.0, np.inf),
+                     lsmr_tol="auto", max_iter=200, lsmr_maxiter=LSMR_ITERATIONS)
     return active, fit.x[:active.size], gradient
+
+
+def until(matrix: sp.csr_matrix, deadline: float) -> sp.csr_matrix | LinearOperator:
+    """``matrix`` (r, c) itself without a deadline, else an operator of its products that
+    raises :class:`FitDeadline` once ``deadline`` has passed."""
+    if not math.isfinite(deadline):
+        return matrix
+    transposed = matrix.T.tocsr()
+
+    def checked(operator: sp.csr_matrix):
+        def product(x: np.ndarray) -> np.ndarray:
+            if time.perf_counter() >= deadline:
+                raise FitDeadline
+            return operator @ x
+        return product
+
+    return LinearOperator(matrix.shape, matvec=checked(matrix), rmatvec=checked(transposed),
+                          dtype=matrix.dtype)
 
 
 def penalized_objective(arrays: ProblemArrays, w: np.ndarray, gamma: float) -> float:

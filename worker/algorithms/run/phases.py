@@ -10,10 +10,15 @@ the doubling-stage estimate), or the time limit ends the run.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from worker.algorithms.run.driver import Driver, snapshot_iterations
 from worker.algorithms.run.penalty import (
+    GAMMA_FREE_S,
+    GAMMA_SHARE,
+    FitDeadline,
     gamma_checkpoints,
     multiplier_mass,
     penalized_objective,
@@ -104,9 +109,19 @@ def run_to_tolerance(driver: Driver, cfg, count: int, candidates: Candidates, *,
 
 
 def retune_gamma(driver: Driver, cfg):
-    """Raise gamma to the multiplier estimate at the running average (restarting it)."""
-    average = driver.average()
-    mass, gradient_norm = multiplier_mass(driver.arrays, driver.problem, average)
+    """Raise gamma to the multiplier estimate at the running average (restarting it), unless
+    the fits have taken their share of the run (:data:`~worker.algorithms.run.penalty.
+    GAMMA_SHARE`) or the deadline passes during the fit: gamma then stays."""
+    if driver.gamma_fit_s > max(GAMMA_FREE_S, GAMMA_SHARE * driver.loop.seconds):
+        return cfg
+    average, began = driver.average(), time.perf_counter()
+    try:
+        mass, gradient_norm = multiplier_mass(driver.arrays, driver.problem, average,
+                                              driver.loop.deadline)
+    except FitDeadline:
+        return cfg
+    finally:
+        driver.gamma_fit_s += time.perf_counter() - began
     violation = float(max_violation(driver.arrays, average))
     driver.state.counters[CHECKS] += driver.problem.m
     gamma = raised_gamma(cfg.gamma, mass, violation, max(1.0, float(np.abs(average).max())))

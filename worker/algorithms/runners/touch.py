@@ -40,7 +40,7 @@ class TouchStats(Stats):
     """The record (:mod:`worker.stats`) of FullTouch, LightTouch, MidTouch and projected
     SGD: the counters, how the run ended (``stopped_by`` and the stopping rule's figures)
     and what the algorithm adds, then whether the time limit stopped it, the final penalty
-    and step, and the step rule's warm-up."""
+    and step, the step rule's warm-up and the seconds of ``gamma: "auto"``'s fits."""
 
     counters: Counters
     budget: Mapping[str, Value]
@@ -49,13 +49,14 @@ class TouchStats(Stats):
     gamma: float
     eta_w: float
     steps: Mapping[str, Value]
+    gamma_fit_s: float
 
 
 def _finish(name: str, driver: Driver, candidates: Candidates, cfg,
             budget: Mapping[str, Value], **extra: Value) -> Trajectory:
     driver.loop.report(force=True)                     # progress at the last iteration
     stats = TouchStats(driver.counters(), budget, extra, driver.timed_out, float(cfg.gamma),
-                       float(cfg.eta_w), driver.step_stats or {})
+                       float(cfg.eta_w), driver.step_stats or {}, driver.gamma_fit_s)
     return Trajectory(name, candidates, driver.arrays, stats)
 
 
