@@ -7,23 +7,20 @@ tables' headers alone, bounds the compiled problem's."""
 from __future__ import annotations
 
 import copy
-import json
-import subprocess
-import sys
 
 import pytest
 
 import lighttouch
 from tests.data.helpers import isolated_data_cache
+from tests.distributed.refusals import refusals
 from tests.distributed.test_pairs import pair_spec
-from tests.local_stack import REPO
 from worker import solve
 from worker.distributed.pairs import pair_sizes, plan_pairs
 from worker.errors import SpecError
 from worker.pipeline.memory import memory_parts, planned_parts
 from worker.pipeline.validate import summarize_spec
 from worker.problem.compile import DataSource, compile_problem
-from worker.settings import DataSettings, child_environment
+from worker.settings import DataSettings
 from worker.spec.models import parse_spec
 
 pytestmark = pytest.mark.usefixtures(isolated_data_cache.__name__)
@@ -84,20 +81,8 @@ def assert_names_the_way_out(message: str) -> None:
 
 
 def test_over_the_budget_without_a_scheduler_the_cli_and_the_api_refuse(roots, monkeypatch):
-    (roots / "spec.json").write_text(json.dumps(auto_pairs(roots, "npy")))
-    env = child_environment({"LIGHTTOUCH_MAX_JOB_BYTES": str(BUDGET), "PYTHONPATH": str(REPO),
-                             "LIGHTTOUCH_DATA_ROOTS": str(roots)})
-    env.pop("LIGHTTOUCH_DASK_SCHEDULER", None)
-    for command in ("solve", "validate"):
-        cli = subprocess.run([sys.executable, "-m", "service.cli", command,
-                              str(roots / "spec.json")], env=env, cwd=roots,
-                             capture_output=True, text=True, timeout=300)
-        assert cli.returncode != 0
-        assert_names_the_way_out(" ".join(cli.stderr.split()))
-    monkeypatch.setenv("LIGHTTOUCH_MAX_JOB_BYTES", str(BUDGET))
-    with pytest.raises(SpecError) as refused:
-        lighttouch.solve(auto_pairs(roots))
-    assert_names_the_way_out(str(refused.value))
+    for message in refusals(auto_pairs(roots, "npy"), roots, BUDGET, monkeypatch):
+        assert_names_the_way_out(message)
     named = auto_pairs(roots)
     named["solver"]["algorithm"] = "lighttouch"
     with pytest.raises(SpecError, match="solver.algorithm lighttouch reads every example"):

@@ -5,10 +5,6 @@ the budget and the settings; the head estimate tracks the compiled problem's siz
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pa_csv
@@ -18,14 +14,14 @@ from sklearn.datasets import dump_svmlight_file
 
 import lighttouch
 from tests.data.helpers import isolated_data_cache
-from tests.local_stack import REPO
+from tests.distributed.refusals import refusals
 from worker import solve
 from worker.distributed.head import plan_sizes
 from worker.distributed.partitions import plan_files
 from worker.errors import DataError, SpecError
 from worker.pipeline.validate import summarize_spec
 from worker.problem.compile import DataSource, compile_problem
-from worker.settings import DataSettings, child_environment
+from worker.settings import DataSettings
 from worker.spec.models import parse_spec
 
 pytestmark = pytest.mark.usefixtures(isolated_data_cache.__name__)
@@ -74,21 +70,9 @@ def assert_names_the_way_out(message: str) -> None:
 
 
 def test_over_the_budget_without_a_scheduler_the_cli_and_the_api_refuse(data, monkeypatch):
-    (data / "spec.json").write_text(json.dumps(spec_of(data)))
-    env = child_environment({"LIGHTTOUCH_MAX_JOB_BYTES": str(BUDGET), "PYTHONPATH": str(REPO),
-                             "LIGHTTOUCH_DATA_ROOTS": str(data)})
-    env.pop("LIGHTTOUCH_DASK_SCHEDULER", None)
-    for command in ("solve", "validate"):
-        cli = subprocess.run([sys.executable, "-m", "service.cli", command,
-                              str(data / "spec.json")], env=env, cwd=data,
-                             capture_output=True, text=True, timeout=300)
-        assert cli.returncode != 0
-        assert "objective.data" in cli.stderr
-        assert_names_the_way_out(cli.stderr)
-    monkeypatch.setenv("LIGHTTOUCH_MAX_JOB_BYTES", str(BUDGET))
-    with pytest.raises(SpecError) as refused:
-        lighttouch.solve(spec_of(data))
-    assert_names_the_way_out(str(refused.value))
+    for message in refusals(spec_of(data), data, BUDGET, monkeypatch):
+        assert "objective.data" in message
+        assert_names_the_way_out(message)
     with pytest.raises(SpecError, match="solver.svrg.workers is 0"):
         lighttouch.solve(spec_of(data, "svrg_ol", workers=0))
 
