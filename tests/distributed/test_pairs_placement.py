@@ -12,7 +12,11 @@ import pytest
 
 import lighttouch
 from tests.data.helpers import isolated_data_cache
-from tests.distributed.refusals import refusals
+from tests.distributed.budget import (
+    assert_validated_for_the_cluster,
+    assert_within_the_budget_as_before,
+    refusals,
+)
 from tests.distributed.test_pairs import pair_spec
 from worker import solve
 from worker.distributed.pairs import pair_sizes, plan_pairs
@@ -56,11 +60,7 @@ def test_over_the_budget_auto_runs_the_pairs_on_the_cluster_as_solver_workers_do
     summary = summarize_spec(spec, max_job_bytes=BUDGET)
     routed = lighttouch.solve(spec)
     placement = summary["placement"]
-    assert summary["algorithm"] == "svrg_ol" and placement["where"] == "cluster"
-    assert placement["in_process_bytes"] > BUDGET == placement["max_job_bytes"]
-    assert placement["driver_bytes"] == summary["memory_estimate_bytes"] < BUDGET
-    assert len(placement["worker_bytes"]) == 2 and min(placement["worker_bytes"]) > 0
-    assert cluster.scheduler_address in placement["reason"]
+    assert_validated_for_the_cluster(summary, cluster.scheduler_address, BUDGET)
     stats = routed.stats
     assert routed.algorithm == stats["method"] == explicit.algorithm == "svrg_ol"
     assert stats["placement"] == "cluster" and stats["batch_workers"] == 2
@@ -90,16 +90,7 @@ def test_over_the_budget_without_a_scheduler_the_cli_and_the_api_refuse(roots, m
 
 
 def test_within_the_budget_the_pairs_stay_in_process_unchanged(roots, monkeypatch):
-    spec = auto_pairs(roots, iterations=2000)
-    before = solve(spec, roots=[roots])                    # no budget checked
-    monkeypatch.setenv("LIGHTTOUCH_MAX_JOB_BYTES", str(10**9))
-    within = lighttouch.solve(spec)
-    assert within.stats["placement"] == "in_process"
-    assert "fits the per-job budget" in within.stats["placement_reason"]
-    assert within.stats["in_process_bytes_estimate"] <= within.stats["max_job_bytes"]
-    assert within.algorithm == before.algorithm != "svrg_ol"
-    assert within.projected.solution == before.projected.solution
-    assert [m.solution for m in within.mixture] == [m.solution for m in before.mixture]
+    assert_within_the_budget_as_before(auto_pairs(roots, iterations=2000), roots, monkeypatch)
 
 
 @pytest.mark.parametrize("file_format", ["npy", "parquet"])

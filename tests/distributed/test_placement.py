@@ -14,7 +14,11 @@ from sklearn.datasets import dump_svmlight_file
 
 import lighttouch
 from tests.data.helpers import isolated_data_cache
-from tests.distributed.refusals import refusals
+from tests.distributed.budget import (
+    assert_validated_for_the_cluster,
+    assert_within_the_budget_as_before,
+    refusals,
+)
 from worker import solve
 from worker.distributed.head import plan_sizes
 from worker.distributed.partitions import plan_files
@@ -52,15 +56,7 @@ def spec_of(directory, algorithm: str = "auto", **svrg) -> dict:
 
 
 def test_a_job_within_the_budget_runs_in_process_as_before(data, monkeypatch):
-    before = solve(spec_of(data))                 # no budget checked
-    monkeypatch.setenv("LIGHTTOUCH_MAX_JOB_BYTES", str(10**9))
-    within = lighttouch.solve(spec_of(data))
-    assert within.stats["placement"] == "in_process"
-    assert "fits the per-job budget" in within.stats["placement_reason"]
-    assert within.stats["in_process_bytes_estimate"] <= within.stats["max_job_bytes"]
-    assert within.algorithm == before.algorithm != "svrg_ol"
-    assert within.projected.solution == before.projected.solution
-    assert [m.solution for m in within.mixture] == [m.solution for m in before.mixture]
+    assert_within_the_budget_as_before(spec_of(data), data, monkeypatch)
 
 
 def assert_names_the_way_out(message: str) -> None:
@@ -84,11 +80,7 @@ def test_over_the_budget_auto_runs_svrg_ol_on_the_cluster(data, cluster, monkeyp
     summary = summarize_spec(spec_of(data), max_job_bytes=BUDGET)
     on_cluster = lighttouch.solve(spec_of(data))
     placement = summary["placement"]
-    assert summary["algorithm"] == "svrg_ol" and placement["where"] == "cluster"
-    assert placement["in_process_bytes"] > BUDGET == placement["max_job_bytes"]
-    assert placement["driver_bytes"] == summary["memory_estimate_bytes"] < BUDGET
-    assert len(placement["worker_bytes"]) == 2 and min(placement["worker_bytes"]) > 0
-    assert cluster.scheduler_address in placement["reason"]
+    assert_validated_for_the_cluster(summary, cluster.scheduler_address, BUDGET)
     stats = on_cluster.stats
     assert on_cluster.algorithm == stats["method"] == "svrg_ol"
     assert stats["placement"] == "cluster" and stats["batch_workers"] == 2
