@@ -43,7 +43,7 @@ def trace(dims: int, result: Path, limits: list[float]) -> dict:
     rows = []
     for seconds in limits:
         began = time.perf_counter()
-        ascended = ascended_bound(problem, signed, alpha, seconds, flat_rate=0.0)
+        ascended = ascended_bound(problem, signed, alpha, seconds, flat_gain=0.0)
         rows.append({"seconds_limit": seconds, "seconds": time.perf_counter() - began,
                      "bound": ascended.value, "refits": ascended.refits,
                      "load_average": os.getloadavg()[0]})

@@ -37,7 +37,7 @@ def test_steps_raise_the_bound_from_a_poor_start():
     signed = signed_rows(problem)
     alpha = margin_weights(signed.margins(np.zeros(problem.d)))
     first = ascended_bound(problem, signed, alpha, 60.0, 1).value
-    many = ascended_bound(problem, signed, alpha, 60.0, 200, flat_rate=0.0).value
+    many = ascended_bound(problem, signed, alpha, 60.0, 200, flat_gain=0.0).value
     assert many > first + 0.1 * (optimum - first)
     assert many <= optimum + 1e-9
 

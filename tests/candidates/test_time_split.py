@@ -13,7 +13,12 @@ import pytest
 
 from tests.problems import random_problem
 from worker.algorithms.run.arrays import problem_arrays
-from worker.algorithms.run.penalty import FitDeadline, multiplier_mass
+from worker.algorithms.run.penalty import (
+    GAMMA_FREE_NONZEROS,
+    FitBudget,
+    FitStopped,
+    multiplier_mass,
+)
 from worker.candidates import lower_bound
 from worker.candidates.dual_ascent import FLAT_REFITS, REFIT_EVERY, ascended_bound
 from worker.candidates.dual_certificate import margin_weights
@@ -81,25 +86,31 @@ def test_the_polish_stops_slow_after_a_round_below_its_rate(lattice):
 def test_the_ascent_stops_flat_after_its_refits_rise_too_slowly(lattice):
     signed = signed_rows(lattice)
     alpha = margin_weights(signed.margins(start_of(lattice)))
-    flat = ascended_bound(lattice, signed, alpha, 60.0, steps=1000, flat_rate=1e9)
+    flat = ascended_bound(lattice, signed, alpha, 60.0, steps=1000, flat_gain=1e9)
     assert (flat.stopped, flat.refits) == ("flat", FLAT_REFITS + 1)
     steady = ascended_bound(lattice, signed, alpha, 60.0, steps=5 * REFIT_EVERY,
-                            flat_rate=0.0)
+                            flat_gain=0.0)
     assert (steady.stopped, steady.refits) == ("steps", 5)
     assert steady.value >= flat.value
     timed = ascended_bound(lattice, signed, alpha, 0.0)
     assert (timed.stopped, timed.refits) == ("time_limit", 1)
 
 
-def test_gammas_fit_stops_at_the_deadline_and_fits_as_before_without_one():
+def test_gammas_fit_stops_at_its_budget_and_fits_as_before_within_it():
     problem = random_problem("hinge", "lattice", d=8, n=200, seed=1, bound=10.0)
     arrays = problem_arrays(problem, problem.m)
     w = project(np.random.default_rng(1).normal(size=problem.d), problem.constraints,
                 problem.lower, problem.upper).solution
-    with pytest.raises(FitDeadline):
-        multiplier_mass(arrays, problem, w, time.perf_counter() - 1.0)
-    assert multiplier_mass(arrays, problem, w, later()) == pytest.approx(
+    with pytest.raises(FitStopped):
+        multiplier_mass(arrays, problem, w, FitBudget(deadline=time.perf_counter() - 1.0))
+    spent = FitBudget(nonzeros=1)
+    with pytest.raises(FitStopped):
+        multiplier_mass(arrays, problem, w, spent)
+    assert spent.used > 1
+    within = FitBudget(deadline=later())
+    assert multiplier_mass(arrays, problem, w, within) == pytest.approx(
         multiplier_mass(arrays, problem, w), rel=1e-9)
+    assert 0 < within.used < GAMMA_FREE_NONZEROS
 
 
 def test_a_short_time_limit_ends_every_stage_near_it(tmp_path, monkeypatch):

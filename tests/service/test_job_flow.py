@@ -21,7 +21,7 @@ from tests.service.conftest import (
 )
 
 TIMING_STATS = {"wall_s", "load_s", "solve_s", "lp_s", "projection_s", "lower_bound_s",
-                "polish_s"}
+                "polish_s", "gamma_fit_s"}
 
 
 def solve_in_process(tmp_path, spec: dict) -> dict:

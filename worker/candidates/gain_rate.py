@@ -7,10 +7,11 @@ multipliers, rising). Its gain rate over the last ``window`` intervals is
 
     |v_k - v_(k-window)| / |v_k| / (t_k - t_(k-window)),
 
-the relative change of the value per second; the stage is slow once that falls below its
-threshold (:data:`worker.candidates.polish.SLOW_RATE`,
-:data:`worker.candidates.dual_ascent.FLAT_RATE`). Both stages keep the best value so far, so
-the change is always an improvement; a value of 0 is judged against :data:`TINY` instead.
+the relative change of the value per second; the polish is slow once that falls below
+:data:`worker.candidates.polish.SLOW_RATE`, the dual ascent flat once that rate over the time
+left promises less than :data:`worker.candidates.dual_ascent.FLAT_GAIN`. Both stages keep the
+best value so far, so the change is always an improvement; a value of 0 is judged against
+:data:`TINY` instead.
 """
 
 from __future__ import annotations

@@ -60,9 +60,10 @@ class Driver:
     gamma_history: list[tuple[int, float]] = field(default_factory=list)
     #: ``eta_w: "auto"``: the measured step scale and its measurements (``step_rule``).
     step_stats: dict[str, float] | None = None
-    #: Seconds the fits of ``gamma: "auto"`` took (:func:`~worker.algorithms.run.phases.
-    #: retune_gamma`).
+    #: Seconds the fits of ``gamma: "auto"`` took, and the matrix entries their products
+    #: touched (:func:`~worker.algorithms.run.phases.retune_gamma`).
     gamma_fit_s: float = 0.0
+    gamma_fit_nonzeros: int = 0
 
     def __post_init__(self, deadline: float, progress: ProgressCallback | None,
                       total_iterations: int) -> None:

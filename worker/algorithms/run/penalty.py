@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -40,37 +41,57 @@ GAMMA_CEILING = 1e6
 #: took longer than a run's time limit for little more accuracy in the sum of multipliers
 #: (measured: docs/algorithms.md, "Automatic γ").
 LSMR_ITERATIONS = 1_000
-#: The fits of a run take at most this share of its time (the first, and any while they have
-#: taken less than GAMMA_FREE_S in all, are always made): at a lattice of a hundred thousand
-#: ordering rows near binding the fits took most of the algorithm's share without raising
-#: gamma (measured: docs/guarantees.md#the-time-split-each-stage-until-it-slows).
+#: The fits of a run touch at most this share of the nonzeros its iterations' constraint
+#: checks touched (fits always run while they have touched fewer than GAMMA_FREE_NONZEROS in
+#: all, about a second of sparse products): at a lattice of a hundred thousand ordering rows
+#: near binding the fits took most of the algorithm's share without raising gamma (measured:
+#: docs/guarantees.md#the-time-split-each-stage-until-it-slows). Work is counted, not timed,
+#: so that a spec and seed give the same answer on any machine.
 GAMMA_SHARE = 0.1
-GAMMA_FREE_S = 1.0
+GAMMA_FREE_NONZEROS = 300_000_000
 #: One checkpoint raises gamma at most this much: estimates at a poorly converged average
 #: overshoot, and a too-large gamma slows every later step.
 MAX_GROWTH = 4.0
 
 
-class FitDeadline(Exception):
-    """The deadline passed while the multipliers were being fitted."""
+class FitStopped(Exception):
+    """A fit of the multipliers reached its :class:`FitBudget` (its deadline or its
+    nonzeros)."""
 
 
-def multiplier_mass(arrays: ProblemArrays, problem: CompiledProblem,
-                    w: np.ndarray, deadline: float = math.inf) -> tuple[float, float]:
+@dataclass
+class FitBudget:
+    """What one fit of the multipliers may take: until ``deadline`` (a
+    ``time.perf_counter()`` value) and ``nonzeros`` matrix entries touched by its products;
+    ``used`` counts the entries touched so far."""
+
+    deadline: float = math.inf
+    nonzeros: float = math.inf
+    used: int = 0
+
+    def charge(self, nonzeros: int) -> None:
+        """Count a product touching ``nonzeros`` entries; :class:`FitStopped` past the
+        budget."""
+        self.used += nonzeros
+        if self.used > self.nonzeros or time.perf_counter() >= self.deadline:
+            raise FitStopped
+
+
+def multiplier_mass(arrays: ProblemArrays, problem: CompiledProblem, w: np.ndarray,
+                    budget: FitBudget | None = None) -> tuple[float, float]:
     """(estimated ||lambda*||_1, ||grad f(w)||_2) at a near-optimal point w (shape (d,));
-    raises :class:`FitDeadline` when ``deadline`` (a ``time.perf_counter()`` value) passes
-    during the fit."""
+    raises :class:`FitStopped` when the fit passes ``budget``."""
     tolerance = ACTIVE_TOLERANCE * max(1.0, float(np.abs(w).max(initial=0.0)))
-    _, multipliers, gradient = stationary_multipliers(arrays, problem, w, tolerance, deadline)
+    _, multipliers, gradient = stationary_multipliers(arrays, problem, w, tolerance, budget)
     return float(multipliers.sum()), float(np.linalg.norm(gradient))
 
 
 def stationary_multipliers(arrays: ProblemArrays, problem: CompiledProblem, w: np.ndarray,
-                           tolerance: float, deadline: float = math.inf
+                           tolerance: float, budget: FitBudget | None = None
                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The nonnegative least-squares multipliers of the module docstring at w (shape (d,)).
-    A finite ``deadline`` (a ``time.perf_counter()`` value) is checked at every product of
-    the least squares, which raise :class:`FitDeadline` once it has passed.
+    With a ``budget``, every product of the least squares is charged to it, which raises
+    :class:`FitStopped` once it is spent.
 
     Where w_j = 0 the l1 term's subgradient is the one in [-l1, l1] of least norm for the
     stationarity residual (it soft-thresholds the rest of the gradient by l1), so an exact
@@ -103,26 +124,26 @@ def stationary_multipliers(arrays: ProblemArrays, problem: CompiledProblem, w: n
         sp.csr_matrix((-np.ones(at_lower.size), (np.arange(at_lower.size), at_lower)),
                       shape=(at_lower.size, d)),
     ], format="csr")
-    fit = lsq_linear(until(normals.T.tocsr(), deadline), -gradient, bounds=(0.0, np.inf),
+    fit = lsq_linear(charged(normals.T.tocsr(), budget), -gradient, bounds=(0.0, np.inf),
                      lsmr_tol="auto", max_iter=200, lsmr_maxiter=LSMR_ITERATIONS)
     return active, fit.x[:active.size], gradient
 
 
-def until(matrix: sp.csr_matrix, deadline: float) -> sp.csr_matrix | LinearOperator:
-    """``matrix`` (r, c) itself without a deadline, else an operator of its products that
-    raises :class:`FitDeadline` once ``deadline`` has passed."""
-    if not math.isfinite(deadline):
+def charged(matrix: sp.csr_matrix, budget: FitBudget | None
+            ) -> sp.csr_matrix | LinearOperator:
+    """``matrix`` (r, c) itself without a budget, else an operator of its products that
+    charges each one's nonzeros to ``budget``."""
+    if budget is None:
         return matrix
     transposed = matrix.T.tocsr()
 
-    def checked(operator: sp.csr_matrix):
+    def counted(operator: sp.csr_matrix):
         def product(x: np.ndarray) -> np.ndarray:
-            if time.perf_counter() >= deadline:
-                raise FitDeadline
+            budget.charge(operator.nnz)
             return operator @ x
         return product
 
-    return LinearOperator(matrix.shape, matvec=checked(matrix), rmatvec=checked(transposed),
+    return LinearOperator(matrix.shape, matvec=counted(matrix), rmatvec=counted(transposed),
                           dtype=matrix.dtype)
 
 

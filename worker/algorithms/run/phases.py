@@ -16,9 +16,10 @@ import numpy as np
 
 from worker.algorithms.run.driver import Driver, snapshot_iterations
 from worker.algorithms.run.penalty import (
-    GAMMA_FREE_S,
+    GAMMA_FREE_NONZEROS,
     GAMMA_SHARE,
-    FitDeadline,
+    FitBudget,
+    FitStopped,
     gamma_checkpoints,
     multiplier_mass,
     penalized_objective,
@@ -110,17 +111,23 @@ def run_to_tolerance(driver: Driver, cfg, count: int, candidates: Candidates, *,
 
 def retune_gamma(driver: Driver, cfg):
     """Raise gamma to the multiplier estimate at the running average (restarting it), unless
-    the fits have taken their share of the run (:data:`~worker.algorithms.run.penalty.
-    GAMMA_SHARE`) or the deadline passes during the fit: gamma then stays."""
-    if driver.gamma_fit_s > max(GAMMA_FREE_S, GAMMA_SHARE * driver.loop.seconds):
+    the fit would pass its budget: the deadline, or its share of the nonzeros the run's
+    constraint checks touched (:data:`~worker.algorithms.run.penalty.GAMMA_SHARE`; counted,
+    so the same on every machine). gamma then stays."""
+    problem = driver.problem
+    row_nonzeros = problem.constraints.matrix.nnz / max(problem.m, 1)
+    checked = float(driver.state.counters[CHECKS]) * row_nonzeros
+    allowance = max(GAMMA_FREE_NONZEROS, GAMMA_SHARE * checked) - driver.gamma_fit_nonzeros
+    if allowance <= 0:
         return cfg
     average, began = driver.average(), time.perf_counter()
+    budget = FitBudget(driver.loop.deadline, allowance)
     try:
-        mass, gradient_norm = multiplier_mass(driver.arrays, driver.problem, average,
-                                              driver.loop.deadline)
-    except FitDeadline:
+        mass, gradient_norm = multiplier_mass(driver.arrays, problem, average, budget)
+    except FitStopped:
         return cfg
     finally:
+        driver.gamma_fit_nonzeros += budget.used
         driver.gamma_fit_s += time.perf_counter() - began
     violation = float(max_violation(driver.arrays, average))
     driver.state.counters[CHECKS] += driver.problem.m
