@@ -2,8 +2,10 @@
 
 Q's positive-semidefiniteness check and L-BFGS-B's steps act on vectors of d and matrices of
 a few thousand entries, where the BLAS threads' start-up costs more than the work (measured:
-docs/benchmarks.md#fixed-costs-measured). The queue's workers run one thread anyway
-(Dockerfile).
+docs/benchmarks.md#fixed-costs-measured); the least squares of ``gamma: "auto"``'s fits take
+LSMR's norms of vectors of a hundred thousand entries, where two threads on a busy machine
+took three times as long as one (docs/guarantees.md#the-time-split-each-stage-until-it-slows).
+The queue's workers run one thread anyway (Dockerfile).
 """
 
 from __future__ import annotations

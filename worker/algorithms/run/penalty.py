@@ -24,6 +24,7 @@ import scipy.sparse as sp
 from scipy.optimize import lsq_linear
 from scipy.sparse.linalg import LinearOperator
 
+from worker.blas import one_blas_thread
 from worker.kernels.constraints import max_violation
 from worker.kernels.layout import ProblemArrays
 from worker.kernels.objective import objective_gradient, objective_value
@@ -43,12 +44,14 @@ GAMMA_CEILING = 1e6
 LSMR_ITERATIONS = 1_000
 #: The fits of a run touch at most this share of the nonzeros its iterations' constraint
 #: checks touched (fits always run while they have touched fewer than GAMMA_FREE_NONZEROS in
-#: all, about a second of sparse products): at a lattice of a hundred thousand ordering rows
-#: near binding the fits took most of the algorithm's share without raising gamma (measured:
-#: docs/guarantees.md#the-time-split-each-stage-until-it-slows). Work is counted, not timed,
-#: so that a spec and seed give the same answer on any machine.
-GAMMA_SHARE = 0.1
-GAMMA_FREE_NONZEROS = 300_000_000
+#: all, about a second of fitting): at a lattice of a hundred thousand ordering rows near
+#: binding the fits took most of the algorithm's share without raising gamma, and an entry a
+#: fit touches costs about ten times the time of one a check touches (the least squares'
+#: vector work comes with every product), so this is about a tenth of the run's time
+#: (measured: docs/guarantees.md#the-time-split-each-stage-until-it-slows). Work is counted,
+#: not timed, so that a spec and seed give the same answer on any machine.
+GAMMA_SHARE = 0.01
+GAMMA_FREE_NONZEROS = 30_000_000
 #: One checkpoint raises gamma at most this much: estimates at a poorly converged average
 #: overshoot, and a too-large gamma slows every later step.
 MAX_GROWTH = 4.0
@@ -124,8 +127,9 @@ def stationary_multipliers(arrays: ProblemArrays, problem: CompiledProblem, w: n
         sp.csr_matrix((-np.ones(at_lower.size), (np.arange(at_lower.size), at_lower)),
                       shape=(at_lower.size, d)),
     ], format="csr")
-    fit = lsq_linear(charged(normals.T.tocsr(), budget), -gradient, bounds=(0.0, np.inf),
-                     lsmr_tol="auto", max_iter=200, lsmr_maxiter=LSMR_ITERATIONS)
+    with one_blas_thread():
+        fit = lsq_linear(charged(normals.T.tocsr(), budget), -gradient, bounds=(0.0, np.inf),
+                         lsmr_tol="auto", max_iter=200, lsmr_maxiter=LSMR_ITERATIONS)
     return active, fit.x[:active.size], gradient
 
 
