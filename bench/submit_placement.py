@@ -3,7 +3,8 @@ on a local stack (redis-server and the uvicorn API, no worker: jobs stay queued)
 
 A spec with inline examples spawns no child; one whose pairs are npy files is placed from
 their headers in the bounded validation child. The first child of an API process starts the
-fork server (timed apart); then ``--repeats`` submits of each, median and largest.
+fork server (timed apart); then ``--repeats`` submits of each, median and largest, printed
+and written to ``bench/results/submit_placement.json``.
 
 Usage (from the repository root)::
 
@@ -13,6 +14,7 @@ Usage (from the repository root)::
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import tempfile
@@ -32,8 +34,12 @@ def _timed(client, spec: dict) -> float:
     return took
 
 
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
 def main() -> None:
-    """Print the first file submit's seconds and each spec's median and largest submit."""
+    """Print and record the first file submit's seconds and each spec's median and largest
+    submit."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=20)
     args = parser.parse_args()
@@ -45,14 +51,15 @@ def main() -> None:
         specs = {"inline examples": small_spec(),
                  "600 pairs in npy files": pair_spec(data, "npy", 600, workers=None)}
         with stack.client() as client:
-            print(f"load average before: {os.getloadavg()[0]:.2f}")
-            print(f"first file submit (starts the fork server): "
-                  f"{_timed(client, specs['600 pairs in npy files']):.2f} s")
+            record = {"load_before": os.getloadavg()[0], "repeats": args.repeats,
+                      "first_file_submit_s": _timed(client, specs["600 pairs in npy files"])}
             for name, spec in specs.items():
                 times = [_timed(client, spec) for _ in range(args.repeats)]
-                print(f"{name}: median {statistics.median(times) * 1000:.0f} ms, largest "
-                      f"{max(times) * 1000:.0f} ms")
-            print(f"load average after: {os.getloadavg()[0]:.2f}")
+                record[name] = {"median_s": statistics.median(times), "largest_s": max(times)}
+            record["load_after"] = os.getloadavg()[0]
+        RESULTS.mkdir(exist_ok=True)
+        (RESULTS / "submit_placement.json").write_text(json.dumps(record, indent=2))
+        print(json.dumps(record, indent=2))
     finally:
         stack.close()
         redis.stop()
