@@ -33,7 +33,7 @@ ALLOWED = {
                           "worker.stats"},
     "worker.distributed": {"worker.catalogue", "worker.data", "worker.errors", "worker.kernels",
                            "worker.problem", "worker.spec", "worker.losses", "worker.settings",
-                           "worker.stats"},
+                           "worker.stats", "worker.tables"},
     # never worker.spec: the pipeline turns the spec into plain options (worker.pipeline.options)
     "worker.algorithms": {"worker.blas", "worker.candidates", "worker.catalogue",
                           "worker.distributed", "worker.errors", "worker.kernels",

@@ -34,9 +34,10 @@ ENTRY_BYTES = 16
 @dataclass(frozen=True)
 class PairMemory:
     """The partitioned job's memory estimate in bytes: the driver's (a round's rows at
-    most dense) and each worker's (its share of the partitions' differences at most dense,
-    plus one partition's two dense blocks while it is read), for ``workers`` workers (0:
-    one process holds both)."""
+    their most nonzeros) and each worker's (its share of the partitions' differences at
+    their most nonzeros, plus one partition's two tables while it is read), for ``workers``
+    workers (0: one process holds both); :meth:`~worker.distributed.pairs.PairPlan.row_entries`
+    bounds a row's nonzeros (every column of tables holding features)."""
 
     driver_bytes: int
     worker_bytes: int
@@ -47,9 +48,9 @@ def pair_memory(plan: PairPlan, width: int, round_rows: int, workers: int) -> Pa
     """:class:`PairMemory` of a plan of ``width`` columns whose rounds sample
     ``round_rows`` rows."""
     widest = max(stop - start for start, stop in plan.ranges)
-    row = ENTRY_BYTES * width
+    row = ENTRY_BYTES * plan.row_entries(width)
     share = -(-len(plan.ranges) // max(workers, 1)) * widest
-    worker = share * row + 2 * widest * 8 * width
+    worker = share * row + 2 * widest * plan.read_row_bytes(width)
     driver = min(round_rows, plan.n) * row
     return PairMemory(driver + (worker if workers == 0 else 0), worker, workers)
 

@@ -17,6 +17,11 @@ format      partition
             rows, whatever its own grouping, and keeps those rows
 ==========  ===================================================================================
 
+A calibrated model's raw tables (parquet, named columns) carry the model's fitted
+transform in the plan (:mod:`worker.distributed.raw_pairs`): a partition reads only the
+model's columns of its row groups and turns each side's rows into feature rows where it is
+read.
+
 Both tables must have the same rows (checked on the plan) and width (checked when a
 partition is read); a value that is not finite fails the job with its table, global row,
 column and file named. Other formats (csv, svmlight, npz, ...) are read whole by the driver.
@@ -47,6 +52,9 @@ from worker.kernels.svrg import Rows
 from worker.losses import PAIRWISE_BASE, PAIRWISE_HINGE
 from worker.settings import DataSettings
 from worker.spec.models import EmpiricalRisk, RateConstraint, Spec
+from worker.tables.columns import Table as Columns
+from worker.tables.model import TableModel
+from worker.tables.read import CELL_BYTES, read_parquet_rows
 
 POSITIVE, NEGATIVE = "objective.data.positive", "objective.data.negative"
 
@@ -72,18 +80,35 @@ class Table:
 @dataclass(frozen=True)
 class PairPlan:
     """Row ranges [start, stop) read as one partition of both tables, and what reading them
-    needs (``roots``: the data roots; ``size``: bytes of both files)."""
+    needs (``roots``: the data roots; ``size``: bytes of both files; ``transform``: a
+    calibrated model's fitted transform of raw rows into feature rows, None when the tables
+    hold the features)."""
 
     positive: Table
     negative: Table
     ranges: tuple[tuple[int, int], ...]
     roots: tuple[str, ...]
     size: int
+    transform: TableModel | None = None
 
     @property
     def n(self) -> int:
         """Pairs."""
         return self.positive.rows
+
+    def row_entries(self, width: int) -> int:
+        """Nonzeros a difference row of ``width`` columns may hold: every column of tables
+        holding features, else twice a transformed row's."""
+        if self.transform is None:
+            return width
+        return min(width, 2 * self.transform.row_entries(self.transform.categorical))
+
+    def read_row_bytes(self, width: int) -> int:
+        """Bytes one row of one table takes while a partition is read: its dense values, or
+        the model's columns and their feature row."""
+        if self.transform is None:
+            return 8 * width
+        return CELL_BYTES * len(self.transform.columns) + 8 * self.row_entries(width)
 
 
 def pairs_partitionable(spec: Spec) -> bool:
@@ -196,8 +221,8 @@ def pair_part(plan: PairPlan, k: int, settings: DataSettings) -> PairPart:
     in ranges and checked (module docstring), under the job's data ``settings``."""
     start, stop = plan.ranges[k]
     roots = [Path(r) for r in plan.roots]
-    positive = _checked(plan.positive, start, stop, roots, settings)
-    negative = _checked(plan.negative, start, stop, roots, settings)
+    positive = _checked(plan.positive, start, stop, roots, settings, plan.transform)
+    negative = _checked(plan.negative, start, stop, roots, settings, plan.transform)
     if positive.shape[1] != negative.shape[1]:
         raise DataError(NEGATIVE, f"rows {start}-{stop - 1} have {negative.shape[1]} columns "
                                   f"and {POSITIVE}'s {positive.shape[1]}; give both tables "
@@ -224,11 +249,11 @@ def part_census(part: PairPart) -> tuple[int, int, np.ndarray]:
             np.bincount(rows.indices, minlength=part.width))
 
 
-def _checked(table: Table, start: int, stop: int, roots: list[Path],
-             settings: DataSettings) -> sp.csr_matrix:
-    """Rows [start, stop) of one table as CSR, or the error naming its first value that is
-    not finite by global row, column and file."""
-    block = _block(table, start, stop, roots, settings)
+def _checked(table: Table, start: int, stop: int, roots: list[Path], settings: DataSettings,
+             transform: TableModel | None) -> sp.csr_matrix:
+    """Rows [start, stop) of one table as CSR (:func:`_block`), or the error naming its first
+    value that is not finite by global row, column and file."""
+    block = _block(table, start, stop, roots, settings, transform)
     bad = np.flatnonzero(~np.isfinite(block.data))
     if bad.size:
         row = int(np.searchsorted(block.indptr, bad[0], side="right")) - 1
@@ -238,9 +263,13 @@ def _checked(table: Table, start: int, stop: int, roots: list[Path],
     return block
 
 
-def _block(table: Table, start: int, stop: int, roots: list[Path],
-           settings: DataSettings) -> sp.csr_matrix:
-    """Rows [start, stop) of one table as CSR (explicit zeros dropped)."""
+def _block(table: Table, start: int, stop: int, roots: list[Path], settings: DataSettings,
+           transform: TableModel | None = None) -> sp.csr_matrix:
+    """Rows [start, stop) of one table as CSR (explicit zeros dropped), or the
+    ``transform``'s feature rows of its raw rows."""
+    if transform is not None:
+        raw = table_rows(table, start, stop, transform.columns, roots, settings)
+        return transform.features(Columns.of(raw, table.path, start))
     ref = table.ref
     with open_ranges(ref, table.path, roots, settings) as stream, \
             expansion_budget(settings.max_job_bytes):
@@ -249,13 +278,33 @@ def _block(table: Table, start: int, stop: int, roots: list[Path],
             block = read_range(stream, npy.offset + start * npy.row_bytes,
                                npy.offset + stop * npy.row_bytes)
             return as_csr(npy.rows(block).astype(np.float64), drop_zeros=True)
-        ends = np.cumsum(table.group_rows)
-        first = int(np.searchsorted(ends, start, side="right"))
-        last = int(np.searchsorted(ends, stop - 1, side="right"))
-        skip = start - (int(ends[first - 1]) if first else 0)
+        first, last, skip = _groups(table, start, stop)
         where = f"{table.path} (row groups {first}-{last})"
         read_groups = REGISTRY[ref.format].partitions.read_groups
         parsed = parsing(lambda: read_groups(stream, range(first, last + 1), ref, where),
                           ref, where)
     values = as_csr(parsed.values, drop_zeros=True)
     return values[skip:skip + stop - start]
+
+
+def table_rows(table: Table, start: int, stop: int, columns: Sequence[str],
+               roots: Sequence[Path], settings: DataSettings):
+    """Rows [start, stop) of the named ``columns`` of a parquet table, as a pyarrow table
+    (only the row groups that hold them are read)."""
+    ref = table.ref
+    first, last, skip = _groups(table, start, stop)
+    where = f"{table.path} (row groups {first}-{last})"
+    with open_ranges(ref, table.path, roots, settings) as stream, \
+            expansion_budget(settings.max_job_bytes):
+        rows = parsing(lambda: read_parquet_rows(stream, range(first, last + 1), columns,
+                                                 where), ref, where)
+    return rows.slice(skip, stop - start)
+
+
+def _groups(table: Table, start: int, stop: int) -> tuple[int, int, int]:
+    """The first and last row groups holding rows [start, stop), and the rows of the first
+    group before ``start``."""
+    ends = np.cumsum(table.group_rows)
+    first = int(np.searchsorted(ends, start, side="right"))
+    last = int(np.searchsorted(ends, stop - 1, side="right"))
+    return first, last, start - (int(ends[first - 1]) if first else 0)

@@ -80,12 +80,17 @@ class Family:
     named: bool
 
 
+#: ``pairwise_hinge``'s tables (a calibrated model's raw parquet tables are placed as they
+#: are lowered: :mod:`worker.pipeline.table_pairs`).
+PAIRS = Family("pairwise_hinge tables in npy or parquet files (a calibrated model's in "
+               "parquet)", "svrg_ol", plan_pair_tables, lambda plan, settings: pair_sizes(plan),
+               "auto (or solver.workers)", named=False)
+
 #: The families that run partitioned, tried in order.
 PARTITIONED_FAMILIES: tuple[Family, ...] = (
     Family("pointwise losses with examples in files", "svrg_ol", plan_files, plan_sizes,
            "svrg_ol (or auto)", named=True),
-    Family("pairwise_hinge tables in npy or parquet files", "svrg_ol", plan_pair_tables,
-           lambda plan, settings: pair_sizes(plan), "auto (or solver.workers)", named=False),
+    PAIRS,
 )
 
 

@@ -42,6 +42,7 @@ from worker.pipeline.memory import (
     worker_shares,
 )
 from worker.pipeline.reporting import data_source, refuse_split
+from worker.pipeline.table_pairs import PlacedSource, partitioned_lowering
 from worker.problem.compile import DataSource, compile_problem
 from worker.problem.compile_network import compile_network_problem
 from worker.problem.compiled import CompiledProblem
@@ -51,7 +52,8 @@ from worker.spec.models import Spec
 
 #: Why ``solver.workers`` is refused for a spec it cannot partition.
 NOT_PARTITIONED = ("partitions the tables of a pairwise_hinge objective given as npy or "
-                   "parquet files (no inline data, data: URIs or sha256), without rate "
+                   "parquet files (a calibrated model's raw tables as parquet; no inline "
+                   "data, data: URIs or sha256), without rate "
                    "constraints, solved by auto, lighttouch, fulltouch or svrg_ol; omit it (for "
                    "svrg_ol use solver.svrg.workers)")
 
@@ -76,10 +78,13 @@ class CompiledJob:
 
 def lowered_job(model: Spec, settings: JobSettings) -> Lowering:
     """Check the memory the spec declares, then lower its model type over the source of its
-    data (a held-out share with ``validation.fraction``)."""
+    data (a held-out share with ``validation.fraction``): a calibrated model's raw pair
+    tables read in partitions are placed and lowered without reading them whole
+    (:mod:`worker.pipeline.table_pairs`)."""
     check_memory(declared_parts(model), settings.memory_limit)
     source = data_source(model, settings.roots, settings.data)
-    return MODEL_TYPES[model.model.type].lower(model, source)
+    return partitioned_lowering(model, source, settings) \
+        or MODEL_TYPES[model.model.type].lower(model, source)
 
 
 @contextmanager
@@ -123,6 +128,8 @@ def placed(model: Spec, source: DataSource,
         ``solver.workers`` on a spec it cannot partition; a job over the budget with
         nowhere else to run (:mod:`worker.distributed.placement`).
     """
+    if isinstance(source, PlacedSource):
+        return source.placement, source.plan
     solver = model.solver
     if runs_partitioned(model):
         plan = plan_pairs(model, source.roots, solver.svrg.partition_rows, settings.data)

@@ -1,7 +1,8 @@
 """A table's columns by name, and their values as numbers, text or category codes.
 
 Every refusal is a :class:`~worker.errors.DataError` naming the JSON path of the table, the
-column and the first bad row (0-based, header excluded). Rules: names match with
+column and the first bad row (0-based, header excluded; a partition's rows are numbered from
+its ``first_row``, so messages name the row of the whole table). Rules: names match with
 surrounding whitespace ignored; text values are compared with surrounding whitespace
 ignored; a numeric column may hold numbers or text that reads as a number (`` 39``); an
 empty cell, NaN or an infinite value is refused.
@@ -22,17 +23,19 @@ from worker.errors import DataError
 
 @dataclass(frozen=True)
 class Table:
-    """Columns of equal length by (whitespace-stripped) name; ``path`` names the table."""
+    """Columns of equal length by (whitespace-stripped) name; ``path`` names the table and
+    ``first_row`` is the whole table's row of row 0 (a partition's start)."""
 
     columns: Mapping[str, pa.ChunkedArray]
     rows: int
     path: str
+    first_row: int = 0
 
     @classmethod
-    def of(cls, table: pa.Table, path: str) -> Table:
+    def of(cls, table: pa.Table, path: str, first_row: int = 0) -> Table:
         """A pyarrow table's columns, names stripped."""
         return cls({name.strip(): table.column(i) for i, name in enumerate(table.column_names)},
-                   table.num_rows, path)
+                   table.num_rows, path, first_row)
 
     def column(self, name: str) -> pa.Array:
         """One column as a single array; the error lists the table's columns."""
@@ -71,7 +74,7 @@ class Table:
         codes = pc.index_in(self.text(name), value_set=pa.array(list(categories), pa.string()))
         if codes.null_count:
             row = int(np.flatnonzero(codes.is_null().to_numpy(zero_copy_only=False))[0])
-            raise DataError(self.path, f"column {name!r} row {row} holds "
+            raise DataError(self.path, f"column {name!r} row {self.first_row + row} holds "
                                        f"{self.text(name)[row].as_py()!r}, not one of the "
                                        f"model's categories ({listed(list(categories))}); "
                                        "list it in categories (or drop the row)")
@@ -86,22 +89,23 @@ class Table:
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             for row, value in enumerate(column.to_pylist()):
                 if value is not None and not is_number(value):
-                    raise DataError(self.path, f"column {name!r} row {row} holds {value!r}, "
-                                               f"not a number{hint}") from None
+                    raise DataError(self.path, f"column {name!r} row {self.first_row + row} "
+                                               f"holds {value!r}, not a number{hint}") from None
             raise
 
     def _no_missing(self, name: str, column: pa.Array) -> None:
         if column.null_count:
             row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
-            raise DataError(self.path, f"column {name!r} row {row} is empty (a missing "
-                                       "value); fill it or drop the row")
+            raise DataError(self.path, f"column {name!r} row {self.first_row + row} is empty "
+                                       "(a missing value); fill it or drop the row")
 
     def _finite(self, name: str, values: np.ndarray) -> None:
         """Refuse the first NaN or infinite value of a column's ``values`` (rows,)."""
         bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
             row = int(bad[0])
-            raise DataError(self.path, f"column {name!r} row {row} is {values[row]}; every "
+            raise DataError(self.path, f"column {name!r} row {self.first_row + row} is "
+                                       f"{values[row]}; every "
                                        "value must be finite: replace or drop that row")
 
 

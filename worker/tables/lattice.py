@@ -115,6 +115,11 @@ class LatticeTable(TableModel):
                             "categories")
         return cls(calibrators, sizes)
 
+    @classmethod
+    def row_entries(cls, categorical: Sequence[bool]) -> int:
+        """A simplex's vertices: one more than the inputs."""
+        return len(categorical) + 1
+
     @property
     def d(self) -> int:
         """The number of vertices."""

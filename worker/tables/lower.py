@@ -31,7 +31,7 @@ from worker.tables.read import read_table
 
 # Both transforms are imported here so that fit_model's default finds every TableModel.
 __all__ = ["LatticeTable", "LinearTable", "Lowered", "LoweredSource", "fit_model",
-           "lower_tables", "placeholder", "table_columns"]
+           "lower_tables", "placeholder", "table_columns", "table_model"]
 
 #: The URI prefix of an array the lowering holds (never read from anywhere).
 PLACEHOLDER = "data:application/x-npy;lowered="
@@ -74,7 +74,7 @@ class Lowered:
     """A calibrated model's spec as the engine takes it, its arrays, and the model."""
 
     spec: Spec
-    source: LoweredSource
+    source: DataSource
     model: TableModel
 
     def describe(self, solution: np.ndarray) -> CalibratedModel:
@@ -133,9 +133,12 @@ def fit_model(spec: Spec, tables: list[Table],
     """The calibrated model's fixed transform, fitted on the training tables; ``transform``
     defaults to the :class:`~worker.tables.model.TableModel` whose ``kind`` is the model's
     type (the model type's record passes its own)."""
-    if transform is None:
-        transform = next(t for t in TableModel.__subclasses__() if t.kind == spec.model.type)
-    return transform.fit(spec.model, tables)
+    return (transform or table_model(spec.model.type)).fit(spec.model, tables)
+
+
+def table_model(kind: str) -> type[TableModel]:
+    """The :class:`~worker.tables.model.TableModel` serving the model type ``kind``."""
+    return next(t for t in TableModel.__subclasses__() if t.kind == kind)
 
 
 def table_columns(spec: Spec) -> list[str]:

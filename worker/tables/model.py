@@ -61,6 +61,18 @@ class TableModel(ABC):
         return [calibrator.column for calibrator in self.calibrators]
 
     @property
+    def categorical(self) -> list[bool]:
+        """Which inputs are categorical, in feature order."""
+        return [isinstance(calibrator, CategoricalCalibrator)
+                for calibrator in self.calibrators]
+
+    @classmethod
+    @abstractmethod
+    def row_entries(cls, categorical: Sequence[bool]) -> int:
+        """Nonzeros one row's features hold at most, for inputs of which ``categorical``
+        says which are categorical (known from the spec before any table is read)."""
+
+    @property
     @abstractmethod
     def d(self) -> int:
         """The number of parameters."""
@@ -121,6 +133,11 @@ class LinearTable(TableModel):
     def fit(cls, model: Any, tables: list[Table]) -> LinearTable:
         """The calibrators of ``model`` (numeric ones default to 10 keypoints)."""
         return cls(fit_calibrators(model, tables, [DEFAULT_KEYPOINTS] * len(model.features)))
+
+    @classmethod
+    def row_entries(cls, categorical: Sequence[bool]) -> int:
+        """The bias, two segment weights per numeric input, one indicator per categorical."""
+        return 1 + sum(1 if flag else 2 for flag in categorical)
 
     @property
     def offsets(self) -> list[int]:

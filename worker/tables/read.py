@@ -84,6 +84,25 @@ def as_table(data: Any, path: str = "table") -> Table:
                     f"got {type(data).__name__}")
 
 
+def read_parquet_rows(stream: BinaryIO, groups: Sequence[int], columns: Sequence[str],
+                      path: str) -> pa.Table:
+    """The named ``columns`` of some row groups of a parquet file (a partition of a table:
+    :mod:`worker.distributed.pairs`); only the footer and those groups' column chunks are
+    read, and they must fit the per-job memory budget (the caller's
+    :func:`~worker.data.formats.expansion.expansion_budget`).
+
+    Raises
+    ------
+    DataError
+        A column the file lacks (the message lists its columns) or over the budget.
+    """
+    parquet = pq.ParquetFile(stream)
+    selected = _selected(parquet.schema_arrow.names, columns, path)
+    rows = sum(parquet.metadata.row_group(group).num_rows for group in groups)
+    check_expansion(CELL_BYTES * rows * len(selected), "the columns read", path)
+    return parquet.read_row_groups(list(groups), columns=selected)
+
+
 def _selected(names: Sequence[str], wanted: Sequence[str], path: str) -> list[str]:
     """The file's own names of the wanted columns (matched with whitespace ignored)."""
     stripped = {name.strip(): name for name in names}
