@@ -58,15 +58,17 @@ RESULTS = Path(__file__).resolve().parent / "results" / "table_lattice.json"
 NAMES = [f"f{j}" for j in range(PAPER_DIMS)]
 
 
-def write_pairs(directory: Path, pairs: int, seed: int,
-                hand_built: bool = True) -> tuple[dict, np.ndarray, np.ndarray]:
-    """Write the raw tables and (``hand_built``) the hand-built npz files of ``pairs`` pairs;
-    return the tables' references and the raw pairs x+ and x- (each (pairs, 12))."""
+def write_pairs(directory: Path, pairs: int, seed: int, hand_built: bool = True,
+                group_rows: int | None = None) -> tuple[dict, np.ndarray, np.ndarray]:
+    """Write the raw tables (row groups of ``group_rows`` rows; None: pyarrow's default) and
+    (``hand_built``) the hand-built npz files of ``pairs`` pairs; return the tables'
+    references and the raw pairs x+ and x- (each (pairs, 12))."""
     positive, negative = sample_pairs(pairs, make_truth(PAPER_DIMS, 0), 0.05,
                                       np.random.default_rng(seed))
     tables = {}
     for side, x in (("positive", positive), ("negative", negative)):
-        pq.write_table(pa.table(dict(zip(NAMES, x.T, strict=True))), directory / f"{side}.parquet")
+        pq.write_table(pa.table(dict(zip(NAMES, x.T, strict=True))), directory / f"{side}.parquet",
+                       row_group_size=group_rows)
         tables[side] = {"uri": (directory / f"{side}.parquet").as_uri()}
     if not hand_built:
         return tables, positive, negative

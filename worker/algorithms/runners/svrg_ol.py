@@ -17,7 +17,8 @@ penalty (:mod:`worker.algorithms.run.penalty`) at the end of every round in the 
 run. ``minibatch`` sets (k_f, k_g, k_p), default (1, 2, 8): one example per step as in the
 paper. ``eta_w`` is AdaGrad's step scale; FreeRex has none.
 
-``iterations: "auto"`` plans the schedule of the default budget (200,000 serial steps) and
+``iterations: "auto"`` plans the schedule for the default budget (200,000 serial steps) or
+:data:`AUTO_PASSES` serial steps per example, whichever is more (:func:`planned_steps`), and
 ends it early: on linear constraints when this process holds every row, after the first
 round at which the rule of :mod:`worker.algorithms.run.stopping` fires at the new anchor (it
 projects it and evaluates f over every row); otherwise at the first batch phase over every
@@ -60,6 +61,20 @@ from worker.stats import Stats, Value
 
 #: (k_f, k_g, k_p) when ``minibatch`` is automatic.
 DEFAULT_MINIBATCH = (1, 2, 8)
+
+#: Serial steps per example that ``iterations: "auto"`` plans for at least: the LightTouch
+#: paper's ranking lattice from raw pairs ended 0.9% from its certified bound after five
+#: (docs/stopping-rules.md#svrg-ols-budget).
+AUTO_PASSES = 5
+
+
+def planned_steps(options: SolverOptions, n: int) -> int:
+    """The serial steps the schedule is planned for: ``solver.iterations``, or with
+    ``iterations: "auto"`` the default budget or :data:`AUTO_PASSES` per each of the ``n``
+    examples, whichever is more (the stopping rule may end it early)."""
+    if not options.until_converged:
+        return options.iterations
+    return max(options.iterations, AUTO_PASSES * n)
 
 
 @dataclass(frozen=True)
@@ -175,14 +190,15 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
                 int(state.counters[CHECKS]))
 
     candidates = Candidates()
-    marks = set(snapshot_iterations(0, options.iterations, max(1, options.candidates // 2)))
-    rounds = schedule(svrg, options.iterations)
     anchor = state.w.copy()
     stopped_by, every_row = None, arrays
     with open_batch_phase(problem, svrg, options.seed, source) as batch:
+        total = planned_steps(options, batch.n)
+        marks = set(snapshot_iterations(0, total, max(1, options.candidates // 2)))
+        rounds = schedule(svrg, total)
         staged = problem.m > 0 and not batch.sampled
         rule = (CertifiedStages if staged else SnapshotRule)(arrays, problem, options.tolerance)
-        loop = ChunkedLoop(deadline, options.iterations, describe, _reporter(progress, batch))
+        loop = ChunkedLoop(deadline, total, describe, _reporter(progress, batch))
         for index, planned in enumerate(rounds):
             if index and time.perf_counter() >= deadline:
                 loop.timed_out = True
@@ -206,7 +222,7 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
                     anchor, penalized_objective(every_row, anchor, cfg.gamma), loop.seconds,
                     candidates, loop.iteration, int(state.counters[CHECKS]))):
                 break
-            if options.gamma is None and groups and 2 * end <= options.iterations:
+            if options.gamma is None and groups and 2 * end <= total:
                 cfg = _retuned(arrays, problem, cfg, state, anchor)
         phases = batch.phase_stats()
     loop.report(force=True)
