@@ -17,6 +17,7 @@ from sklearn.datasets import dump_svmlight_file
 
 from tests.distributed.test_pairs import pair_spec
 from tests.distributed.test_pairs_placement import auto_pairs
+from tests.distributed.test_raw_pairs import raw_spec
 from tests.local_stack import KEYS, RedisServer, Stack
 from tests.service.conftest import problem, submit, wait_status
 from tests.service.test_cli import lighttouch
@@ -105,6 +106,20 @@ def test_a_job_over_the_budget_with_nowhere_to_run_is_refused_at_submit(refusing
     assert listed == []
     assert cli.returncode == 1 and "HTTP 422" in cli.stderr
     assert "objective.data: the job would hold" in " ".join(cli.stderr.split())
+
+
+def test_a_calibrated_model_on_raw_pairs_over_the_budget_is_refused_from_the_footers(
+        refusing_service):
+    stack, data = refusing_service
+    over = raw_spec(data, n=6000, workers=None)  # about 9 MB in one process
+    over["solver"]["algorithm"] = "auto"
+    with stack.client() as client:
+        refused = problem(client.post("/v1/jobs", json=over), 422)
+        listed = client.get("/v1/jobs").json()["jobs"]
+    message = refused["errors"][0]
+    assert message["path"] == "objective.data" and listed == []
+    assert "no LIGHTTOUCH_DASK_SCHEDULER is set" in message["message"]
+    assert "a calibrated model's in parquet" in message["message"]
 
 
 def test_a_job_within_the_budget_is_queued_after_a_short_check(refusing_service):

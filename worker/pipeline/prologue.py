@@ -81,10 +81,16 @@ def lowered_job(model: Spec, settings: JobSettings) -> Lowering:
     data (a held-out share with ``validation.fraction``): a calibrated model's raw pair
     tables read in partitions are placed and lowered without reading them whole
     (:mod:`worker.pipeline.table_pairs`)."""
-    check_memory(declared_parts(model), settings.memory_limit)
-    source = data_source(model, settings.roots, settings.data)
+    source = job_source(model, settings)
     return partitioned_lowering(model, source, settings) \
         or MODEL_TYPES[model.model.type].lower(model, source)
+
+
+def job_source(model: Spec, settings: JobSettings) -> DataSource:
+    """Check the memory the spec declares, then the source of its data (a held-out share
+    with ``validation.fraction``)."""
+    check_memory(declared_parts(model), settings.memory_limit)
+    return data_source(model, settings.roots, settings.data)
 
 
 @contextmanager

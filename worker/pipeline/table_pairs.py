@@ -48,13 +48,10 @@ def partitioned_lowering(spec: Spec, source: DataSource, settings: JobSettings) 
         A footer or a partition's column cannot be read, or holds what the model cannot
         take (named by table, column and global row).
     """
-    if not raw_pair_tables(spec) or (spec.solver.workers is None
-                                     and settings.memory_limit is None):
+    found = raw_pairs_placed(spec, source, settings)
+    if found is None:
         return None
-    plan = plan_pairs(spec, source.roots, spec.solver.svrg.partition_rows, settings.data)
-    placement = _placement(spec, plan, settings)
-    if placement is None:
-        return None
+    placement, plan = found
     refuse_split(spec)
     with executor_for(placement.workers, settings.cluster) as executor:
         transform = fitted_transform(spec, plan, executor, spec.solver.seed, settings.data)
@@ -66,6 +63,27 @@ def partitioned_lowering(spec: Spec, source: DataSource, settings: JobSettings) 
         "constraints": [*spec.constraints, *transform.constraints()]})
     return Lowered(hand_built, PlacedSource(source, placement,
                                             replace(plan, transform=transform)), transform)
+
+
+def raw_pairs_placed(spec: Spec, source: DataSource,
+                     settings: JobSettings) -> tuple[Placement, PairPlan] | None:
+    """Where a calibrated model's raw pair tables are read and their plan, decided from the
+    parquet footers alone (no row is read; the plan has no transform yet); None when the
+    spec is not of that kind or its tables are lowered in memory.
+
+    Raises
+    ------
+    SpecError
+        Over the budget with nowhere else to run.
+    DataError
+        A footer that cannot be read, or tables of different rows.
+    """
+    if not raw_pair_tables(spec) or (spec.solver.workers is None
+                                     and settings.memory_limit is None):
+        return None
+    plan = plan_pairs(spec, source.roots, spec.solver.svrg.partition_rows, settings.data)
+    placement = _placement(spec, plan, settings)
+    return None if placement is None else (placement, plan)
 
 
 def _placement(spec: Spec, plan: PairPlan, settings: JobSettings) -> Placement | None:
