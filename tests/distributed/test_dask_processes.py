@@ -1,8 +1,8 @@
 """svrg_ol against a Dask cluster started the way docker-compose's ``dask`` profile starts
 it: ``dask scheduler`` and ``dask worker`` processes, found through
 ``LIGHTTOUCH_DASK_SCHEDULER``; and its faults, by killing those processes by pid: a worker
-killed mid-round is replaced and the job gives the same answer, a scheduler that goes away
-fails the job saying so."""
+killed mid-round is replaced and the job gives the same answer (pointwise files, and a
+calibrated model's raw pairs), a scheduler that goes away fails the job saying so."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import dump_svmlight_file
 
+from tests.distributed.test_raw_pairs import raw_spec
 from tests.specs import random_spec
 from worker import solve
 from worker.errors import SolverError
@@ -129,6 +130,25 @@ def test_a_worker_killed_mid_round_is_replaced_and_the_job_gives_the_same_answer
     with distributed.Client(scheduler_address, timeout=60) as client:
         client.wait_for_workers(2, timeout=120)       # the nanny started a new worker
         assert killed[0] not in client.run(os.getpid).values()
+
+
+def test_a_worker_killed_while_raw_pairs_are_in_rounds_gives_the_same_answer(
+        scheduler_address, tmp_path, monkeypatch):
+    """A calibrated lattice on raw parquet pairs: the killed worker's partitions (the feature
+    rows it made of its raw rows) are read again by the one that replaces it."""
+    spec = raw_spec(tmp_path, n=12_000, workers=2, iterations=30_000)
+    spec["solver"]["algorithm"] = "svrg_ol"
+    in_process = solve(spec | {"solver": spec["solver"] | {"workers": 0}}, roots=[tmp_path])
+    monkeypatch.setenv("LIGHTTOUCH_DASK_SCHEDULER", scheduler_address)
+    killed: list[int] = []
+    killer = threading.Thread(target=kill_mid_round, args=(scheduler_address, killed))
+    killer.start()
+    on_cluster = solve(spec, roots=[tmp_path])
+    killer.join(60)
+    assert len(killed) == 1, "no batch round was seen running"
+    assert on_cluster.stats["placement"] == "cluster" and on_cluster.model == in_process.model
+    assert on_cluster.projected.solution == in_process.projected.solution
+    assert [m.solution for m in on_cluster.mixture] == [m.solution for m in in_process.mixture]
 
 
 def test_a_scheduler_that_goes_away_fails_the_job_saying_so(partitioned, monkeypatch):
