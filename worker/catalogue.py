@@ -115,6 +115,7 @@ CATALOGUE: dict[str, Algorithm] = {
                              loss_needs=("has_conic_form",)),
     "lbfgsb": Algorithm(
         "worker.algorithms.runners.lbfgsb:run_lbfgsb", certified=True, networks=True,
+        partitioned=True,
         network_runner="worker.algorithms.runners.lbfgsb_network:run_network_lbfgsb",
         loss_needs=("smooth",)),
 }

@@ -44,11 +44,13 @@ def refusals(spec: dict, root: Path, budget: int, monkeypatch: pytest.MonkeyPatc
     return [*messages, " ".join(str(refused.value).split())]
 
 
-def assert_validated_for_the_cluster(summary: dict, address: str, budget: int) -> None:
-    """``summary`` (``validate``'s) sends the job to the cluster at ``address`` with svrg_ol:
-    over ``budget`` in one process, under it on the driver, and two workers' estimates."""
+def assert_validated_for_the_cluster(summary: dict, address: str, budget: int,
+                                     algorithm: str = "svrg_ol") -> None:
+    """``summary`` (``validate``'s) sends the job to the cluster at ``address`` with
+    ``algorithm``: over ``budget`` in one process, under it on the driver, and two workers'
+    estimates."""
     placement = summary["placement"]
-    assert summary["algorithm"] == "svrg_ol" and placement["where"] == "cluster"
+    assert summary["algorithm"] == algorithm and placement["where"] == "cluster"
     assert placement["in_process_bytes"] > budget == placement["max_job_bytes"]
     assert placement["driver_bytes"] == summary["memory_estimate_bytes"] < budget
     assert len(placement["worker_bytes"]) == 2 and min(placement["worker_bytes"]) > 0

@@ -86,7 +86,8 @@ def test_svrg_ol_on_an_external_cluster_gives_the_in_process_bits(scheduler_addr
 @pytest.fixture
 def partitioned(tmp_path, monkeypatch):
     """A spec over 20,000 svmlight examples in about 35 partitions read by the workers:
-    ``auto`` over the per-job budget, so it runs svrg_ol with its data on the cluster."""
+    ``auto`` over the per-job budget, so it runs svrg_ol with its data on the cluster (an
+    ordering constraint keeps L-BFGS-B, which takes only the box, out)."""
     rng = np.random.default_rng(8)
     x = rng.normal(size=(20_000, 8))
     dump_svmlight_file(x, np.sign(x @ rng.normal(size=8) + 0.3 * rng.normal(size=20_000)),
@@ -96,6 +97,7 @@ def partitioned(tmp_path, monkeypatch):
     return {"objective": {"type": "empirical_risk", "loss": "logistic", "data": {
                 "features": {"uri": (tmp_path / "train.svm").as_uri()}}},
             "bounds": {"lower": -1, "upper": 1},
+            "constraints": [{"type": "ordering", "chain": [0, 1]}],
             "solver": {"iterations": 20_000, "seed": 6}}
 
 

@@ -1,6 +1,7 @@
 """Where a job runs (worker.distributed.placement): LIGHTTOUCH_MAX_JOB_BYTES holds the CLI and
 lighttouch.solve as it holds the service; a job over it runs on the Dask cluster at
-LIGHTTOUCH_DASK_SCHEDULER with svrg_ol when auto chooses, or is refused naming the estimate,
+LIGHTTOUCH_DASK_SCHEDULER with svrg_ol (L-BFGS-B on a smooth loss whose only constraint is
+the box) when auto chooses, or is refused naming the estimate,
 the budget and the settings; the head estimate tracks the compiled problem's size."""
 
 from __future__ import annotations
@@ -47,10 +48,16 @@ def data(tmp_path, monkeypatch):
     return tmp_path
 
 
-def spec_of(directory, algorithm: str = "auto", **svrg) -> dict:
+#: A linear constraint on the first two weights, so that ``auto`` runs SVRG OL (with none,
+#: the box is the only constraint and L-BFGS-B runs).
+ORDERED = {"type": "ordering", "chain": [0, 1]}
+
+
+def spec_of(directory, algorithm: str = "auto", constraints: tuple = (ORDERED,),
+            **svrg) -> dict:
     return {"objective": {"type": "empirical_risk", "loss": "logistic", "data": {
                 "features": {"uri": (directory / "train.svm").as_uri()}}},
-            "bounds": {"lower": -1, "upper": 1},
+            "bounds": {"lower": -1, "upper": 1}, "constraints": list(constraints),
             "solver": {"algorithm": algorithm, "iterations": 4000, "seed": 5,
                        **({"svrg": svrg} if svrg else {})}}
 
@@ -90,12 +97,36 @@ def test_over_the_budget_auto_runs_svrg_ol_on_the_cluster(data, cluster, monkeyp
     assert [m.solution for m in on_cluster.mixture] == [m.solution for m in in_process.mixture]
 
 
+def test_over_the_budget_auto_runs_lbfgsb_on_the_cluster_for_a_box_only_smooth_loss(
+        data, cluster, monkeypatch):
+    """Each L-BFGS-B evaluation is one pass over the partitions: the answer of the
+    in-memory L-BFGS-B, certified, and the same bits in the service's validate and solve."""
+    in_memory = solve(spec_of(data, "lbfgsb", constraints=()))
+    monkeypatch.setenv("LIGHTTOUCH_MAX_JOB_BYTES", str(BUDGET))
+    monkeypatch.setenv("LIGHTTOUCH_DASK_SCHEDULER", cluster.scheduler_address)
+    summary = summarize_spec(spec_of(data, constraints=()), max_job_bytes=BUDGET)
+    on_cluster = lighttouch.solve(spec_of(data, constraints=()))
+    assert_validated_for_the_cluster(summary, cluster.scheduler_address, BUDGET, "lbfgsb")
+    stats = on_cluster.stats
+    assert on_cluster.algorithm == stats["method"] == "lbfgsb"
+    assert "L-BFGS-B" in stats["method_reason"] and "LIGHTTOUCH_DASK_SCHEDULER" in \
+        stats["method_reason"]
+    assert stats["placement"] == "cluster" and stats["batch_workers"] == 2
+    assert stats["communication_rounds"] >= stats["evaluations"] > 3
+    assert stats["certificate"] == "lagrangian_bound"
+    assert stats["relative_gap"] <= 1e-4 and in_memory.stats["relative_gap"] <= 1e-4
+    np.testing.assert_allclose(on_cluster.projected.solution, in_memory.projected.solution,
+                               atol=1e-4)
+    assert abs(on_cluster.expected.objective - in_memory.expected.objective) <= \
+        1e-6 * in_memory.expected.objective
+
+
 def test_an_algorithm_that_reads_every_example_is_refused_over_the_budget(data, cluster,
                                                                           monkeypatch):
     monkeypatch.setenv("LIGHTTOUCH_MAX_JOB_BYTES", str(BUDGET))
     monkeypatch.setenv("LIGHTTOUCH_DASK_SCHEDULER", cluster.scheduler_address)
     with pytest.raises(SpecError, match="solver.algorithm lbfgsb reads every example"):
-        lighttouch.solve(spec_of(data, "lbfgsb"))
+        lighttouch.solve(spec_of(data, "lbfgsb", constraints=()))
 
 
 def test_explicit_workers_without_a_scheduler_keep_the_local_cluster(data, monkeypatch):

@@ -1,6 +1,7 @@
 """The service places a job as the CLI does: POST /v1/validate says where a job over
 LIGHTTOUCH_MAX_JOB_BYTES runs and why, and a worker runs it on the Dask cluster at
-LIGHTTOUCH_DASK_SCHEDULER with svrg_ol; without a scheduler, POST /v1/jobs (and lighttouch
+LIGHTTOUCH_DASK_SCHEDULER (a box-only logistic fit: L-BFGS-B, each evaluation a pass over the
+partitions); without a scheduler, POST /v1/jobs (and lighttouch
 submit) refuses such a job with the placement's message and queues nothing (real
 redis-server, API, worker and LocalCluster)."""
 
@@ -63,11 +64,11 @@ def test_a_job_over_the_budget_is_placed_on_the_cluster(placing_service):
         result = client.get(f"/v1/jobs/{job_id}/result").json()
     assert summary.status_code == 200, summary.text
     placement = summary.json()["placement"]
-    assert placement["where"] == "cluster" and summary.json()["algorithm"] == "svrg_ol"
+    assert placement["where"] == "cluster" and summary.json()["algorithm"] == "lbfgsb"
     assert placement["in_process_bytes"] > BUDGET == placement["max_job_bytes"]
     assert len(placement["worker_bytes"]) == 2
     stats = result["stats"]
-    assert stats["placement"] == "cluster" and stats["method"] == "svrg_ol"
+    assert stats["placement"] == "cluster" and stats["method"] == "lbfgsb"
     assert stats["in_process_bytes_estimate"] == placement["in_process_bytes"]
     assert "LIGHTTOUCH_DASK_SCHEDULER" in stats["method_reason"]
 

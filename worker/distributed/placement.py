@@ -10,7 +10,9 @@ placement          when
                    ``solver.svrg.workers`` 0
 ``cluster``        over the budget, a scheduler address in ``LIGHTTOUCH_DASK_SCHEDULER`` and
                    a family of :data:`PARTITIONED_FAMILIES` (pointwise losses in files,
-                   ``pairwise_hinge`` tables): ``auto`` runs the family's algorithm; also
+                   ``pairwise_hinge`` tables): ``auto`` runs its method on partitions
+                   (L-BFGS-B on a smooth objective whose only constraint is the box, else
+                   the family's algorithm, SVRG OL); also
                    ``svrg_ol`` on pointwise files asking for workers with an address set,
                    and pairs with ``solver.workers: n`` (:func:`pairs_placement`)
 ``local_cluster``  ``svrg_ol`` with an explicit ``solver.svrg.workers: n``, or
@@ -29,7 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from worker.catalogue import CATALOGUE
 from worker.data.sizes import gib
 from worker.distributed.batch import SMALL_DATA_BYTES
 from worker.distributed.head import PlanSizes, plan_sizes
@@ -55,8 +56,9 @@ class Family:
     name : str
         What refusals call it.
     algorithm : str
-        The partitioned algorithm (:attr:`worker.catalogue.Algorithm.partitioned`) that
-        ``auto`` runs when the job goes to the cluster.
+        The partitioned algorithm that a spec may name (with ``named``), and that ``auto``
+        runs on the cluster unless L-BFGS-B applies
+        (:func:`worker.algorithms.method_choice.choose_partitioned`).
     plan : callable
         ``plan(spec, roots, partition_rows, partition_bytes, data_settings)``: the family's
         partition plan of the spec, or None when the spec is not of the family.
@@ -118,16 +120,15 @@ class Placement:
     """Where the job runs and why (module docstring).
 
     ``workers`` is what the executor is opened with (0: this process; None: the scheduler's
-    workers, or one per core on a LocalCluster; n), ``algorithm`` the one to ask for
-    (``auto``'s partitioned pick on the cluster), ``partitioned`` whether the examples stay
-    in the plan's partitions (else this process compiles them)."""
+    workers, or one per core on a LocalCluster; n), ``partitioned`` whether the examples stay
+    in the plan's partitions (else this process compiles them; ``auto``'s method on
+    partitions: :func:`worker.algorithms.method_choice.choose_partitioned`)."""
 
     where: str
     reason: str
     in_process_bytes: int | None
     budget: int | None
     workers: int | None = 0
-    algorithm: str = AUTO
     partitioned: bool = False
 
     def stats(self, driver_bytes: int, worker_bytes: Sequence[int] = ()) -> PlacementStats:
@@ -144,9 +145,10 @@ class Placement:
 
 
 def reads_partitions(algorithm: str) -> bool:
-    """Whether ``algorithm`` reads partitions (:attr:`worker.catalogue.Algorithm.partitioned`)."""
-    record = CATALOGUE.get(algorithm)
-    return record is not None and record.partitioned
+    """Whether a spec naming ``algorithm`` reads its partitions wherever the budget allows:
+    the partitioned algorithm of a :attr:`Family.named` family."""
+    return any(family.named and family.algorithm == algorithm
+               for family in PARTITIONED_FAMILIES)
 
 
 def planned(spec: Spec, roots: Sequence[Path], partition_rows: int, partition_bytes: int,
@@ -187,8 +189,7 @@ def place(spec: Spec, family: Family, estimate: int | None, budget: int | None,
     if requested == family.algorithm and family.named:
         return _partitioned(spec, estimate, budget, fits, file_bytes, address)
     if fits:
-        return Placement(IN_PROCESS, _fits(estimate, budget), estimate, budget,
-                         algorithm=requested)
+        return Placement(IN_PROCESS, _fits(estimate, budget), estimate, budget)
     if requested != AUTO:
         raise _refusal(estimate, budget, f"solver.algorithm {requested} reads every example "
                                          f"in one process")
@@ -196,18 +197,17 @@ def place(spec: Spec, family: Family, estimate: int | None, budget: int | None,
         raise _refusal(estimate, budget, "no LIGHTTOUCH_DASK_SCHEDULER is set")
     return Placement(CLUSTER, f"{_over(estimate, budget)}the examples stay in partitions on "
                      f"the workers of the Dask cluster at {address} (LIGHTTOUCH_DASK_SCHEDULER"
-                     f"), and auto runs {family.algorithm}, which reads them there", estimate,
-                     budget, workers=None, algorithm=family.algorithm, partitioned=True)
+                     f"), where auto's method reads them", estimate,
+                     budget, workers=None, partitioned=True)
 
 
 def _partitioned(spec: Spec, estimate: int | None, budget: int | None, fits: bool,
                  file_bytes: int, address: str | None) -> Placement:
     """The placement of a job that asks for the family's partitioned algorithm itself:
     where ``solver.svrg.workers`` and the budget put its partitions."""
-    workers, algorithm = spec.solver.svrg.workers, spec.solver.algorithm
+    workers = spec.solver.svrg.workers
     workers = None if workers == AUTO else workers        # "auto": as the settings decide
-    figures = dict(in_process_bytes=estimate, budget=budget, algorithm=algorithm,
-                   partitioned=True)
+    figures = dict(in_process_bytes=estimate, budget=budget, partitioned=True)
     if workers == 0 or (fits and workers is None and file_bytes < SMALL_DATA_BYTES):
         if not fits:
             raise _refusal(estimate, budget, "solver.svrg.workers is 0, which holds every "

@@ -154,11 +154,13 @@ def _files_job(model: Spec, source: DataSource, settings: JobSettings, placement
         problem = compile_problem(model, source, width_elsewhere=batch.d)
         estimate = check_memory(memory_parts(problem, model.solver.candidates),
                                 settings.memory_limit)
-        choice = chosen(problem, placement.algorithm)
         if model.solver.algorithm == AUTO:
-            choice = replace(choice, reason=placement.reason)
-        elif placement.where != IN_PROCESS:
-            choice = replace(choice, reason=f"{choice.reason}; {placement.reason}")
+            choice = choose_partitioned(problem, AUTO)
+            choice = replace(choice, reason=f"{placement.reason}; {choice.reason}")
+        else:
+            choice = chosen(problem, model.solver.algorithm)
+            if placement.where != IN_PROCESS:
+                choice = replace(choice, reason=f"{choice.reason}; {placement.reason}")
         shares = worker_shares(batch.n, batch.entries, len(batch.parts), batch.workers)
         yield CompiledJob(problem, choice, estimate, placement,
                           placement.stats(estimate, shares), shares, plan, batch)
@@ -206,8 +208,7 @@ def _pairs_job(model: Spec, source: DataSource, settings: JobSettings, placement
         parts = memory_parts(problem, solver.candidates) | {DATA: memory.driver_bytes}
         estimate = check_memory(parts, settings.memory_limit)
         choice = choose_partitioned(problem, solver.algorithm)
-        if solver.workers is None:      # placed past the budget, with no change to the spec
-            choice = replace(choice, reason=placement.reason)
+        choice = replace(choice, reason=f"{placement.reason}; {choice.reason}")
         shares = (memory.worker_bytes,) * memory.workers
         yield CompiledJob(problem, choice, estimate, placement,
                           placement.stats(memory.driver_bytes, shares), shares, plan, batch,

@@ -25,12 +25,15 @@ from worker.stats import Stats, Value
 class OneAnswerStats(Stats):
     """The record (:mod:`worker.stats`) of a method with one answer: no iterations or
     constraint checks of the LightTouch kind, whether the time limit stopped it, and the
-    method's own figures with its certificate (:func:`certificate_stats`)."""
+    method's own figures with its certificate (:func:`certificate_stats`), and, for a
+    method that read its examples in partitions, their passes' record (communication rounds,
+    bytes moved: :class:`~worker.distributed.batch.BatchStats`)."""
 
     iterations: int
     constraint_checks: int
     stopped_by_time_limit: bool
     method: Mapping[str, Value]
+    batch: Stats | None = None
 
 
 def certificate_stats(problem: CompiledProblem, w: np.ndarray, multipliers: np.ndarray,
@@ -75,7 +78,8 @@ def one_answer(name: str, problem: CompiledProblem, w: np.ndarray, stats: dict,
 
 def answer_trajectory(name: str, w: np.ndarray, describe: Callable[[], tuple[float, float]],
                       stats: dict, began: float, progress: ProgressCallback | None,
-                      arrays: ProblemArrays | None = None) -> Trajectory:
+                      arrays: ProblemArrays | None = None,
+                      batch: Stats | None = None) -> Trajectory:
     """The trajectory of one answer w (P,) of a linear or network problem.
 
     Parameters
@@ -94,6 +98,8 @@ def answer_trajectory(name: str, w: np.ndarray, describe: Callable[[], tuple[flo
         Hears of the answer once.
     arrays : ProblemArrays or None
         The linear problem's kernel arrays.
+    batch : Stats or None
+        The record of the passes over partitions, when the method read its examples there.
     """
     seconds = time.perf_counter() - began
     candidates = Candidates()
@@ -103,7 +109,8 @@ def answer_trajectory(name: str, w: np.ndarray, describe: Callable[[], tuple[flo
         progress(Progress(iteration=1, iterations=1, objective=objective,
                           max_violation=violation, constraint_checks=0, elapsed_s=seconds))
     return Trajectory(name, candidates, arrays,
-                      OneAnswerStats(0, 0, stats.get("stopped_by") == "time_limit", stats))
+                      OneAnswerStats(0, 0, stats.get("stopped_by") == "time_limit", stats,
+                                     batch))
 
 
 def refuse(name: str, why: str) -> SpecError:

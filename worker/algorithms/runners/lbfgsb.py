@@ -15,22 +15,38 @@ vectors of d and 2 x 10 correction pairs, on one BLAS thread (:mod:`worker.blas`
 candidate certified by the box-only Lagrangian bound of :mod:`worker.algorithms.bounds.dual_bound`
 (finite when the
 box is, or l2 > 0).
+
+With the examples left in partitions (``source``: a job ``auto`` placed on a Dask cluster,
+docs/scale.md), every evaluation is one map-reduce over the partitions: the workers return
+their rows' loss and gradient sums at w (SVRG OL's batch phase over every row,
+:meth:`~worker.distributed.batch.PartitionedBatch.gradient`), so the driver holds d-vectors
+and the correction pairs, never a row, and the iterates are the in-process ones up to the
+order of the sums.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 from scipy.optimize import fmin_l_bfgs_b
 
-from worker.algorithms.bounds.smooth_part import loss_value_and_gradient
+from worker.algorithms.bounds.smooth_part import loss_value_and_gradient, regularizer
+from worker.algorithms.run.arrays import problem_arrays
 from worker.algorithms.run.loop import ProgressCallback
-from worker.algorithms.run.one_answer import certificate_stats, one_answer, refuse
+from worker.algorithms.run.one_answer import (
+    answer_trajectory,
+    certificate_stats,
+    one_answer,
+    refuse,
+)
 from worker.algorithms.run.options import SolverOptions
 from worker.blas import one_blas_thread
 from worker.candidates.trajectory import Trajectory
+from worker.distributed.batch import PartitionedBatch
 from worker.losses import is_smooth
 from worker.problem.compiled import CompiledProblem
 from worker.problem.csr import for_products
@@ -53,23 +69,44 @@ def smooth_box_only(problem: CompiledProblem) -> bool:
 
 
 def run_lbfgsb(problem: CompiledProblem, options: SolverOptions,
-               progress: ProgressCallback | None, deadline: float) -> Trajectory:
-    """L-BFGS-B from w = clip(0) on the (split, with l1) problem (module docstring)."""
+               progress: ProgressCallback | None, deadline: float,
+               source: PartitionedBatch | None = None) -> Trajectory:
+    """L-BFGS-B from w = clip(0) on the (split, with l1) problem (module docstring);
+    ``source``: the examples' partitions, open (else the compiled problem's rows)."""
     if not smooth_box_only(problem):
         raise refuse("lbfgsb", "takes smooth objectives whose only constraint is the box")
     began = time.perf_counter()
     objective = problem.objective
-    rows = for_products(objective.features)
+    loss = _partitioned_loss(source) if source is not None else partial(
+        loss_value_and_gradient, objective, rows=for_products(objective.features))
 
     def smooth_part(w: np.ndarray) -> tuple[float, np.ndarray]:
-        value, gradient = loss_value_and_gradient(objective, w, rows)
+        value, gradient = loss(w)
         return value + 0.5 * objective.l2 * float(w @ w), gradient + objective.l2 * w
 
     w, stats = minimize_in_box(smooth_part, np.zeros(problem.d), problem.lower, problem.upper,
                                objective.l1, options.tolerance, deadline)
-    stats |= certificate_stats(problem, w, np.zeros(0),
-                               tangent=loss_value_and_gradient(objective, w, rows))
-    return one_answer("lbfgsb", problem, w, stats, began, progress)
+    w = np.clip(w, problem.lower, problem.upper)
+    tangent = loss(w)
+    stats |= certificate_stats(problem, w, np.zeros(0), tangent=tangent)
+    if source is None:
+        return one_answer("lbfgsb", problem, w, stats, began, progress)
+    value = tangent[0] + regularizer(objective, w)
+    return answer_trajectory("lbfgsb", w, lambda: (value, 0.0), stats, began, progress,
+                             problem_arrays(problem, 1), source.phase_stats())
+
+
+def _partitioned_loss(source: PartitionedBatch) -> Callable[[np.ndarray], tuple[float,
+                                                                                np.ndarray]]:
+    """w (d,) -> (the mean loss L(w), its gradient (d,)), each call one pass over every
+    partition."""
+    passes = itertools.count()
+
+    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+        full = source.gradient(np.ascontiguousarray(w, dtype=np.float64), next(passes),
+                               source.n)
+        return full.loss, full.mean
+    return loss
 
 
 def minimize_in_box(smooth_part: Callable[[np.ndarray], tuple[float, np.ndarray]],
