@@ -21,6 +21,7 @@ from tests.problems import random_problem
 from tests.specs import random_spec
 from worker import solve
 from worker.algorithms.registry import run_algorithm
+from worker.algorithms.runners.svrg_ol import SERIAL_CHUNK
 from worker.algorithms.run.options import SolverOptions
 from worker.distributed.batch import CompiledBatch, DaskExecutor, InProcessBatch, open_partitioned
 from worker.distributed.options import SvrgOptions
@@ -127,6 +128,26 @@ def test_auto_stops_on_its_certificate_when_the_workers_hold_the_rows(tmp_path, 
     assert stats["gap"] <= 1e-3 * (stats["lower_bound"] + stats["gap"])    # f(v_k) > 0
     assert stats["lower_bound"] == in_process.stats["lower_bound"]
     assert stats["iterations"] < 200_000
+
+
+def test_a_long_serial_phase_draws_its_examples_in_chunks(tmp_path, scheduler):
+    """A round of 2.3 chunks of serial steps on partitions the driver does not hold: two
+    more communication rounds than a round of one chunk, and the same bits on the cluster
+    and in this process."""
+    spec = _written(random_spec("logistic", "mixed", 6, n=3000, iterations=3000), tmp_path,
+                    "svmlight")
+    steps = int(2.3 * SERIAL_CHUNK)
+    spec["solver"].update(algorithm="svrg_ol", iterations=steps,
+                          svrg={"workers": 2, "serial_steps": steps})
+    on_cluster = solve(spec, roots=[tmp_path])
+    spec["solver"]["svrg"]["workers"] = 0
+    in_process = solve(spec, roots=[tmp_path])
+    assert_same_result(on_cluster, in_process)
+    one_chunk = dict(spec, solver=dict(spec["solver"], iterations=SERIAL_CHUNK,
+                                       svrg={"workers": 0, "serial_steps": SERIAL_CHUNK}))
+    rounds = solve(one_chunk, roots=[tmp_path]).stats["communication_rounds"]
+    assert in_process.stats["iterations"] == steps
+    assert in_process.stats["communication_rounds"] == rounds + 2
 
 
 def test_the_driver_holds_no_examples(tmp_path, scheduler):

@@ -93,6 +93,9 @@ SERIAL_SALT = 0x5EED5E41A1
 #: Salt of the key selecting a LightTouch round's examples.
 ROUND_SALT = 0x70C4C0DE
 
+#: Salt (times the chunk) of the keys selecting an SVRG OL serial phase's later chunks.
+CHUNK_SALT = 0xC4A11C
+
 
 @dataclass(frozen=True)
 class BatchGradient:
@@ -204,11 +207,23 @@ class PartitionedBatch:
         serial phase on partitions (:mod:`worker.algorithms.run.rounds`), selected
         by a hash of (seed, round, global row), so they do not depend on the workers; one
         communication round, counted with the batch phases'."""
+        return self._sample(batch_key(self.seed ^ ROUND_SALT, round_index), rows,
+                            f"round {round_index + 1}'s examples")
+
+    def serial_sample(self, round_index: int, chunk: int, rows: int) -> Rows:
+        """About ``rows`` examples for chunk ``chunk`` >= 1 of SVRG OL round
+        ``round_index``'s serial phase (chunk 0's come with the round's batch phase), by a
+        hash of (seed, round, chunk, global row); one communication round."""
+        return self._sample(batch_key(self.seed ^ SERIAL_SALT ^ (chunk * CHUNK_SALT),
+                                      round_index), rows,
+                            f"svrg_ol round {round_index + 1}'s examples, part {chunk + 1}")
+
+    def _sample(self, key: np.uint64, rows: int, what: str) -> Rows:
+        """About ``rows`` examples selected by ``key`` from every partition."""
         began, run = time.perf_counter(), self.executor
-        key = batch_key(self.seed ^ ROUND_SALT, round_index)
         forced = int(key % np.uint64(self.n))
         samples = run.gather([run.submit(sample_of, part, key, min(1.0, rows / self.n), forced)
-                              for part in self.parts], f"round {round_index + 1}'s examples")
+                              for part in self.parts], what)
         sample = concatenated(samples)
         self.gradient_rounds += 1
         self.gradient_bytes += run.moved(sum(rows_nbytes(s) for s in samples))
@@ -228,10 +243,10 @@ class PartitionedBatch:
         return BatchStats(rounds, moved, self.gradient_examples, self.gradient_seconds,
                           self.workers)
 
-    def serial_arrays(self, arrays: ProblemArrays, gradient: BatchGradient) -> ProblemArrays:
-        """The kernel arrays the round's serial phase samples: the round's examples when the
-        driver holds no rows, else ``arrays`` as they are."""
-        return arrays if gradient.sample is None else with_rows(arrays, gradient.sample)
+    def serial_arrays(self, arrays: ProblemArrays, sample: Rows | None) -> ProblemArrays:
+        """The kernel arrays a serial phase (or its chunk) samples: its ``sample`` of
+        examples when the driver holds no rows, else ``arrays`` as they are."""
+        return arrays if sample is None else with_rows(arrays, sample)
 
     def values(self, points: np.ndarray, arrays: ProblemArrays) -> np.ndarray:
         """f(w_k) for points (K, d), shape (K,), in one round: the mean loss over every

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from worker.algorithms.method_choice import Choice, choose_partitioned
 from worker.algorithms.registry import chosen
 from worker.algorithms.run.rounds import ROUND_ROWS
+from worker.algorithms.runners.svrg_ol import serial_sample_rows
 from worker.distributed.batch import PartitionedBatch, executor_for, partitioned_batch
 from worker.distributed.pair_batch import PairMemory, open_pairs, pair_memory
 from worker.distributed.pairs import PairPlan, plan_pairs, runs_partitioned
@@ -36,11 +37,13 @@ from worker.pipeline.memory import (
     DATA,
     check_memory,
     declared_parts,
+    examples_bytes,
     memory_parts,
     network_memory_parts,
     planned_parts,
     worker_shares,
 )
+from worker.pipeline.options import solver_options
 from worker.pipeline.reporting import data_source, refuse_split
 from worker.pipeline.table_pairs import PlacedSource, partitioned_lowering
 from worker.problem.compile import DataSource, compile_problem
@@ -148,12 +151,11 @@ def placed(model: Spec, source: DataSource,
 @contextmanager
 def _files_job(model: Spec, source: DataSource, settings: JobSettings, placement: Placement,
                plan: PartitionPlan) -> Iterator[CompiledJob]:
-    """Pointwise examples left in the plan's partitions, read where the placement says."""
+    """Pointwise examples left in the plan's partitions, read where the placement says; the
+    driver's estimate counts the most rows a round brings it (:func:`sampled_rows`)."""
     with executor_for(placement.workers, settings.cluster) as executor:
         batch = partitioned_batch(executor, plan, model.solver.seed, settings.data)
         problem = compile_problem(model, source, width_elsewhere=batch.d)
-        estimate = check_memory(memory_parts(problem, model.solver.candidates),
-                                settings.memory_limit)
         if model.solver.algorithm == AUTO:
             choice = choose_partitioned(problem, AUTO)
             choice = replace(choice, reason=f"{placement.reason}; {choice.reason}")
@@ -161,9 +163,25 @@ def _files_job(model: Spec, source: DataSource, settings: JobSettings, placement
             choice = chosen(problem, model.solver.algorithm)
             if placement.where != IN_PROCESS:
                 choice = replace(choice, reason=f"{choice.reason}; {placement.reason}")
+        sampled = sampled_rows(choice.name, model, settings, batch.n)
+        parts = memory_parts(problem, model.solver.candidates) | {
+            DATA: examples_bytes(sampled, batch.entries * sampled // batch.n)}
+        estimate = check_memory(parts, settings.memory_limit)
         shares = worker_shares(batch.n, batch.entries, len(batch.parts), batch.workers)
         yield CompiledJob(problem, choice, estimate, placement,
                           placement.stats(estimate, shares), shares, plan, batch)
+
+
+def sampled_rows(method: str, model: Spec, settings: JobSettings, n: int) -> int:
+    """Rows of the ``n`` on partitions that one round of ``method`` brings the driver at
+    most: none for L-BFGS-B (it moves d-vectors), SVRG OL's largest serial sample
+    (:func:`~worker.algorithms.runners.svrg_ol.serial_sample_rows`), else a LightTouch
+    round's :data:`~worker.algorithms.run.rounds.ROUND_ROWS`."""
+    if method == "lbfgsb":
+        return 0
+    if method == "svrg_ol":
+        return min(n, serial_sample_rows(solver_options(model.solver, settings.cluster), n))
+    return min(n, ROUND_ROWS)
 
 
 def _in_memory(problem: CompiledProblem | NetworkProblem, choice: Choice, estimate: int,
@@ -204,11 +222,12 @@ def _pairs_job(model: Spec, source: DataSource, settings: JobSettings, placement
     with open_pairs(plan, placement.workers, settings.cluster, solver.seed,
                     settings.data) as batch:
         problem = compile_problem(model, source, width_elsewhere=batch.d)
-        memory = pair_memory(plan, batch.d, ROUND_ROWS, batch.workers)
-        parts = memory_parts(problem, solver.candidates) | {DATA: memory.driver_bytes}
-        estimate = check_memory(parts, settings.memory_limit)
         choice = choose_partitioned(problem, solver.algorithm)
         choice = replace(choice, reason=f"{placement.reason}; {choice.reason}")
+        memory = pair_memory(plan, batch.d, sampled_rows(choice.name, model, settings, plan.n),
+                             batch.workers)
+        parts = memory_parts(problem, solver.candidates) | {DATA: memory.driver_bytes}
+        estimate = check_memory(parts, settings.memory_limit)
         shares = (memory.worker_bytes,) * memory.workers
         yield CompiledJob(problem, choice, estimate, placement,
                           placement.stats(memory.driver_bytes, shares), shares, plan, batch,

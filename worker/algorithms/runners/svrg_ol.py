@@ -55,17 +55,30 @@ from worker.kernels.iteration import restart_average, running_average
 from worker.kernels.layout import CHECKS, ITERATION, MODE_LIGHT, MODE_PLAIN
 from worker.kernels.objective import objective_value
 from worker.kernels.online import LEARNER_CODES, new_slots
-from worker.kernels.svrg import SerialRun, serial_steps
+from worker.kernels.svrg import Rows, SerialRun, serial_steps
 from worker.problem.compiled import QUADRATIC, CompiledProblem
 from worker.stats import Stats, Value
 
 #: (k_f, k_g, k_p) when ``minibatch`` is automatic.
 DEFAULT_MINIBATCH = (1, 2, 8)
 
+#: Serial steps whose examples the driver holds at once when it holds no rows: a longer
+#: serial phase draws them in chunks, one communication round each.
+SERIAL_CHUNK = 2**18
+
 #: Serial steps per example that ``iterations: "auto"`` plans for at least: the LightTouch
 #: paper's ranking lattice from raw pairs ended 0.9% from its certified bound after five
 #: (docs/stopping-rules.md#svrg-ols-budget).
 AUTO_PASSES = 5
+
+
+def serial_sample_rows(options: SolverOptions, n: int) -> int:
+    """Examples one serial phase (or chunk) draws at most when the driver holds none of the
+    ``n``: k_f per step of the schedule's longest round, at most :data:`SERIAL_CHUNK`
+    steps."""
+    rounds = schedule(options.svrg, planned_steps(options, n))
+    k_f = (options.minibatch or DEFAULT_MINIBATCH)[0]
+    return k_f * min(SERIAL_CHUNK, max(r.serial_steps for r in rounds))
 
 
 def planned_steps(options: SolverOptions, n: int) -> int:
@@ -102,18 +115,46 @@ class SvrgStats(Stats):
     groups: int
 
 
-def _serial_phase(loop: ChunkedLoop, advance, marks: set[int], end: int,
+def _serial_phase(loop: ChunkedLoop, advance, stop: int, *, marks: set[int], end: int,
                   candidates: Candidates, state, average) -> bool:
-    """Run serial steps to iteration ``end``, snapshotting the average and the iterate at
-    every mark on the way and at ``end``; False if the deadline stopped it."""
-    for mark in sorted({m for m in marks if loop.iteration < m < end} | {end}):
+    """Run serial steps to iteration ``stop`` (at most the round's ``end``), snapshotting
+    the average and the iterate at every mark on the way and at ``end``; False if the
+    deadline stopped it."""
+    for mark in sorted({m for m in marks if loop.iteration < m < stop} | {stop}):
         finished = loop.run(advance, mark)
-        checks = int(state.counters[CHECKS])
-        candidates.add(average(), loop.iteration, "average", checks, loop.seconds)
-        candidates.add(state.w, loop.iteration, "iterate", checks, loop.seconds)
+        if mark in marks or mark == end or not finished:
+            checks = int(state.counters[CHECKS])
+            candidates.add(average(), loop.iteration, "average", checks, loop.seconds)
+            candidates.add(state.w, loop.iteration, "iterate", checks, loop.seconds)
         if not finished:
             return False
     return True
+
+
+def _chunk(steps: int, sampled: bool) -> int:
+    """The steps of a serial phase's next chunk, of ``steps`` left: at most
+    :data:`SERIAL_CHUNK` when the driver holds no rows (``sampled``)."""
+    return min(steps, SERIAL_CHUNK) if sampled else steps
+
+
+def _serial_round(loop: ChunkedLoop, batch: PartitionedBatch, arrays, run: SerialRun,
+                  state, first: Rows | None, index: int, k_f: int, steps: int,
+                  snapshot) -> tuple[object, bool]:
+    """The round's serial phase of ``steps`` steps, in chunks of at most
+    :data:`SERIAL_CHUNK` when the driver holds no rows (each chunk's examples drawn then:
+    ``first``'s came with the batch phase); the last chunk's arrays and False if the
+    deadline stopped it. ``snapshot(advance, stop, end=...)`` runs the steps to ``stop``
+    (:func:`_serial_phase`)."""
+    finished, chunk, end = True, 0, loop.iteration + steps
+    while finished and loop.iteration < end:
+        stop = loop.iteration + _chunk(end - loop.iteration, batch.sampled)
+        sample = first if chunk == 0 else batch.serial_sample(
+            index, chunk, (stop - loop.iteration) * k_f)
+        arrays = batch.serial_arrays(arrays, sample)
+        finished = snapshot(lambda count, arrays=arrays: serial_steps(arrays, run, state,
+                                                                      count), stop, end=end)
+        chunk += 1
+    return arrays, finished
 
 
 def _config(arrays, problem: CompiledProblem, options: SolverOptions, groups: int, lazy: bool):
@@ -181,7 +222,6 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
     code = LEARNER_CODES[svrg.learner]
     slots = new_slots(code, problem.d)
     sparse = problem.objective.l2 == 0 and problem.objective.l1 == 0
-
     average = partial(_averaged, state)
 
     def describe() -> tuple[float, float, int]:
@@ -190,8 +230,7 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
                 int(state.counters[CHECKS]))
 
     candidates = Candidates()
-    anchor = state.w.copy()
-    stopped_by, every_row = None, arrays
+    anchor, stopped_by, every_row = state.w.copy(), None, arrays
     with open_batch_phase(problem, svrg, options.seed, source) as batch:
         total = planned_steps(options, batch.n)
         marks = set(snapshot_iterations(0, total, max(1, options.candidates // 2)))
@@ -199,22 +238,23 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
         staged = problem.m > 0 and not batch.sampled
         rule = (CertifiedStages if staged else SnapshotRule)(arrays, problem, options.tolerance)
         loop = ChunkedLoop(deadline, total, describe, _reporter(progress, batch))
+        snapshot = partial(_serial_phase, loop, marks=marks, candidates=candidates, state=state,
+                           average=average)
         for index, planned in enumerate(rounds):
             if index and time.perf_counter() >= deadline:
                 loop.timed_out = True
                 break
             gradient = batch.gradient(anchor, index, planned.batch_size,
-                                      planned.serial_steps * cfg.k_f)
+                                      _chunk(planned.serial_steps, batch.sampled) * cfg.k_f)
             if index and options.until_converged and not staged and (stopped_by := rule.stop(
                     anchor, gradient, cfg.gamma, loop.iteration)):
                 break
-            arrays = batch.serial_arrays(arrays, gradient)
             restart_average(state, state.w)
             run = SerialRun(cfg, code, step_scale(options), slots, sparse, anchor, gradient.mean,
                             batch.inverse_frequency, gradient.examples)
-            end = loop.iteration + planned.serial_steps
-            finished = _serial_phase(loop, lambda count, run=run, arrays=arrays: serial_steps(
-                arrays, run, state, count), marks, end, candidates, state, average)
+            arrays, finished = _serial_round(loop, batch, arrays, run, state, gradient.sample,
+                                             index, cfg.k_f, planned.serial_steps, snapshot)
+            end = loop.iteration
             anchor = average()
             if not finished:
                 break
