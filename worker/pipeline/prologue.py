@@ -146,7 +146,8 @@ def _files_job(model: Spec, source: DataSource, settings: JobSettings, placement
             choice = replace(choice, reason=placement.reason)
         elif placement.where != IN_PROCESS:
             choice = replace(choice, reason=f"{choice.reason}; {placement.reason}")
-        shares = worker_shares(batch.n, batch.entries, len(batch.parts), batch.workers)
+        shares = worker_shares(batch.n, batch.entries, len(batch.parts), batch.workers,
+                               plan.weighted)
         yield CompiledJob(problem, choice, estimate, placement,
                           placement.stats(estimate, shares), shares, plan, batch)
 
