@@ -54,13 +54,12 @@ from typing import Any
 import numpy as np
 
 from worker.distributed.census import (
-    Census,
-    Settled,
     add_counts,
     census_of,
     column_counts,
     finish,
     settle,
+    shifted_counts,
 )
 from worker.distributed.chunks import read_chunk
 from worker.distributed.executors import DaskExecutor, Executor, LocalExecutor
@@ -79,16 +78,7 @@ from worker.distributed.tasks import (
     sample_of,
     tree_reduce,
 )
-from worker.distributed.weights import (
-    add_tallies,
-    check_count,
-    normalized,
-    partition_weights,
-    refuse_unranged,
-    scale_of,
-    shipped,
-    tally,
-)
+from worker.distributed.weights import held_weights, weights_round
 from worker.errors import SolverError
 from worker.kernels.layout import ProblemArrays
 from worker.kernels.objective import objective_value
@@ -326,22 +316,19 @@ def partitioned_batch(executor: Executor, plan: PartitionPlan, seed: int,
                       settings: DataSettings) -> PartitionedBatch:
     """Read the plan's partitions where the executor runs, with the census round (and, for
     weighted examples, the weights' round), under the job's data ``settings``."""
-    refuse_unranged(plan)
-    what, weighted, inline = "svrg_ol reading the data (census)", plan.weighted, \
-        plan.weight_values
-    plan = shipped(plan)
+    what, weighted = "svrg_ol reading the data (census)", plan.weighted
+    plan, inline = held_weights(plan)
     chunks = [executor.submit(read_chunk, plan, k, settings) for k in range(len(plan.pieces))]
     censuses = [executor.submit(census_of, chunk, plan.loss) for chunk in chunks]
     counted = tree_reduce([executor.submit(column_counts, chunk) for chunk in chunks],
                           lambda a, b: executor.submit(add_counts, a, b))
     *censuses, raw_counts = executor.gather(censuses + [counted], what)
     settled = settle(plan, censuses)
-    counts = _shifted(raw_counts, settled)
+    counts = shifted_counts(raw_counts, settled)
     entries, weights, weight_bytes = int(counts.sum()), [None] * len(chunks), 0
     if weighted:
-        check_count(plan, settled.n, inline)
-        counts, weights, weight_bytes = _weights_round(executor, plan, inline, chunks, censuses,
-                                                       settled, settings)
+        counts, weights, weight_bytes = weights_round(executor, plan, inline, chunks, censuses,
+                                                      settled, settings)
     parts = [executor.submit(finish, plan, chunk, offset, settled.base, settings, part_weights)
              for chunk, offset, part_weights in zip(chunks, settled.offsets, weights,
                                                     strict=True)]
@@ -351,35 +338,6 @@ def partitioned_batch(executor: Executor, plan: PartitionPlan, seed: int,
     return PartitionedBatch(executor, parts, settled.n, settled.width, counts, seed,
                             sampled=True, setup_rounds=1 + weighted, setup_bytes=setup,
                             entries=entries)
-
-
-def _shifted(raw: np.ndarray, settled: Settled) -> np.ndarray:
-    """Per-column sums over the file's indices as the zero-based columns (width,)."""
-    counts = np.zeros(settled.width, dtype=raw.dtype)
-    shifted = raw[settled.base:settled.base + settled.width]
-    counts[:shifted.size] = shifted
-    return counts
-
-
-def _weights_round(executor: Executor, plan: PartitionPlan, inline: np.ndarray | None,
-                   chunks: list[Any], censuses: list[Census], settled: Settled,
-                   settings: DataSettings) -> tuple[np.ndarray, list[Any], int]:
-    """Every partition's weights read and tallied (:mod:`worker.distributed.weights`): the
-    weighted column counts (d,), the handles of each partition's weights of mean one, and
-    the bytes the round moved."""
-    raw = [executor.submit(partition_weights, plan, offset, census.rows, settings,
-                           None if inline is None else inline[offset:offset + census.rows])
-           for offset, census in zip(settled.offsets, censuses, strict=True)]
-    root = tree_reduce([executor.submit(tally, chunk, part) for chunk, part in zip(chunks, raw,
-                                                                                  strict=True)],
-                       lambda a, b: executor.submit(add_tallies, a, b))
-    (total,) = executor.gather([root], "svrg_ol reading the example weights")
-    scale = scale_of(total, settled.n)
-    counts = _shifted(total.columns, settled) * scale.factor
-    moved = total.columns.nbytes * max(1, len(chunks) - 1) \
-        + (0 if inline is None else inline.nbytes)
-    return counts, [executor.submit(normalized, part, scale) for part in raw], \
-        executor.moved(moved)
 
 
 # -- opening a backend ---------------------------------------------------------------------

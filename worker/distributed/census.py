@@ -112,6 +112,14 @@ def settle(plan: PartitionPlan, censuses: Sequence[Census]) -> Settled:
     return Settled(n, tuple(int(o) for o in offsets[:-1]), base, width)
 
 
+def shifted_counts(raw: np.ndarray, settled: Settled) -> np.ndarray:
+    """Per-column sums over the file's indices as the zero-based columns (width,)."""
+    counts = np.zeros(settled.width, dtype=raw.dtype)
+    shifted = raw[settled.base:settled.base + settled.width]
+    counts[:shifted.size] = shifted
+    return counts
+
+
 def finish(plan: PartitionPlan, chunk: Chunk, offset: int, base: int,
            settings: DataSettings, weights: np.ndarray | None = None) -> Rows:
     """A read partition as the batch kernels' rows: zero-based indices, labels checked and

@@ -81,7 +81,7 @@ class PartitionPlan:
     and weights files. ``weights`` is the weights file (a reference that cannot be read in
     ranges has no ``weight_npy``: reading the partitions refuses it); ``weight_values`` the
     inline weights (n,), held by the driver and never sent with the plan
-    (:func:`worker.distributed.weights.shipped`).
+    (:func:`worker.distributed.weights.held_weights`).
     """
 
     features: DataRef

@@ -15,13 +15,16 @@ every partition's weights, do not depend on where the tasks ran.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from worker.distributed.census import Census, Settled, shifted_counts
 from worker.distributed.chunks import Chunk
+from worker.distributed.executors import Executor
 from worker.distributed.partitions import FEATURES, WEIGHTS, PartitionPlan
 from worker.distributed.ranges import vector_rows
+from worker.distributed.tasks import tree_reduce
 from worker.errors import DataError, SpecError
 from worker.settings import DataSettings
 
@@ -52,15 +55,16 @@ class Scale(NamedTuple):
     factor: float
 
 
-def shipped(plan: PartitionPlan) -> PartitionPlan:
-    """The plan as tasks take it: without the inline weights, whose slices go with the
-    tasks that read them."""
-    return replace(plan, weight_values=None) if plan.weight_values is not None else plan
+def held_weights(plan: PartitionPlan) -> tuple[PartitionPlan, np.ndarray | None]:
+    """The plan as tasks take it, without the inline weights (n,), whose slices go with the
+    tasks that read them, and those weights (None: none inline).
 
-
-def refuse_unranged(plan: PartitionPlan) -> None:
-    """A weights reference that partitions cannot read in row ranges: the SpecError
-    naming it and what to give instead."""
+    Raises
+    ------
+    SpecError
+        A weights reference that cannot be read in row ranges, naming it and what to give
+        instead.
+    """
     if plan.weights is not None and plan.weight_npy is None:
         raise SpecError.at(WEIGHTS, f"examples read in partitions take their weights from a "
                            f"1-D .npy file (without sha256) read in each partition's rows, "
@@ -69,6 +73,9 @@ def refuse_unranged(plan: PartitionPlan) -> None:
                            f"{' with sha256' if plan.weights.sha256 else ''}: save the "
                            f"weights with numpy.save as a 1-D array of one weight per row, "
                            f"or give them inline")
+    if plan.weight_values is None:
+        return plan, None
+    return replace(plan, weight_values=None), plan.weight_values
 
 
 def check_count(plan: PartitionPlan, n: int, inline: np.ndarray | None) -> None:
@@ -133,3 +140,25 @@ def scale_of(total: Tally, n: int) -> Scale:
 def normalized(weights: np.ndarray, scale: Scale) -> np.ndarray:
     """A partition's weights (rows,) divided by the mean weight over every example."""
     return (weights / scale.largest) * scale.factor
+
+
+def weights_round(executor: Executor, plan: PartitionPlan, inline: np.ndarray | None,
+                   chunks: list[Any], censuses: list[Census], settled: Settled,
+                   settings: DataSettings) -> tuple[np.ndarray, list[Any], int]:
+    """Every partition's weights read and tallied (:mod:`worker.distributed.weights`): the
+    weighted column counts (d,), the handles of each partition's weights of mean one, and
+    the bytes the round moved."""
+    check_count(plan, settled.n, inline)
+    raw = [executor.submit(partition_weights, plan, offset, census.rows, settings,
+                           None if inline is None else inline[offset:offset + census.rows])
+           for offset, census in zip(settled.offsets, censuses, strict=True)]
+    root = tree_reduce([executor.submit(tally, chunk, part) for chunk, part in zip(chunks, raw,
+                                                                                  strict=True)],
+                       lambda a, b: executor.submit(add_tallies, a, b))
+    (total,) = executor.gather([root], "svrg_ol reading the example weights")
+    scale = scale_of(total, settled.n)
+    counts = shifted_counts(total.columns, settled) * scale.factor
+    moved = total.columns.nbytes * max(1, len(chunks) - 1) \
+        + (0 if inline is None else inline.nbytes)
+    return counts, [executor.submit(normalized, part, scale) for part in raw], \
+        executor.moved(moved)
