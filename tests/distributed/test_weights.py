@@ -115,20 +115,21 @@ def test_integer_weights_value_a_point_as_the_rows_repeated(counts, form):
 def test_past_the_budget_auto_runs_weighted_examples_on_the_cluster(tmp_path, cluster,
                                                                     monkeypatch):
     rng = np.random.default_rng(8)
-    x, weights = rng.normal(size=(3000, 8)), rng.uniform(0.0, 2.0, 3000)
+    n = 12_000
+    x, weights = rng.normal(size=(n, 8)), rng.uniform(0.0, 2.0, n)
     np.save(tmp_path / "x.npy", x)
-    np.save(tmp_path / "y.npy", np.sign(x @ rng.normal(size=8) + 0.3 * rng.normal(size=3000)))
+    np.save(tmp_path / "y.npy", np.sign(x @ rng.normal(size=8) + 0.3 * rng.normal(size=n)))
     spec = weights_file({"objective": {"type": "empirical_risk", "loss": "logistic", "data": {
         "features": {"uri": (tmp_path / "x.npy").as_uri()},
         "labels": {"uri": (tmp_path / "y.npy").as_uri()}, "weights": weights.tolist()}},
         "bounds": {"lower": -1, "upper": 1},
         "solver": {"algorithm": "auto", "iterations": 4000, "seed": 5,
-                   "svrg": {"partition_rows": 700}}}, tmp_path)
+                   "svrg": {"partition_rows": 3000}}}, tmp_path)
     monkeypatch.setenv("LIGHTTOUCH_DATA_ROOTS", str(tmp_path))
     named = copy.deepcopy(spec)
-    named["solver"].update(algorithm="svrg_ol", svrg={"workers": 0, "partition_rows": 700})
+    named["solver"].update(algorithm="svrg_ol", svrg={"workers": 0, "partition_rows": 3000})
     in_process = solve(named)
-    budget = 500_000
+    budget = 4_000_000                  # under the examples' estimate, over the driver's
     monkeypatch.setenv("LIGHTTOUCH_MAX_JOB_BYTES", str(budget))
     monkeypatch.setenv("LIGHTTOUCH_DASK_SCHEDULER", cluster.scheduler_address)
     summary = summarize_spec(spec, max_job_bytes=budget)
@@ -137,9 +138,9 @@ def test_past_the_budget_auto_runs_weighted_examples_on_the_cluster(tmp_path, cl
     plain = summarize_spec(unweighted, max_job_bytes=budget)["placement"]
     placement = summary["placement"]
     assert placement["where"] == "cluster" and len(placement["worker_bytes"]) == 2
-    assert placement["in_process_bytes"] - plain["in_process_bytes"] == 24 * 3000
+    assert placement["in_process_bytes"] - plain["in_process_bytes"] == 24 * n
     assert sum(placement["worker_bytes"]) - sum(plain["worker_bytes"]) == \
-        pytest.approx(16 * 3000, abs=2)         # each worker's share rounded down
+        pytest.approx(16 * n, abs=2)         # each worker's share rounded down
     on_cluster = lighttouch.solve(spec)
     assert on_cluster.algorithm == "svrg_ol" and on_cluster.stats["placement"] == "cluster"
     assert on_cluster.projected.solution == in_process.projected.solution

@@ -76,7 +76,9 @@ class Piece:
 class PartitionPlan:
     """How an objective's examples are cut, and what reading a partition needs.
 
-    ``names`` are a csv file's columns, ``begin`` the first byte after its header; ``npy``,
+    ``size`` is the bytes of every file the plan reads (a line-cut features file ends at
+    its last piece's ``stop``); ``names`` are a csv file's columns, ``begin`` the first
+    byte after its header; ``npy``,
     ``label_npy`` and ``weight_npy`` the layouts of the features and of separate labels
     and weights files. ``weights`` is the weights file (a reference that cannot be read in
     ranges has no ``weight_npy``: reading the partitions refuses it); ``weight_values`` the
