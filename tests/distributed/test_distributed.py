@@ -21,8 +21,8 @@ from tests.problems import random_problem
 from tests.specs import random_spec
 from worker import solve
 from worker.algorithms.registry import run_algorithm
-from worker.algorithms.runners.svrg_ol import SERIAL_CHUNK
 from worker.algorithms.run.options import SolverOptions
+from worker.algorithms.runners.svrg_ol import SERIAL_CHUNK
 from worker.distributed.batch import CompiledBatch, DaskExecutor, InProcessBatch, open_partitioned
 from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_partitions

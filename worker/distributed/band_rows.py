@@ -60,7 +60,7 @@ class PartitionedRows:
 
     @property
     def weights(self) -> np.ndarray:
-        """The example weights c (n,): all 1 (examples read in partitions take no weights:
+        """The example weights c (n,): all 1 (the pairs' tables this reads take no weights:
         ``objective.data.weights`` is refused for them)."""
         return np.ones(self.shape[0])
 

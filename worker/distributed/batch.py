@@ -53,7 +53,14 @@ from typing import Any
 
 import numpy as np
 
-from worker.distributed.census import add_counts, census_of, column_counts, finish, settle
+from worker.distributed.census import (
+    add_counts,
+    census_of,
+    column_counts,
+    finish,
+    settle,
+    shifted_counts,
+)
 from worker.distributed.chunks import read_chunk
 from worker.distributed.executors import DaskExecutor, Executor, LocalExecutor
 from worker.distributed.options import SvrgOptions
@@ -71,11 +78,13 @@ from worker.distributed.tasks import (
     sample_of,
     tree_reduce,
 )
+from worker.distributed.weights import held_weights, weights_round
 from worker.errors import SolverError
 from worker.kernels.layout import ProblemArrays
 from worker.kernels.objective import objective_value
 from worker.kernels.svrg import Rows, batch_key
 from worker.problem.compiled import CompiledProblem
+from worker.problem.weights import draw_arrays
 from worker.settings import DaskSettings, DataSettings
 from worker.stats import Stats, stat
 
@@ -145,21 +154,23 @@ class PartitionedBatch:
     sampled : bool
         The driver holds no rows: every round returns the serial phase's examples.
     setup_rounds, setup_bytes : int
-        The rounds (census) and bytes that making the partitions cost.
+        The rounds (census, weights) and bytes that making the partitions cost.
+    entries : int, optional
+        Feature nonzeros over every partition (default: ``counts``' sum).
     """
 
     def __init__(self, executor: Executor, parts: list[Any], n: int, d: int,
                  counts: np.ndarray, seed: int, *, sampled: bool,
-                 setup_rounds: int = 0, setup_bytes: int = 0):
+                 setup_rounds: int = 0, setup_bytes: int = 0, entries: int | None = None):
         self.executor, self.parts, self.n, self.d = executor, parts, n, d
         self.seed, self.sampled = seed, sampled
         self.setup_rounds, self.setup_bytes = setup_rounds, setup_bytes
         self.value_rounds = self.value_bytes = 0
         self.gradient_rounds = self.gradient_bytes = self.gradient_examples = 0
         self.gradient_seconds = 0.0
-        #: Feature nonzeros over every partition (each counted with its example's weight
-        #: when the driver's compiled rows carry weights; rows read from files carry none).
-        self.entries = int(counts.sum())
+        #: Feature nonzeros over every partition (unless given, each counted with its
+        #: example's weight when the rows carry weights).
+        self.entries = int(counts.sum()) if entries is None else entries
         #: I_j = n / sum of c_i over {i : x_ij != 0} (0 for columns no example uses), shape
         #: (d,) (§8.1; c the weights of mean 1, all 1 without weights).
         self.inverse_frequency = np.divide(n, counts, out=np.zeros(d), where=counts > 0)
@@ -271,11 +282,18 @@ class PartitionedBatch:
 
 def with_rows(arrays: ProblemArrays, rows: Rows) -> ProblemArrays:
     """The kernel arrays with ``rows`` as their examples (ragged CSR; their column indices in
-    the dtype of ``arrays``', so the kernels keep the signature the warm-up compiled)."""
+    the dtype of ``arrays``', so the kernels keep the signature the warm-up compiled).
+
+    Rows of weights other than all 1 are drawn with probability proportional to their
+    weight, as the rows of the whole data set are in one process, so drawing from rows
+    selected uniformly keeps the serial phase's estimate unbiased; rows whose weights are
+    all 0 (possible only when nearly every weight is 0) are drawn uniformly."""
+    weighted = np.any(rows.weights != 1.0) and np.any(rows.weights > 0)
     return arrays._replace(x_indptr=rows.indptr,
                            x_indices=rows.indices.astype(arrays.x_indices.dtype),
                            x_data=rows.data, labels=rows.labels, x_width=0,
-                           x_entries=int(rows.indptr[-1]))
+                           x_entries=int(rows.indptr[-1]),
+                           **draw_arrays(rows.weights if weighted else None))
 
 
 class CompiledBatch(PartitionedBatch):
@@ -311,25 +329,30 @@ class InProcessBatch(CompiledBatch):
 
 def partitioned_batch(executor: Executor, plan: PartitionPlan, seed: int,
                       settings: DataSettings) -> PartitionedBatch:
-    """Read the plan's partitions where the executor runs, with the census round, under the
-    job's data ``settings``."""
-    what = "svrg_ol reading the data (census)"
+    """Read the plan's partitions where the executor runs, with the census round (and, for
+    weighted examples, the weights' round), under the job's data ``settings``."""
+    what, weighted = "svrg_ol reading the data (census)", plan.weighted
+    plan, inline = held_weights(plan)
     chunks = [executor.submit(read_chunk, plan, k, settings) for k in range(len(plan.pieces))]
     censuses = [executor.submit(census_of, chunk, plan.loss) for chunk in chunks]
     counted = tree_reduce([executor.submit(column_counts, chunk) for chunk in chunks],
                           lambda a, b: executor.submit(add_counts, a, b))
     *censuses, raw_counts = executor.gather(censuses + [counted], what)
     settled = settle(plan, censuses)
-    counts = np.zeros(settled.width, dtype=np.int64)
-    shifted = raw_counts[settled.base:settled.base + settled.width]
-    counts[:shifted.size] = shifted
-    parts = [executor.submit(finish, plan, chunk, offset, settled.base, settings)
-             for chunk, offset in zip(chunks, settled.offsets, strict=True)]
+    counts = shifted_counts(raw_counts, settled)
+    entries, weights, weight_bytes = int(counts.sum()), [None] * len(chunks), 0
+    if weighted:
+        counts, weights, weight_bytes = weights_round(executor, plan, inline, chunks, censuses,
+                                                      settled, settings)
+    parts = [executor.submit(finish, plan, chunk, offset, settled.base, settings, part_weights)
+             for chunk, offset, part_weights in zip(chunks, settled.offsets, weights,
+                                                    strict=True)]
     messages = [pickle.dumps(census) for census in censuses] + [pickle.dumps(plan)] * 2
     setup = executor.moved(raw_counts.nbytes * max(1, len(chunks) - 1)
-                           + len(chunks) * max(len(m) for m in messages) * 2)
+                           + len(chunks) * max(len(m) for m in messages) * 2) + weight_bytes
     return PartitionedBatch(executor, parts, settled.n, settled.width, counts, seed,
-                            sampled=True, setup_rounds=1, setup_bytes=setup)
+                            sampled=True, setup_rounds=1 + weighted, setup_bytes=setup,
+                            entries=entries)
 
 
 # -- opening a backend ---------------------------------------------------------------------

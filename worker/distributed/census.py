@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -22,7 +21,7 @@ from worker.data.formats import REGISTRY
 from worker.data.labels import LABELS, label_kind, label_problem, raise_problem, signed_labels
 from worker.distributed.chunks import Chunk
 from worker.distributed.partitions import FEATURES, PartitionPlan
-from worker.distributed.ranges import open_ranges, read_range
+from worker.distributed.ranges import vector_rows
 from worker.errors import SpecError
 from worker.kernels.svrg import Rows
 from worker.settings import DataSettings
@@ -113,11 +112,20 @@ def settle(plan: PartitionPlan, censuses: Sequence[Census]) -> Settled:
     return Settled(n, tuple(int(o) for o in offsets[:-1]), base, width)
 
 
+def shifted_counts(raw: np.ndarray, settled: Settled) -> np.ndarray:
+    """Per-column sums over the file's indices as the zero-based columns (width,)."""
+    counts = np.zeros(settled.width, dtype=raw.dtype)
+    shifted = raw[settled.base:settled.base + settled.width]
+    counts[:shifted.size] = shifted
+    return counts
+
+
 def finish(plan: PartitionPlan, chunk: Chunk, offset: int, base: int,
-           settings: DataSettings) -> Rows:
+           settings: DataSettings, weights: np.ndarray | None = None) -> Rows:
     """A read partition as the batch kernels' rows: zero-based indices, labels checked and
-    0 read as -1 for hinge and logistic, ``first_row`` = ``offset``, every weight 1 (data
-    read in partitions take no weights: :func:`worker.problem.compile.compile_problem`)."""
+    0 read as -1 for hinge and logistic, ``first_row`` = ``offset``, and its ``weights``
+    (rows,) of mean one over every example (None: every weight 1;
+    :mod:`worker.distributed.weights`)."""
     features, labels = chunk.features, chunk.labels
     if labels is None:
         labels = _label_rows(plan, offset, features.shape[0], settings)
@@ -126,17 +134,15 @@ def finish(plan: PartitionPlan, chunk: Chunk, offset: int, base: int,
                 data=np.ascontiguousarray(features.data, dtype=np.float64),
                 labels=np.ascontiguousarray(signed_labels(labels, label_kind(plan.loss)),
                                             dtype=np.float64),
-                weights=np.ones(features.shape[0]), first_row=np.int64(offset))
+                weights=np.ones(features.shape[0]) if weights is None else weights,
+                first_row=np.int64(offset))
 
 
 def _label_rows(plan: PartitionPlan, offset: int, rows: int,
                 settings: DataSettings) -> np.ndarray:
     """Rows [offset, offset + rows) of the separate labels file, checked."""
-    layout = plan.label_npy
-    with open_ranges(plan.labels, LABELS, [Path(r) for r in plan.roots], settings) as stream:
-        block = read_range(stream, layout.offset + offset * layout.row_bytes,
-                           layout.offset + (offset + rows) * layout.row_bytes)
-    labels = layout.rows(block).astype(np.float64)
+    labels = vector_rows(plan.labels, plan.label_npy, LABELS, plan.roots, offset, rows,
+                         settings).astype(np.float64)
     problem = label_problem(labels, label_kind(plan.loss), LABELS)
     if problem is not None:
         raise_problem(problem, offset + problem[0])

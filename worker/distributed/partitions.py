@@ -22,22 +22,28 @@ layout          partition
 ==============  =================================================================================
 
 Labels come from the features file (svmlight; a column format with ``label_column``) or
-from a separate 1-D ``npy`` file. The census round (:mod:`worker.distributed.census`) then
-fixes every partition's offset, the index base and the width d.
+from a separate 1-D ``npy`` file. Example weights, when given, come from a separate 1-D
+``npy`` file read in each partition's row range as such labels are, or are inline values the
+driver holds and slices per partition (:mod:`worker.distributed.weights`). The census round
+(:mod:`worker.distributed.census`) then fixes every partition's offset, the index base and
+the width d.
 """
 
 from __future__ import annotations
 
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
+
+import numpy as np
 
 from worker.catalogue import CATALOGUE
 from worker.data.formats import REGISTRY
 from worker.data.formats.numpy_files import NpyLayout, npy_layout
 from worker.data.labels import LABELS
+from worker.data.read import read_vector
 from worker.data.refs import DataRef
 from worker.distributed.ranges import open_ranges, read_line, read_range
 from worker.errors import DataError
@@ -51,6 +57,7 @@ from worker.spec.models import EmpiricalRisk, RateConstraint, Spec
 #: Where the examples are in a spec.
 DATA = "objective.data"
 FEATURES = f"{DATA}.features"
+WEIGHTS = f"{DATA}.weights"
 
 #: How a format is cut (:class:`worker.data.formats.Partitioning`).
 LINES, NPY, ROW_GROUPS, WHOLE = "lines", "npy", "row_groups", "whole"
@@ -69,8 +76,14 @@ class Piece:
 class PartitionPlan:
     """How an objective's examples are cut, and what reading a partition needs.
 
-    ``names`` are a csv file's columns, ``begin`` the first byte after its header; ``npy``
-    and ``label_npy`` the layouts of the features and of a separate labels file.
+    ``size`` is the bytes of every file the plan reads (a line-cut features file ends at
+    its last piece's ``stop``); ``names`` are a csv file's columns, ``begin`` the first
+    byte after its header; ``npy``,
+    ``label_npy`` and ``weight_npy`` the layouts of the features and of separate labels
+    and weights files. ``weights`` is the weights file (a reference that cannot be read in
+    ranges has no ``weight_npy``: reading the partitions refuses it); ``weight_values`` the
+    inline weights (n,), held by the driver and never sent with the plan
+    (:func:`worker.distributed.weights.held_weights`).
     """
 
     features: DataRef
@@ -84,6 +97,14 @@ class PartitionPlan:
     names: tuple[str, ...] = ()
     npy: NpyLayout | None = None
     label_npy: NpyLayout | None = None
+    weights: DataRef | None = None
+    weight_npy: NpyLayout | None = None
+    weight_values: np.ndarray | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the examples carry weights (a file or inline values)."""
+        return self.weights is not None or self.weight_values is not None
 
     @property
     def kind(self) -> int:
@@ -128,16 +149,34 @@ def plan_files(spec: Spec, roots: Sequence[Path], partition_rows: int, partition
         plan = _cut(features, stream, size, partition_rows, partition_bytes)
     label_npy = None
     if labels is not None:
-        with open_ranges(labels, LABELS, roots, settings) as stream:
-            label_npy = npy_layout(lambda a, b: read_range(stream, a, b), LABELS)
-            size += stream.seek(0, io.SEEK_END)
-        if label_npy is None or len(label_npy.shape) != 1:
-            shape = label_npy.shape if label_npy else "Fortran-ordered"
-            raise DataError(LABELS, f"found an array of shape {shape}; need a 1-D array of "
-                                    f"shape (n,)")
+        label_npy, label_bytes = _vector_layout(labels, LABELS, roots, settings)
+        size += label_bytes
+    weights, weight_npy, weight_values = objective.data.weights, None, None
+    if isinstance(weights, DataRef) and not weights.uri.startswith("data:"):
+        if readable(weights) and REGISTRY[weights.format].partitions.kind == NPY:
+            weight_npy, weight_bytes = _vector_layout(weights, WEIGHTS, roots, settings)
+            size += weight_bytes
+    elif weights is not None:      # inline values, or a data: URI: the spec holds them
+        weight_values = read_vector(weights, WEIGHTS, roots=roots, settings=settings)
+        weights = None
     return PartitionPlan(features=features, labels=labels, loss=objective.loss,
                          roots=tuple(str(root) for root in roots), size=size,
-                         label_npy=label_npy, **plan)
+                         label_npy=label_npy, weights=weights, weight_npy=weight_npy,
+                         weight_values=weight_values, **plan)
+
+
+def _vector_layout(ref: DataRef, path: str, roots: Sequence[Path],
+                   settings: DataSettings) -> tuple[NpyLayout, int]:
+    """The header of a separate 1-D ``npy`` file of one value per row (labels, weights)
+    at JSON ``path``, and the file's bytes."""
+    with open_ranges(ref, path, roots, settings) as stream:
+        layout = npy_layout(lambda a, b: read_range(stream, a, b), path)
+        size = stream.seek(0, io.SEEK_END)
+    if layout is None or len(layout.shape) != 1:
+        shape = layout.shape if layout else "Fortran-ordered"
+        raise DataError(path, f"found an array of shape {shape}; need a 1-D array of "
+                              f"shape (n,), one value per row of {FEATURES}")
+    return layout, size
 
 
 def readable(value: object) -> bool:

@@ -9,6 +9,9 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import BinaryIO
 
+import numpy as np
+
+from worker.data.formats.numpy_files import NpyLayout
 from worker.data.refs import DataRef
 from worker.data.sources import open_source
 from worker.settings import DataSettings
@@ -31,6 +34,16 @@ def read_range(stream: BinaryIO, start: int, stop: int) -> bytes:
         parts.append(part)
         wanted -= len(part)
     return b"".join(parts)
+
+
+def vector_rows(ref: DataRef, layout: NpyLayout, path: str, roots: Sequence[str],
+                offset: int, rows: int, settings: DataSettings) -> np.ndarray:
+    """Rows [offset, offset + rows) of a 1-D ``npy`` file of ``layout`` at JSON ``path``,
+    shape (rows,), read with one ranged read (a separate labels or weights file)."""
+    with open_ranges(ref, path, [Path(r) for r in roots], settings) as stream:
+        block = read_range(stream, layout.offset + offset * layout.row_bytes,
+                           layout.offset + (offset + rows) * layout.row_bytes)
+    return layout.rows(block)
 
 
 def read_line(stream: BinaryIO, start: int, size: int) -> bytes:

@@ -45,6 +45,8 @@ _BYTES_PER_WEIGHT = 3 * 8
 _WORKER_BYTES_PER_ENTRY = 12 + 16
 #: A worker's example: its label and row starts, as read and in the kernels' rows.
 _WORKER_BYTES_PER_EXAMPLE = 3 * 8
+#: A worker's weighted example's more: its weight as read and divided by the mean.
+_WORKER_BYTES_PER_WEIGHT = 2 * 8
 
 #: The polish's and the lower bound's LPs hold their kept examples' rows and the constraint
 #: rows about this many times at once (taken, negated, stacked as COO, as CSR and as CSC;
@@ -113,14 +115,16 @@ def planned_parts(spec: Spec, n: int, entries: int) -> dict[str, int]:
                                  constraint_entries)}
 
 
-def worker_shares(n: int, entries: int, partitions: int, workers: int) -> tuple[int, ...]:
+def worker_shares(n: int, entries: int, partitions: int, workers: int,
+                  weighted: bool = False) -> tuple[int, ...]:
     """Bytes each of ``workers`` Dask workers holds of ``n`` examples with ``entries``
     nonzeros in ``partitions`` partitions, dealt evenly (the scheduler places them, so a
-    worker may hold more): the chunk as read and the batch kernels' rows; () in process."""
+    worker may hold more): the chunk as read and the batch kernels' rows, with their
+    weights when ``weighted``; () in process."""
     if workers <= 0 or partitions <= 0:
         return ()
-    per_partition = (_WORKER_BYTES_PER_ENTRY * entries + _WORKER_BYTES_PER_EXAMPLE * n) \
-        / partitions
+    per_example = _WORKER_BYTES_PER_EXAMPLE + (_WORKER_BYTES_PER_WEIGHT if weighted else 0)
+    per_partition = (_WORKER_BYTES_PER_ENTRY * entries + per_example * n) / partitions
     return tuple(int(per_partition * (partitions // workers + (k < partitions % workers)))
                  for k in range(workers))
 

@@ -167,7 +167,8 @@ def _files_job(model: Spec, source: DataSource, settings: JobSettings, placement
         parts = memory_parts(problem, model.solver.candidates) | {
             DATA: examples_bytes(sampled, batch.entries * sampled // batch.n)}
         estimate = check_memory(parts, settings.memory_limit)
-        shares = worker_shares(batch.n, batch.entries, len(batch.parts), batch.workers)
+        shares = worker_shares(batch.n, batch.entries, len(batch.parts), batch.workers,
+                               plan.weighted)
         yield CompiledJob(problem, choice, estimate, placement,
                           placement.stats(estimate, shares), shares, plan, batch)
 

@@ -59,3 +59,15 @@ def mean_one(weights: np.ndarray | None) -> np.ndarray | None:
         return None
     scaled = weights / weights.max()       # subnormal weights' sum would overflow n / sum
     return scaled * (weights.shape[0] / scaled.sum())
+
+
+def draw_arrays(weights: np.ndarray | None) -> dict[str, np.ndarray]:
+    """The kernels' ``x_weights``, the example weights c (n,) of mean 1, and
+    ``x_cumulative``, their running sums up to the last positive one, which
+    :func:`~worker.kernels.objective.sample_example` draws from; both empty without
+    weights."""
+    if weights is None:
+        return {"x_weights": np.zeros(0), "x_cumulative": np.zeros(0)}
+    last = int(np.flatnonzero(weights > 0)[-1])
+    return {"x_weights": np.ascontiguousarray(weights, dtype=np.float64),
+            "x_cumulative": np.cumsum(weights[:last + 1], dtype=np.float64)}

@@ -21,6 +21,7 @@ from worker.kernels.random import seed_state
 from worker.kernels.sumtree import new_tree
 from worker.problem.compiled import QUADRATIC, CompiledProblem
 from worker.problem.csr import as_csr, kernel_parts
+from worker.problem.weights import draw_arrays
 
 #: DoG's initial radius r_eps = DOG_START (1 + |w(1)|) (Ivgi, Hinder & Carmon 2023, §3).
 DOG_START = 1e-6
@@ -115,18 +116,6 @@ def group_partition(m: int, n_groups: int) -> np.ndarray:
     return np.minimum(np.arange(n_groups + 1, dtype=np.int64) * size, m)
 
 
-def _weight_arrays(weights: np.ndarray | None) -> dict[str, np.ndarray]:
-    """``x_weights``, the example weights c (n,) of mean 1, and ``x_cumulative``, their
-    running sums up to the last positive one, which
-    :func:`~worker.kernels.objective.sample_example` draws from; both empty without
-    weights."""
-    if weights is None:
-        return {"x_weights": np.zeros(0), "x_cumulative": np.zeros(0)}
-    last = int(np.flatnonzero(weights > 0)[-1])
-    return {"x_weights": np.ascontiguousarray(weights, dtype=np.float64),
-            "x_cumulative": np.cumsum(weights[:last + 1], dtype=np.float64)}
-
-
 def column_indices(indices: np.ndarray, d: int) -> np.ndarray:
     """Column indices as the kernels read them: uint32 when every column < d fits, else as
     given (int64).
@@ -158,7 +147,7 @@ def problem_arrays(problem: CompiledProblem, n_groups: int) -> ProblemArrays:
         l2=float(objective.l2), l1=float(objective.l1),
         x_indptr=x_indptr, x_indices=x_indices, x_data=x_data, x_width=x_width,
         x_entries=int(objective.features.nnz),
-        **_weight_arrays(objective.weights),
+        **draw_arrays(objective.weights),
         labels=np.ascontiguousarray(objective.labels, dtype=np.float64),
         q_indptr=q_indptr, q_indices=q_indices, q_data=q_data,
         linear=np.ascontiguousarray(objective.linear, dtype=np.float64),
