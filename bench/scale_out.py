@@ -11,9 +11,12 @@ gamma (``worker.datasets.lattice.problem_spec``) and a fixed iteration count, so
 compare answers, not stopping rules.
 
 Each run is its own process (``python bench/scale_out.py --run``), so the driver's peak
-memory is its own (``ru_maxrss`` by ``os.wait4``); the bench starts the cluster and asks each
-worker for its own ``ru_maxrss`` after the run. From each Result: wall time, the rounds and
-bytes moved, the mixture's objective and violation, the certified gap when the job has one.
+memory is its own; the bench restarts the cluster's workers before each run and asks each for
+its own peak after it. A peak is the process's ``VmHWM`` (``/proc/self/status``): its
+``ru_maxrss`` would start at its parent's peak, which a process started by ``vfork`` and
+``exec`` inherits (the bench writes the tables, so its peak passes 1 GiB). From each Result:
+wall time, the rounds and bytes moved, the mixture's objective and violation, the certified
+gap when the job has one.
 
 Reading a parquet table of 256 dense columns took most of a run's wall time at 1x, so the
 larger scales can be written as npy tables (``--format npy``: ranged reads of raw rows).
@@ -41,7 +44,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -150,6 +152,7 @@ def run_child(spec: dict, roots: str) -> None:
         "partitions": stats.get("partitions"), "solve_s": stats.get("solve_s"),
         "iterations": stats.get("iterations"), "method": stats.get("method"),
         "worker_peak_bytes": worker_peaks(spec["solver"].get("workers")),
+        "driver_peak_bytes": _own_peak(),
         "mixture_weights": [m.weight for m in result.mixture],
         "deterministic": result.deterministic.solution,
         "mixture": [m.solution for m in result.mixture]}))
@@ -166,7 +169,7 @@ def run_xgboost_child(groups: str, model: str) -> None:
         wall = time.perf_counter() - began
     booster.save_model(model)
     print(json.dumps({"wall_s": wall, "method": "xgboost", "rounds": xgboost_ranking.ROUNDS,
-                      "worker_peak_bytes": worker_peaks(2)}))
+                      "worker_peak_bytes": worker_peaks(2), "driver_peak_bytes": _own_peak()}))
 
 
 def worker_peaks(workers: int | None) -> list[int]:
@@ -182,8 +185,11 @@ def worker_peaks(workers: int | None) -> list[int]:
 
 
 def _own_peak() -> int:
-    """This process's peak resident memory in bytes."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    """This process's peak resident memory in bytes since its ``exec`` (``VmHWM``)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError("/proc/self/status has no VmHWM line: peaks are read on Linux only")
 
 
 def measured(arguments: list[str], scheduler: str | None) -> dict:
@@ -195,21 +201,20 @@ def measured(arguments: list[str], scheduler: str | None) -> dict:
     environment["LIGHTTOUCH_MAX_DATA_BYTES"] = str(2**36)
     if scheduler:
         environment["LIGHTTOUCH_DASK_SCHEDULER"] = scheduler
-    child = subprocess.Popen([sys.executable, __file__, *arguments],
-                             stdout=subprocess.PIPE, env=environment, cwd=ROOT)
-    output = child.stdout.read()
-    _, code, usage = os.wait4(child.pid, 0)
-    if code != 0:
-        raise SystemExit(f"run failed ({code})")
-    row = json.loads(output.decode().strip().splitlines()[-1])
-    return row | {"driver_peak_bytes": usage.ru_maxrss * 1024}
+    child = subprocess.run([sys.executable, __file__, *arguments], stdout=subprocess.PIPE,
+                           env=environment, cwd=ROOT, check=False)
+    if child.returncode != 0:
+        raise SystemExit(f"run failed ({child.returncode})")
+    return json.loads(child.stdout.decode().strip().splitlines()[-1])
 
 
 def commit() -> str:
-    """The commit the runs import, read before them (with ``+dirty`` for local changes)."""
+    """The commit the runs import (with ``+dirty`` for local changes outside
+    ``bench/results``, which the bench writes after each run)."""
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                           capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--",
+                            ".", ":!bench/results"],
                            cwd=ROOT, capture_output=True, text=True).stdout.strip()
     return head + ("+dirty" if dirty else "")
 
