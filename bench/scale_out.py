@@ -11,16 +11,29 @@ gamma (``worker.datasets.lattice.problem_spec``) and a fixed iteration count, so
 compare answers, not stopping rules.
 
 Each run is its own process (``python bench/scale_out.py --run``), so the driver's peak
-memory is its own (``ru_maxrss`` by ``os.wait4``); the bench starts the cluster and asks each
-worker for its own ``ru_maxrss`` after the run. From each Result: wall time, the rounds and
-bytes moved, the mixture's objective and violation, the certified gap when the job has one.
+memory is its own; the bench restarts the cluster's workers before each run and asks each for
+its own peak after it. A peak is the process's ``VmHWM`` (``/proc/self/status``): its
+``ru_maxrss`` would start at its parent's peak, which a process started by ``vfork`` and
+``exec`` inherits (the bench writes the tables, so its peak passes 1 GiB). From each Result:
+wall time, the rounds and bytes moved, the mixture's objective and violation, the certified
+gap when the job has one.
 
 Reading a parquet table of 256 dense columns took most of a run's wall time at 1x, so the
 larger scales can be written as npy tables (``--format npy``: ranged reads of raw rows).
 
+At every scale, on the same cluster and the same pairs, XGBoost's ``rank:pairwise`` with
+every raw input increasing (:mod:`bench.xgboost_ranking`: one query group of two items a
+pair, the D raw inputs rather than the interpolation weights) is trained in its own process
+too, its driver's and workers' peaks read the same way. Each run's model is scored after it
+by the bench (outside the measured process) on held-out pairs of the same generator with
+another seed: the fraction where score(x+) > score(x-), for LightTouch the deterministic
+model's (score = interpolation weights . solution) and the mixture's expected one.
+
 Usage::
 
     python bench/scale_out.py --scales 1,10 [--format npy] [--cache-dir bench/cache/scale_out]
+
+(the ``bench`` extra: matplotlib and xgboost).
 
 Writes ``bench/results/scale_out.json`` (with the machine load and the commit of each run)
 after each run, keeping the rows of scales not run, and ``scale_out.png``.
@@ -31,16 +44,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+from bench import xgboost_ranking  # noqa: E402
+from worker.datasets.lattice import PAPER_PAIRS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
@@ -48,6 +64,7 @@ DIMS = 8
 ITERATIONS = 400_000
 GROUP_ROWS = 2**16
 PARTITION_ROWS = 2**17
+XGBOOST_LABEL = "XGBoost rank:pairwise on raw inputs, 2 Dask workers"
 
 
 def write_tables(directory: Path, scale: int, file_format: str = "parquet") -> dict:
@@ -91,7 +108,7 @@ def _write_paper_pairs(paths: dict[str, Path]) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from worker.datasets.lattice import PAPER_PAIRS, make_ranking_problem
+    from worker.datasets.lattice import make_ranking_problem
 
     names = [f"v{j}" for j in range(2**DIMS)]
     schema = pa.schema([(name, pa.float64()) for name in names])
@@ -124,13 +141,6 @@ def run_child(spec: dict, roots: str) -> None:
     began = time.perf_counter()
     result = solve(spec, roots=[Path(roots)])
     wall = time.perf_counter() - began
-    peaks = []
-    address = os.environ.get("LIGHTTOUCH_DASK_SCHEDULER")
-    if address and spec["solver"].get("workers"):
-        from distributed import Client
-
-        with Client(address) as client:
-            peaks = sorted(client.run(_own_peak).values())
     stats = result.stats
     print(json.dumps({
         "wall_s": wall, "objective": result.expected.objective,
@@ -141,50 +151,106 @@ def run_child(spec: dict, roots: str) -> None:
         "rounds": stats.get("rounds"), "bytes_moved": stats.get("bytes_moved"),
         "partitions": stats.get("partitions"), "solve_s": stats.get("solve_s"),
         "iterations": stats.get("iterations"), "method": stats.get("method"),
-        "worker_peak_bytes": peaks,
+        "worker_peak_bytes": worker_peaks(spec["solver"].get("workers")),
+        "driver_peak_bytes": _own_peak(),
+        "mixture_weights": [m.weight for m in result.mixture],
+        "deterministic": result.deterministic.solution,
         "mixture": [m.solution for m in result.mixture]}))
 
 
+def run_xgboost_child(groups: str, model: str) -> None:
+    """In the child: train XGBoost on the cluster, save the booster to ``model``, ask the
+    workers for their peaks, print one JSON line."""
+    from distributed import Client
+
+    with Client(os.environ["LIGHTTOUCH_DASK_SCHEDULER"]) as client:
+        began = time.perf_counter()
+        booster = xgboost_ranking.train(client, Path(groups), DIMS)
+        wall = time.perf_counter() - began
+    booster.save_model(model)
+    print(json.dumps({"wall_s": wall, "method": "xgboost", "rounds": xgboost_ranking.ROUNDS,
+                      "worker_peak_bytes": worker_peaks(2), "driver_peak_bytes": _own_peak()}))
+
+
+def worker_peaks(workers: int | None) -> list[int]:
+    """Each cluster worker's peak resident memory in bytes, ascending (none without a
+    cluster or with ``workers`` 0)."""
+    address = os.environ.get("LIGHTTOUCH_DASK_SCHEDULER")
+    if not (address and workers):
+        return []
+    from distributed import Client
+
+    with Client(address) as client:
+        return sorted(client.run(_own_peak).values())
+
+
 def _own_peak() -> int:
-    """This process's peak resident memory in bytes."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    """This process's peak resident memory in bytes since its ``exec`` (``VmHWM``)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError("/proc/self/status has no VmHWM line: peaks are read on Linux only")
 
 
-def measured(spec: dict, roots: Path, scheduler: str | None) -> dict:
-    """One run in its own process: its figures and the driver's own peak memory."""
+def measured(arguments: list[str], scheduler: str | None) -> dict:
+    """One run in its own process (this script with ``arguments``): its figures and the
+    driver's own peak memory."""
     environment = dict(os.environ, PYTHONPATH=str(ROOT))
     environment.pop("LIGHTTOUCH_DASK_SCHEDULER", None)
     # a 10x npy table is 12.5 GB, over the default cap on one reference's bytes
     environment["LIGHTTOUCH_MAX_DATA_BYTES"] = str(2**36)
     if scheduler:
         environment["LIGHTTOUCH_DASK_SCHEDULER"] = scheduler
-    child = subprocess.Popen([sys.executable, __file__, "--run", json.dumps(spec), str(roots)],
-                             stdout=subprocess.PIPE, env=environment, cwd=ROOT)
-    output = child.stdout.read()
-    _, code, usage = os.wait4(child.pid, 0)
-    if code != 0:
-        raise SystemExit(f"run failed ({code})")
-    row = json.loads(output.decode().strip().splitlines()[-1])
-    return row | {"driver_peak_bytes": usage.ru_maxrss * 1024}
+    child = subprocess.run([sys.executable, __file__, *arguments], stdout=subprocess.PIPE,
+                           env=environment, cwd=ROOT, check=False)
+    if child.returncode != 0:
+        raise SystemExit(f"run failed ({child.returncode})")
+    return json.loads(child.stdout.decode().strip().splitlines()[-1])
 
 
 def commit() -> str:
-    """The commit the runs import, read before them (with ``+dirty`` for local changes)."""
+    """The commit the runs import (with ``+dirty`` for local changes outside
+    ``bench/results``, which the bench writes after each run)."""
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                           capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--",
+                            ".", ":!bench/results"],
                            cwd=ROOT, capture_output=True, text=True).stdout.strip()
     return head + ("+dirty" if dirty else "")
 
 
 def plan_runs(scales: list[int]) -> list[tuple[int, str, int | None]]:
-    """(scale, label, solver.workers): in memory, workers 0 and 2 at 1x; 2 workers above."""
+    """(scale, label, solver.workers): in memory, workers 0 and 2 at 1x; 2 workers above;
+    then XGBoost on the 2 workers at each scale."""
     runs = []
     for scale in scales:
         if scale == 1:
             runs += [(1, "in memory", None), (1, "partitions, this process", 0)]
-        runs.append((scale, "partitions, 2 Dask workers", 2))
+        runs += [(scale, "partitions, 2 Dask workers", 2), (scale, XGBOOST_LABEL, 2)]
     return runs
+
+
+def one_run(cluster, scale: int, label: str, workers: int | None, file_format: str,
+            directory: Path) -> dict:
+    """One planned run on fresh workers (so their peaks are the run's own), scored on the
+    held-out pairs after it."""
+    cluster.scale(0)
+    time.sleep(2)
+    cluster.scale(2)
+    cluster.wait_for_workers(2)
+    scheduler = cluster.scheduler_address if workers else None
+    if label == XGBOOST_LABEL:
+        groups = xgboost_ranking.write_groups(directory / "groups.npy", DIMS,
+                                              PAPER_PAIRS, scale)
+        model = directory / "xgboost.ubj"
+        row = measured(["--xgboost", str(groups), str(model)], scheduler)
+        return row | xgboost_ranking.xgboost_accuracy(model, DIMS)
+    data = write_tables(directory, scale, file_format)
+    row = measured(["--run", json.dumps(spec_for(data, workers)), str(directory)], scheduler)
+    mixture = [xgboost_ranking.lattice_accuracy(solution, DIMS)["heldout_accuracy"]
+               for solution in row["mixture"]]
+    return row | xgboost_ranking.lattice_accuracy(row["deterministic"], DIMS) | {
+        "heldout_accuracy_mixture": float(np.dot(row["mixture_weights"], mixture))}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -195,9 +261,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--format", default="parquet", choices=["parquet", "npy"],
                         help="the tables' format above 1x (1x is always parquet)")
     parser.add_argument("--run", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--xgboost", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.run:
         run_child(json.loads(args.run[0]), args.run[1])
+        return 0
+    if args.xgboost:
+        run_xgboost_child(*args.xgboost)
         return 0
     from distributed import LocalCluster
 
@@ -205,45 +275,69 @@ def main(argv: list[str] | None = None) -> int:
     path = RESULTS / "scale_out.json"
     kept = json.loads(path.read_text())["runs"] if path.exists() else []
     record = {"dims": DIMS, "iterations": ITERATIONS, "partition_rows": PARTITION_ROWS,
-              "cpus": os.cpu_count(),
+              "cpus": os.cpu_count(), "xgboost": xgboost_settings(),
               "runs": [run for run in kept if run["scale"] not in scales]}
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=":0") as cluster:
         for scale, label, workers in plan_runs(scales):
-            file_format = "parquet" if scale == 1 else args.format
-            directory = args.cache_dir / f"x{scale}"
-            data = write_tables(directory, scale, file_format)
+            # XGBoost's query groups are always an npy table
+            file_format = ("npy" if label == XGBOOST_LABEL or scale > 1 and args.format == "npy"
+                           else "parquet")
             load = Path("/proc/loadavg").read_text().split()[:3]
-            # each cluster run gets fresh workers, so their peaks are the run's own
-            cluster.scale(0)
-            time.sleep(2)
-            cluster.scale(2)
-            cluster.wait_for_workers(2)
-            row = measured(spec_for(data, workers), directory,
-                           cluster.scheduler_address if workers else None)
+            row = one_run(cluster, scale, label, workers, file_format,
+                          args.cache_dir / f"x{scale}")
             record["runs"].append({"scale": scale, "label": label, "workers": workers,
                                    "format": file_format, "commit": commit(),
                                    "loadavg_before": load} | row)
-            print(json.dumps({k: v for k, v in record["runs"][-1].items() if k != "mixture"}),
-                  flush=True)
+            print(json.dumps({k: v for k, v in record["runs"][-1].items()
+                              if k not in ("mixture", "deterministic")}), flush=True)
             path.write_text(json.dumps(record, indent=1) + "\n")
     figure(record)
     return 0
 
 
+def xgboost_settings() -> dict:
+    """XGBoost's version, parameters, rounds and the held-out pairs, for the record."""
+    import xgboost
+
+    return {"version": xgboost.__version__, "parameters": xgboost_ranking.parameters(DIMS),
+            "num_boost_round": xgboost_ranking.ROUNDS,
+            "partition_rows": xgboost_ranking.PARTITION_ROWS,
+            "heldout_pairs": xgboost_ranking.HELD_OUT_PAIRS,
+            "heldout_seed": xgboost_ranking.HELD_OUT_SEED,
+            "truth_heldout_accuracy": xgboost_ranking.truth_accuracy(DIMS)["heldout_accuracy"]}
+
+
 def figure(record: dict) -> None:
-    """Wall time and peak memory (driver and workers) per run."""
+    """Wall time, peak memory (driver and workers) and held-out pairwise accuracy per run."""
     runs = record["runs"]
     labels = [f"{r['scale']}x {r.get('format', 'parquet')}, {r['label']}" for r in runs]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
-    left.barh(labels, [r["wall_s"] for r in runs])
+    colours = ["tab:orange" if r["label"] == XGBOOST_LABEL else "tab:blue" for r in runs]
+    fig, (left, middle, right) = plt.subplots(1, 3, figsize=(17, 5), sharey=True)
+    left.barh(labels, [r["wall_s"] for r in runs], color=colours)
     left.set_xlabel("wall (s)")
-    right.barh(labels, [r["driver_peak_bytes"] / 2**30 for r in runs], label="driver")
-    right.barh(labels, [max(r["worker_peak_bytes"], default=0) / 2**30 for r in runs],
-               left=[r["driver_peak_bytes"] / 2**30 for r in runs], label="largest worker")
-    right.set_xlabel("peak resident memory (GiB)")
-    right.legend()
-    fig.suptitle(f"lattice pairs D={record['dims']}, {record['iterations']:,} iterations")
+    middle.barh(labels, [r["driver_peak_bytes"] / 2**30 for r in runs], label="driver")
+    middle.barh(labels, [max(r["worker_peak_bytes"], default=0) / 2**30 for r in runs],
+                left=[r["driver_peak_bytes"] / 2**30 for r in runs], label="largest worker")
+    middle.set_xlabel("peak resident memory (GiB)")
+    middle.legend()
+    scored = [(label, r["heldout_accuracy"], colour)
+              for label, r, colour in zip(labels, runs, colours, strict=True)
+              if "heldout_accuracy" in r]
+    if scored:
+        right.barh(*zip(*[(label, accuracy) for label, accuracy, _ in scored], strict=True),
+                   color=[colour for _, _, colour in scored])
+        truth = record["xgboost"]["truth_heldout_accuracy"]
+        right.axvline(truth, color="black", linestyle=":")
+        right.text(truth, 0.5, " noiseless truth", rotation=90, va="center",
+                   transform=right.get_xaxis_transform())
+        low = min(accuracy for _, accuracy, _ in scored)
+        right.set_xlim(low - 0.02, max(truth, low) + 0.01)
+    right.set_xlabel(f"held-out pairwise accuracy ({record['xgboost']['heldout_pairs']:,} "
+                     "pairs)")
+    fig.suptitle(f"lattice pairs D={record['dims']}: LightTouch {record['iterations']:,} "
+                 f"iterations (blue), XGBoost {record['xgboost']['num_boost_round']} rounds "
+                 "(orange)")
     fig.tight_layout()
     fig.savefig(RESULTS / "scale_out.png", dpi=110)
 
