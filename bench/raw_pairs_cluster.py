@@ -15,8 +15,8 @@ Rows per scale k (``--scales``):
 
 Both run ``bench.table_lattice_scale.defaults_spec`` (no ``solver`` block) plus
 ``--time-limit`` when given. Each solve is its own process, so the driver's peak memory is its
-own (``ru_maxrss`` by ``os.wait4``); the cluster's workers are restarted before each run
-and asked for their own ``ru_maxrss`` after it. From each Result: wall, placement, method,
+own (its ``VmHWM``, read while it runs); the cluster's workers are restarted before each
+run and asked for their own ``VmHWM`` after it. From each Result: wall, placement, method,
 communication rounds and bytes moved, the answer's objective and violation, the certified
 lower bound and gap.
 
@@ -32,14 +32,16 @@ commit with it). Tables are written once under ``--cache-dir``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
-import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
+from bench.scale_out import own_peak
 from bench.table_lattice import write_pairs
 from bench.table_lattice_scale import defaults_spec
 from worker.datasets.lattice import PAPER_PAIRS
@@ -70,9 +72,22 @@ def tables(cache: Path, scale: int) -> tuple[Path, dict]:
 
 
 def worker_peaks(client) -> list[int]:
-    """Each worker process's own peak resident bytes (Linux reports KiB)."""
-    peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
-    return sorted(peaks.values())
+    """Each worker process's own peak resident bytes since its ``exec`` (``VmHWM``)."""
+    return sorted(client.run(own_peak).values())
+
+
+def peak_while_running(child: subprocess.Popen) -> int:
+    """The child's ``VmHWM`` (its own peak resident bytes since its ``exec``) as last read
+    before it exits, read every 0.2 s: its ``ru_maxrss`` would start at this process's
+    peak, which a child started by ``vfork`` and ``exec`` inherits."""
+    peak, status = 0, Path(f"/proc/{child.pid}/status")
+    while child.poll() is None:
+        with contextlib.suppress(OSError):
+            for line in status.read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak = int(line.split()[1]) * 1024
+        time.sleep(0.2)
+    return peak
 
 
 def run_solve(directory: Path, spec: dict, name: str, environment: dict) -> dict:
@@ -84,16 +99,18 @@ def run_solve(directory: Path, spec: dict, name: str, environment: dict) -> dict
            if key not in ("LIGHTTOUCH_DASK_SCHEDULER", "LIGHTTOUCH_MAX_JOB_BYTES")}
     env |= {"PYTHONPATH": str(ROOT), "LIGHTTOUCH_DATA_ROOTS": str(directory), **environment}
     began = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "service.cli", "solve", "-q", "-o",
-                              str(out), str(spec_path)], env=env, cwd=ROOT,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    errors = child.stderr.read()
-    _, code, usage = os.wait4(child.pid, 0)
+    with tempfile.TemporaryFile("w+") as errors:
+        child = subprocess.Popen([sys.executable, "-m", "service.cli", "solve", "-q", "-o",
+                                  str(out), str(spec_path)], env=env, cwd=ROOT,
+                                 stdout=subprocess.DEVNULL, stderr=errors, text=True)
+        peak = peak_while_running(child)
+        errors.seek(0)
+        message = errors.read()
     wall = time.perf_counter() - began
-    row = {"run": name, "wall_s": wall, "driver_peak_bytes": usage.ru_maxrss * 1024,
+    row = {"run": name, "wall_s": wall, "driver_peak_bytes": peak,
            "load_average": os.getloadavg()[0]}
-    if code != 0:
-        return row | {"error": errors[-3000:]}
+    if child.returncode != 0:
+        return row | {"error": message[-3000:]}
     result = json.loads(out.read_text())
     stats = result["stats"]
     return row | {key: stats.get(key) for key in KEPT} | {

@@ -152,7 +152,7 @@ def run_child(spec: dict, roots: str) -> None:
         "partitions": stats.get("partitions"), "solve_s": stats.get("solve_s"),
         "iterations": stats.get("iterations"), "method": stats.get("method"),
         "worker_peak_bytes": worker_peaks(spec["solver"].get("workers")),
-        "driver_peak_bytes": _own_peak(),
+        "driver_peak_bytes": own_peak(),
         "mixture_weights": [m.weight for m in result.mixture],
         "deterministic": result.deterministic.solution,
         "mixture": [m.solution for m in result.mixture]}))
@@ -169,7 +169,7 @@ def run_xgboost_child(groups: str, model: str) -> None:
         wall = time.perf_counter() - began
     booster.save_model(model)
     print(json.dumps({"wall_s": wall, "method": "xgboost", "rounds": xgboost_ranking.ROUNDS,
-                      "worker_peak_bytes": worker_peaks(2), "driver_peak_bytes": _own_peak()}))
+                      "worker_peak_bytes": worker_peaks(2), "driver_peak_bytes": own_peak()}))
 
 
 def worker_peaks(workers: int | None) -> list[int]:
@@ -181,10 +181,10 @@ def worker_peaks(workers: int | None) -> list[int]:
     from distributed import Client
 
     with Client(address) as client:
-        return sorted(client.run(_own_peak).values())
+        return sorted(client.run(own_peak).values())
 
 
-def _own_peak() -> int:
+def own_peak() -> int:
     """This process's peak resident memory in bytes since its ``exec`` (``VmHWM``)."""
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmHWM:"):

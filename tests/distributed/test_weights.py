@@ -124,6 +124,7 @@ def test_past_the_budget_auto_runs_weighted_examples_on_the_cluster(tmp_path, cl
         "features": {"uri": (tmp_path / "x.npy").as_uri()},
         "labels": {"uri": (tmp_path / "y.npy").as_uri()}, "weights": weights.tolist()}},
         "bounds": {"lower": -1, "upper": 1},
+        "constraints": [{"type": "ordering", "chain": [0, 1]}],   # auto: svrg_ol, not lbfgsb
         "solver": {"algorithm": "auto", "iterations": 4000, "seed": 5,
                    "svrg": {"partition_rows": 3000}}}, tmp_path)
     monkeypatch.setenv("LIGHTTOUCH_DATA_ROOTS", str(tmp_path))
@@ -146,6 +147,13 @@ def test_past_the_budget_auto_runs_weighted_examples_on_the_cluster(tmp_path, cl
     assert on_cluster.algorithm == "svrg_ol" and on_cluster.stats["placement"] == "cluster"
     assert on_cluster.projected.solution == in_process.projected.solution
     assert [m.solution for m in on_cluster.mixture] == [m.solution for m in in_process.mixture]
+    box_only = dict(spec, constraints=[])
+    by_lbfgsb = lighttouch.solve(box_only)
+    monkeypatch.delenv("LIGHTTOUCH_MAX_JOB_BYTES")
+    in_memory = solve(dict(box_only, solver=dict(box_only["solver"], algorithm="lbfgsb")))
+    assert by_lbfgsb.algorithm == "lbfgsb" and by_lbfgsb.stats["placement"] == "cluster"
+    assert by_lbfgsb.expected.objective == pytest.approx(in_memory.expected.objective,
+                                                         rel=1e-7)
 
 
 def _refused(spec: dict, root: Path, error: type, text: str) -> None:
