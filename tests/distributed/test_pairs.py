@@ -74,12 +74,12 @@ def test_partitions_are_the_row_aligned_differences(tmp_path, file_format):
     parts = [pair_part(plan, k, DataSettings()) for k in range(len(plan.ranges))]
     assert [int(p.rows.first_row) for p in parts] == [start for start, _ in plan.ranges]
     assert {p.width for p in parts} == {2**DIMS}
-    rows = np.vstack([np.asarray(_dense(p.rows, 2**DIMS)) for p in parts])
+    rows = np.vstack([np.asarray(dense(p.rows, 2**DIMS)) for p in parts])
     np.testing.assert_array_equal(rows, positive - negative)
     assert all(np.all(p.rows.labels == 1) for p in parts)
 
 
-def _dense(rows, width: int) -> np.ndarray:
+def dense(rows, width: int) -> np.ndarray:
     out = np.zeros((rows.labels.shape[0], width))
     for r in range(out.shape[0]):
         span = slice(rows.indptr[r], rows.indptr[r + 1])

@@ -17,6 +17,7 @@ import pytest
 import lighttouch
 from tests.data.helpers import isolated_data_cache
 from tests.distributed.budget import assert_within_the_budget_as_before, refusals
+from tests.distributed.test_pairs import dense
 from tests.specs import exact_optimum
 from worker import solve
 from worker.distributed.executors import DaskExecutor, LocalExecutor
@@ -78,15 +79,6 @@ def raw_spec(directory, n: int = 2400, *, workers: int | None = 0, iterations: i
 def in_memory_lowering(spec: dict, root):
     """The in-memory lowering of ``spec`` (its tables read whole)."""
     return lower_tables(parse_spec(spec), DataSource([root], data_settings()))
-
-
-def dense(rows, width: int) -> np.ndarray:
-    """A partition's rows (the kernels' CSR) as a dense (rows, width) array."""
-    out = np.zeros((rows.labels.shape[0], width))
-    for r in range(out.shape[0]):
-        span = slice(rows.indptr[r], rows.indptr[r + 1])
-        out[r, rows.indices[span]] = rows.data[span]
-    return out
 
 
 @pytest.mark.parametrize("model", ["calibrated_lattice", "calibrated_linear"])
