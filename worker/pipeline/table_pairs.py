@@ -20,8 +20,8 @@ from worker.pipeline.memory import planned_parts
 from worker.pipeline.reporting import refuse_split
 from worker.problem.compile import DataSource
 from worker.settings import JobSettings
-from worker.spec.models import LinearModel, PairData, Spec
-from worker.tables.lower import Lowered, table_columns, table_model
+from worker.spec.models import PairData, Spec
+from worker.tables.lower import Lowered, hand_built, table_columns, table_model
 from worker.tables.read import CELL_BYTES
 
 
@@ -56,13 +56,10 @@ def partitioned_lowering(spec: Spec, source: DataSource, settings: JobSettings) 
     with executor_for(placement.workers, settings.cluster) as executor:
         transform = fitted_transform(spec, plan, executor, spec.solver.seed, settings.data)
     data = spec.objective.data
-    risk = spec.objective.model_copy(update={"data": PairData(positive=data.positive,
-                                                              negative=data.negative)})
-    hand_built = spec.model_copy(update={
-        "model": LinearModel(type="linear"), "objective": risk,
-        "constraints": [*spec.constraints, *transform.constraints()]})
-    return Lowered(hand_built, PlacedSource(source, placement,
-                                            replace(plan, transform=transform)), transform)
+    lowered = hand_built(spec, PairData(positive=data.positive, negative=data.negative),
+                         transform)
+    return Lowered(lowered, PlacedSource(source, placement, replace(plan, transform=transform)),
+                   transform)
 
 
 def raw_pairs_placed(spec: Spec, source: DataSource,

@@ -31,7 +31,7 @@ from worker.tables.read import read_table
 
 # Both transforms are imported here so that fit_model's default finds every TableModel.
 __all__ = ["LatticeTable", "LinearTable", "Lowered", "LoweredSource", "fit_model",
-           "lower_tables", "placeholder", "table_columns", "table_model"]
+           "hand_built", "lower_tables", "placeholder", "table_columns", "table_model"]
 
 #: The URI prefix of an array the lowering holds (never read from anywhere).
 PLACEHOLDER = "data:application/x-npy;lowered="
@@ -121,11 +121,17 @@ def lower_tables(spec: Spec, source: DataSource,
         groups[name] = placeholder(f"objective.data.groups.{name}")
         arrays[groups[name].uri] = group_mask(group, tables[0]).astype(np.float64)
     data_type = ExampleData if "features" in lowered else PairData
-    risk = objective.model_copy(update={"data": data_type(**lowered, groups=groups or None)})
-    hand_built = spec.model_copy(update={
-        "model": LinearModel(type="linear"), "objective": risk,
-        "constraints": [*spec.constraints, *model.constraints()]})
-    return Lowered(hand_built, LoweredSource(source, arrays), model)
+    return Lowered(hand_built(spec, data_type(**lowered, groups=groups or None), model),
+                   LoweredSource(source, arrays), model)
+
+
+def hand_built(spec: Spec, data: ExampleData | PairData, model: TableModel) -> Spec:
+    """The spec a user would write by hand for a calibrated ``spec``: the linear model over
+    ``data`` (the feature rows' references), the spec's constraints and the blocks the
+    ``model``'s features ask for."""
+    risk = spec.objective.model_copy(update={"data": data})
+    return spec.model_copy(update={"model": LinearModel(type="linear"), "objective": risk,
+                                   "constraints": [*spec.constraints, *model.constraints()]})
 
 
 def fit_model(spec: Spec, tables: list[Table],
