@@ -41,7 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.scale_out import own_peak
+from bench.scale_out import commit, own_peak
 from bench.table_lattice import write_pairs
 from bench.table_lattice_scale import defaults_spec
 from worker.datasets.lattice import PAPER_PAIRS
@@ -117,15 +117,6 @@ def run_solve(directory: Path, spec: dict, name: str, environment: dict) -> dict
         "objective": result["expected"]["objective"],
         "max_violation": result["expected"]["max_violation"],
         "members": [member["kind"] for member in result["mixture"]]}
-
-
-def commit() -> str:
-    """The commit the runs import (``+`` when the tree has changes)."""
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                          capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "--", "worker", "bench"],
-                           cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    return head + ("+" if dirty else "")
 
 
 def main(argv: list[str] | None = None) -> None:
