@@ -43,7 +43,6 @@ problem) or :data:`SMALL_DATA_BYTES` bytes (files), otherwise that cluster or a
 
 from __future__ import annotations
 
-import os
 import pickle
 import time
 from collections.abc import Iterator
@@ -62,7 +61,7 @@ from worker.distributed.census import (
     shifted_counts,
 )
 from worker.distributed.chunks import read_chunk
-from worker.distributed.executors import DaskExecutor, Executor, LocalExecutor
+from worker.distributed.executors import DaskExecutor, Executor, LocalExecutor, executor_for
 from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import PartitionPlan
 from worker.distributed.tasks import (
@@ -79,13 +78,12 @@ from worker.distributed.tasks import (
     tree_reduce,
 )
 from worker.distributed.weights import held_weights, weights_round
-from worker.errors import SolverError
 from worker.kernels.layout import ProblemArrays
 from worker.kernels.objective import objective_value
 from worker.kernels.svrg import Rows, batch_key
 from worker.problem.compiled import CompiledProblem
 from worker.problem.weights import draw_arrays
-from worker.settings import DaskSettings, DataSettings
+from worker.settings import DataSettings
 from worker.stats import Stats, stat
 
 #: ``workers: auto`` keeps the batch phase in-process below this many feature nonzeros:
@@ -362,31 +360,6 @@ def use_cluster(problem: CompiledProblem, options: SvrgOptions) -> bool:
     if options.workers is not None:
         return options.workers > 0
     return problem.objective.features.nnz >= SMALL_DATA_NONZEROS
-
-
-@contextmanager
-def executor_for(workers: int | None, settings: DaskSettings | None) -> Iterator[Executor]:
-    """In this process for ``workers`` 0, else Dask as ``settings`` say (the scheduler, or a
-    LocalCluster it starts and closes)."""
-    if workers == 0:
-        yield LocalExecutor()
-        return
-    if settings is None:
-        raise SolverError("svrg_ol's batch phase on Dask needs the cluster settings "
-                          "(SvrgOptions.cluster, read once where the process starts)")
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise SolverError("svrg_ol with workers > 0 needs Dask: pip install "
-                          "'dask[distributed]' (or set solver.svrg.workers to 0)") from None
-    if settings.dask_scheduler:
-        with Client(settings.dask_scheduler, timeout=settings.dask_timeout_s) as client:
-            yield DaskExecutor(client, settings.dask_timeout_s)
-        return
-    count = workers or os.cpu_count() or 1
-    with LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
-                      dashboard_address=":0") as cluster, Client(cluster) as client:
-        yield DaskExecutor(client, settings.dask_timeout_s)
 
 
 @contextmanager

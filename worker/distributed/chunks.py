@@ -4,6 +4,7 @@ is held, with ranged reads of its own bytes only (the layouts are described in
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple, TypeVar
@@ -61,7 +62,7 @@ def read_chunk(plan: PartitionPlan, k: int, settings: DataSettings) -> Chunk:
             read_groups = REGISTRY[ref.format].partitions.read_groups
             parsed = parsing(lambda: read_groups(stream, piece.groups, ref, where), ref, where)
             return Chunk(as_csr(parsed.values, drop_zeros=True), parsed.labels)
-        block = _lines(stream, piece, plan.begin, plan.pieces[-1].stop)
+        block = _lines(stream, piece, plan.begin, stream.seek(0, io.SEEK_END))
     where = f"{FEATURES} (the partition at bytes {piece.start}-{piece.stop}, counting its lines)"
     read_lines = REGISTRY[ref.format].partitions.read_lines
     with expansion_budget(settings.max_job_bytes):

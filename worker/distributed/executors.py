@@ -1,15 +1,18 @@
-"""Where the tasks of SVRG OL's data-parallel rounds run: in this process
-(:class:`LocalExecutor`) or on a Dask cluster (:class:`DaskExecutor`), behind one interface
-(submit a task, share a value with every task, gather results, count bytes moved)."""
+"""Where the tasks of the data-parallel rounds run: in this process (:class:`LocalExecutor`)
+or on a Dask cluster (:class:`DaskExecutor`), behind one interface (submit a task, share a
+value with every task, gather results, count bytes moved); :func:`executor_for` opens the
+one a job's placement asks for."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from worker.errors import SolverError
+from worker.settings import DaskSettings
 
 T = TypeVar("T")
 
@@ -98,3 +101,28 @@ Executor = LocalExecutor | DaskExecutor
 def _value(value: Any) -> Any:
     """The task that holds a shared value."""
     return value
+
+
+@contextmanager
+def executor_for(workers: int | None, settings: DaskSettings | None) -> Iterator[Executor]:
+    """In this process for ``workers`` 0, else Dask as ``settings`` say (the scheduler, or a
+    LocalCluster it starts and closes)."""
+    if workers == 0:
+        yield LocalExecutor()
+        return
+    if settings is None:
+        raise SolverError("svrg_ol's batch phase on Dask needs the cluster settings "
+                          "(SvrgOptions.cluster, read once where the process starts)")
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise SolverError("svrg_ol with workers > 0 needs Dask: pip install "
+                          "'dask[distributed]' (or set solver.svrg.workers to 0)") from None
+    if settings.dask_scheduler:
+        with Client(settings.dask_scheduler, timeout=settings.dask_timeout_s) as client:
+            yield DaskExecutor(client, settings.dask_timeout_s)
+        return
+    count = workers or os.cpu_count() or 1
+    with LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
+        yield DaskExecutor(client, settings.dask_timeout_s)

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from worker.distributed.batch import PartitionedBatch, executor_for
+from worker.distributed.batch import PartitionedBatch
 from worker.distributed.census import add_counts
-from worker.distributed.executors import Executor
+from worker.distributed.executors import Executor, executor_for
 from worker.distributed.pairs import PairPlan, pair_part, part_census, part_rows
 from worker.distributed.tasks import tree_reduce
 from worker.errors import DataError

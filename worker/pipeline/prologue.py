@@ -15,7 +15,8 @@ from worker.algorithms.method_choice import Choice, choose_partitioned
 from worker.algorithms.registry import chosen
 from worker.algorithms.run.rounds import ROUND_ROWS
 from worker.algorithms.runners.svrg_ol import serial_sample_rows
-from worker.distributed.batch import PartitionedBatch, executor_for, partitioned_batch
+from worker.distributed.batch import PartitionedBatch, partitioned_batch
+from worker.distributed.executors import executor_for
 from worker.distributed.pair_batch import PairMemory, open_pairs, pair_memory
 from worker.distributed.pairs import PairPlan, plan_pairs, runs_partitioned
 from worker.distributed.partitions import PartitionPlan

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from worker.distributed.batch import executor_for
+from worker.distributed.executors import executor_for
 from worker.distributed.pairs import PairPlan, pairs_partitionable, plan_pairs
 from worker.distributed.placement import PAIRS, Placement, pairs_placement, place
 from worker.distributed.raw_pairs import fitted_transform, raw_pair_tables

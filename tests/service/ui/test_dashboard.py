@@ -236,3 +236,18 @@ def test_every_page_fits_a_phone_tables_scroll_in_their_box_and_charts_resize(
     expect(page.locator("[data-chart=violation] path.line")).to_have_count(2)
     screenshot(page, "compare-phone")
     assert fits(page, width)
+
+
+def test_a_chart_of_values_equal_to_rounding_draws_them_on_one_level(page: Page):
+    """A one-answer method's objective, summed in two orders, differs in its last bits: the
+    y scale reads the two values as one (round ticks around it), not as a range of 1e-16."""
+    page.goto("/ui/")
+    drawn = page.evaluate("""async () => {
+        const { lineChart } = await import("/ui/js/chart.js");
+        const svg = lineChart({ name: "flat", title: "flat", xLabel: "x", yLabel: "y",
+          log: "never", series: [{ label: "f",
+            points: [[1, -5.485230000000001], [2, -5.48523]] }] });
+        document.body.append(svg);
+        return [svg.getAttribute("data-points"), svg.querySelectorAll(".axes text").length];
+    }""")
+    assert drawn[0] == "2" and 3 <= drawn[1] <= 30

@@ -73,7 +73,8 @@ function yScale(values, log) {
   }
   let low = Math.min(...values);
   let high = Math.max(...values);
-  if (low === high) { low -= 1; high += 1; }
+  // values equal to rounding (a fixed point's objective summed in another order) read as one
+  if (high - low <= 1e-9 * Math.max(Math.abs(low), Math.abs(high))) { low -= 1; high += 1; }
   const step = roundStep(low, high);
   const [bottom, top] = [Math.floor(low / step) * step, Math.ceil(high / step) * step];
   return { log: false, low: bottom, high: top, ticks: multiples(bottom, top, step),
