@@ -19,9 +19,14 @@ const resizes = new ResizeObserver((entries) => {
   }
 });
 
-/** A round step giving about `count` ticks over [low, high]. */
+/**
+ * A round step giving about `count` ticks over [low, high]. A span within rounding of the
+ * values (a value summed in two orders) is taken as none: steps of 1e-16 over 5.485 would
+ * never advance a tick.
+ */
 function roundStep(low, high, count = 5) {
-  const raw = (high - low || Math.abs(high) || 1) / count;
+  const negligible = high - low <= 1e-9 * Math.max(Math.abs(low), Math.abs(high));
+  const raw = ((negligible ? 0 : high - low) || Math.abs(high) || 1) / count;
   const power = 10 ** Math.floor(Math.log10(raw));
   return [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw);
 }
@@ -73,8 +78,7 @@ function yScale(values, log) {
   }
   let low = Math.min(...values);
   let high = Math.max(...values);
-  // values equal to rounding (a fixed point's objective summed in another order) read as one
-  if (high - low <= 1e-9 * Math.max(Math.abs(low), Math.abs(high))) { low -= 1; high += 1; }
+  if (low === high) { low -= 1; high += 1; }
   const step = roundStep(low, high);
   const [bottom, top] = [Math.floor(low / step) * step, Math.ceil(high / step) * step];
   return { log: false, low: bottom, high: top, ticks: multiples(bottom, top, step),
