@@ -77,8 +77,8 @@ def run_lbfgsb(problem: CompiledProblem, options: SolverOptions,
         raise refuse("lbfgsb", "takes smooth objectives whose only constraint is the box")
     began = time.perf_counter()
     objective = problem.objective
-    loss = _partitioned_loss(source) if source is not None else partial(
-        loss_value_and_gradient, objective, rows=for_products(objective.features))
+    loss = _remembering_last(_partitioned_loss(source) if source is not None else partial(
+        loss_value_and_gradient, objective, rows=for_products(objective.features)))
 
     def smooth_part(w: np.ndarray) -> tuple[float, np.ndarray]:
         value, gradient = loss(w)
@@ -94,6 +94,21 @@ def run_lbfgsb(problem: CompiledProblem, options: SolverOptions,
     value = tangent[0] + regularizer(objective, w)
     return answer_trajectory("lbfgsb", w, lambda: (value, 0.0), stats, began, progress,
                              problem_arrays(problem, 1), source.phase_stats())
+
+
+def _remembering_last(loss: Callable[[np.ndarray], tuple[float, np.ndarray]]
+                      ) -> Callable[[np.ndarray], tuple[float, np.ndarray]]:
+    """``loss`` answering again at the point it was last called at without evaluating it:
+    the answer's tangent for the certificate is then the last evaluation's, not one more
+    pass over the data."""
+    last: dict[str, object] = {}
+
+    def remembered(w: np.ndarray) -> tuple[float, np.ndarray]:
+        key = np.ascontiguousarray(w, dtype=np.float64).tobytes()
+        if last.get("key") != key:
+            last.update(key=key, value=loss(w))
+        return last["value"]
+    return remembered
 
 
 def _partitioned_loss(source: PartitionedBatch) -> Callable[[np.ndarray], tuple[float,
