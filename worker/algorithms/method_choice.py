@@ -215,7 +215,7 @@ def choose_partitioned(problem: CompiledProblem, requested: str) -> Choice:
     ``auto`` placed on a cluster past the budget): the spec's own, or for ``auto`` L-BFGS-B
     on a smooth objective whose only constraint is the box (rule 2, each evaluation one
     map-reduce; on a million logistic rows it ended 70 times closer to its certified bound
-    than SVRG OL in as much time or less, measured:
+    than SVRG OL in about as much time, measured:
     docs/scale.md#l-bfgs-b-or-svrg-ol-on-partitions-measured), else SVRG OL with the LightTouch
     constraint term, whose batch phases' full gradients reached a lower objective on pairs
     than the LightTouch family's rounds of sampled rows in as many iterations and fewer
