@@ -254,7 +254,6 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
                             batch.inverse_frequency, gradient.examples)
             arrays, finished = _serial_round(loop, batch, arrays, run, state, gradient.sample,
                                              index, cfg.k_f, planned.serial_steps, snapshot)
-            end = loop.iteration
             anchor = average()
             if not finished:
                 break
@@ -262,7 +261,7 @@ def run_svrg_ol(problem: CompiledProblem, options: SolverOptions,
                     anchor, penalized_objective(every_row, anchor, cfg.gamma), loop.seconds,
                     candidates, loop.iteration, int(state.counters[CHECKS]))):
                 break
-            if options.gamma is None and groups and 2 * end <= total:
+            if options.gamma is None and groups and 2 * loop.iteration <= total:
                 cfg = _retuned(arrays, problem, cfg, state, anchor)
         phases = batch.phase_stats()
     loop.report(force=True)
