@@ -34,7 +34,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from sklearn.datasets import load_digits  # noqa: E402
 from sklearn.neural_network import MLPClassifier  # noqa: E402
 
-from worker.algorithms.runners.games import rate_arrays  # noqa: E402
+from worker.algorithms.run.game_rounds import rate_arrays  # noqa: E402
 from worker.algorithms.runners.network_games import network_terms, new_state  # noqa: E402
 from worker.kernels.games import LAGRANGIAN, GameConfig  # noqa: E402
 from worker.kernels.layout import STEP_SCHEDULE  # noqa: E402

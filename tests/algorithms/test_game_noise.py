@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 from worker import solve
+from worker.algorithms.run.game_rounds import rate_arrays
 from worker.algorithms.run.multiplier_step import (
     AUTO_ETA_LAMBDA,
     NOISE_BUDGET,
     auto_eta_lambda,
     rate_noise,
 )
-from worker.algorithms.runners.games import rate_arrays
 from worker.kernels.games import LAGRANGIAN, PROXY_SWAP
 from worker.problem.compile import DataSource, compile_problem
 from worker.settings import data_settings

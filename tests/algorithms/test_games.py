@@ -15,8 +15,8 @@ from hypothesis.extra.numpy import arrays
 from tests import reference
 from tests.problems import random_problem
 from worker.algorithms.run.arrays import DOG_START, problem_arrays
+from worker.algorithms.run.game_rounds import rate_arrays
 from worker.algorithms.run.game_start import initial_state
-from worker.algorithms.runners.games import rate_arrays
 from worker.kernels import games as games_kernels
 from worker.kernels.layout import STEP_ADAGRAD_NORM, STEP_DOG, STEP_SCHEDULE
 from worker.problem.compiled import CompiledProblem

@@ -78,6 +78,9 @@ CONE_WORK = 25
 #: docs/method-choice.md#networks-whose-only-constraint-is-the-box); beyond it the games,
 #: whose steps cost the same whatever n.
 NETWORK_MAX_WORK = 250_000_000
+#: The games (Cotter, Jiang, Sridharan 2019), the methods that take rate constraints.
+GAMES = ("proxy_lagrangian", "lagrangian")
+
 #: The method of a rate objective.
 RATE_OBJECTIVE_METHOD = "proxy_lagrangian"
 
@@ -220,9 +223,14 @@ def choose_partitioned(problem: CompiledProblem, requested: str) -> Choice:
     constraint term, whose batch phases' full gradients reached a lower objective on pairs
     than the LightTouch family's rounds of sampled rows in as many iterations and fewer
     rounds (docs/scale.md#svrg-ol-or-the-lighttouch-familys-rounds-measured); the exact
-    methods and Epro need every row on the driver."""
+    methods and Epro need every row on the driver. With rate constraints, the
+    proxy-Lagrangian on rounds of sampled rows (rule 1)."""
     if requested != "auto":
         return Choice(requested, "solver.algorithm")
+    if problem.rates is not None:
+        return Choice("proxy_lagrangian", "examples read in partitions with rate constraints: "
+                                          "the proxy-Lagrangian game on rounds of rows "
+                                          "sampled from the partitions")
     if smooth_box_only(problem):
         return Choice("lbfgsb", "examples read in partitions: L-BFGS-B on a smooth objective "
                                 "whose only constraint is the box, each evaluation one pass "

@@ -216,19 +216,20 @@ class PartitionedBatch:
         serial phase on partitions (:mod:`worker.algorithms.run.rounds`), selected
         by a hash of (seed, round, global row), so they do not depend on the workers; one
         communication round, counted with the batch phases'."""
-        return self._sample(batch_key(self.seed ^ ROUND_SALT, round_index), rows,
+        return self.sample(batch_key(self.seed ^ ROUND_SALT, round_index), rows,
                             f"round {round_index + 1}'s examples")
 
     def serial_sample(self, round_index: int, chunk: int, rows: int) -> Rows:
         """About ``rows`` examples for chunk ``chunk`` >= 1 of SVRG OL round
         ``round_index``'s serial phase (chunk 0's come with the round's batch phase), by a
         hash of (seed, round, chunk, global row); one communication round."""
-        return self._sample(batch_key(self.seed ^ SERIAL_SALT ^ (chunk * CHUNK_SALT),
+        return self.sample(batch_key(self.seed ^ SERIAL_SALT ^ (chunk * CHUNK_SALT),
                                       round_index), rows,
                             f"svrg_ol round {round_index + 1}'s examples, part {chunk + 1}")
 
-    def _sample(self, key: np.uint64, rows: int, what: str) -> Rows:
-        """About ``rows`` examples selected by ``key`` from every partition."""
+    def sample(self, key: np.uint64, rows: int, what: str) -> Rows:
+        """About ``rows`` examples selected by ``key`` from every partition (``what``: the
+        round, as a failure names it); one communication round."""
         began, run = time.perf_counter(), self.executor
         forced = int(key % np.uint64(self.n))
         samples = run.gather([run.submit(sample_of, part, key, min(1.0, rows / self.n), forced)

@@ -22,7 +22,9 @@ layout          partition
 ==============  =================================================================================
 
 Labels come from the features file (svmlight; a column format with ``label_column``) or
-from a separate 1-D ``npy`` file. Example weights, when given, come from a separate 1-D
+from a separate 1-D ``npy`` file, as do the groups that rate constraints count on
+(``objective.data.groups``, each a 1-D ``npy`` file of 0/1;
+:mod:`worker.distributed.rate_parts`). Example weights, when given, come from a separate 1-D
 ``npy`` file read in each partition's row range as such labels are, or are inline values the
 driver holds and slices per partition (:mod:`worker.distributed.weights`). The census round
 (:mod:`worker.distributed.census`) then fixes every partition's offset, the index base and
@@ -58,6 +60,7 @@ from worker.spec.models import EmpiricalRisk, RateConstraint, Spec
 DATA = "objective.data"
 FEATURES = f"{DATA}.features"
 WEIGHTS = f"{DATA}.weights"
+GROUPS = f"{DATA}.groups"
 
 #: How a format is cut (:class:`worker.data.formats.Partitioning`).
 LINES, NPY, ROW_GROUPS, WHOLE = "lines", "npy", "row_groups", "whole"
@@ -73,6 +76,15 @@ class Piece:
 
 
 @dataclass(frozen=True)
+class GroupColumn:
+    """A group's 0/1 membership column, a 1-D ``npy`` file of ``npy``'s layout."""
+
+    name: str
+    ref: DataRef
+    npy: NpyLayout
+
+
+@dataclass(frozen=True)
 class PartitionPlan:
     """How an objective's examples are cut, and what reading a partition needs.
 
@@ -83,7 +95,8 @@ class PartitionPlan:
     and weights files. ``weights`` is the weights file (a reference that cannot be read in
     ranges has no ``weight_npy``: reading the partitions refuses it); ``weight_values`` the
     inline weights (n,), held by the driver and never sent with the plan
-    (:func:`worker.distributed.weights.held_weights`).
+    (:func:`worker.distributed.weights.held_weights`); ``groups`` the groups rate
+    constraints count on.
     """
 
     features: DataRef
@@ -100,6 +113,7 @@ class PartitionPlan:
     weights: DataRef | None = None
     weight_npy: NpyLayout | None = None
     weight_values: np.ndarray | None = field(default=None, compare=False, repr=False)
+    groups: tuple[GroupColumn, ...] = ()
 
     @property
     def weighted(self) -> bool:
@@ -136,7 +150,7 @@ def plan_files(spec: Spec, roots: Sequence[Path], partition_rows: int, partition
     """
     objective = spec.objective
     if not isinstance(objective, EmpiricalRisk) or objective.loss == PAIRWISE_HINGE \
-            or any(isinstance(c, RateConstraint) for c in spec.constraints):
+            or not _shared_rates(spec):
         return None
     features, labels = objective.data.features, objective.data.labels
     carried = isinstance(features, DataRef) and REGISTRY[features.format].carries_labels(features)
@@ -159,15 +173,31 @@ def plan_files(spec: Spec, roots: Sequence[Path], partition_rows: int, partition
     elif weights is not None:      # inline values, or a data: URI: the spec holds them
         weight_values = read_vector(weights, WEIGHTS, roots=roots, settings=settings)
         weights = None
+    groups = []
+    for name, ref in (objective.data.groups or {}).items() \
+            if any(isinstance(c, RateConstraint) for c in spec.constraints) else ():
+        layout, group_bytes = _vector_layout(ref, f"{GROUPS}.{name}", roots, settings)
+        groups.append(GroupColumn(name, ref, layout))
+        size += group_bytes
     return PartitionPlan(features=features, labels=labels, loss=objective.loss,
                          roots=tuple(str(root) for root in roots), size=size,
                          label_npy=label_npy, weights=weights, weight_npy=weight_npy,
-                         weight_values=weight_values, **plan)
+                         weight_values=weight_values, groups=tuple(groups), **plan)
+
+
+def _shared_rates(spec: Spec) -> bool:
+    """Whether the spec's rate constraints (if any) count on the objective's examples only,
+    whose groups are 1-D ``npy`` files workers read in row ranges."""
+    rates = [c for c in spec.constraints if isinstance(c, RateConstraint)]
+    groups = (spec.objective.data.groups or {}).values() if rates else ()
+    return all(c.data is None for c in rates) and all(
+        readable(ref) and REGISTRY[ref.format].partitions.kind == NPY for ref in groups)
 
 
 def _vector_layout(ref: DataRef, path: str, roots: Sequence[Path],
                    settings: DataSettings) -> tuple[NpyLayout, int]:
-    """The header of a separate 1-D ``npy`` file of one value per row (labels, weights)
+    """The header of a separate 1-D ``npy`` file of one value per row (labels, weights,
+    groups)
     at JSON ``path``, and the file's bytes."""
     with open_ranges(ref, path, roots, settings) as stream:
         layout = npy_layout(lambda a, b: read_range(stream, a, b), path)

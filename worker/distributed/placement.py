@@ -11,12 +11,14 @@ placement          when
 ``cluster``        over the budget, a scheduler address in ``LIGHTTOUCH_DASK_SCHEDULER`` and
                    a family of :data:`PARTITIONED_FAMILIES` (pointwise losses in files,
                    ``pairwise_hinge`` tables): ``auto`` runs its method on partitions
-                   (L-BFGS-B on a smooth objective whose only constraint is the box, else
-                   the family's algorithm, SVRG OL); also
-                   ``svrg_ol`` on pointwise files asking for workers with an address set,
-                   and pairs with ``solver.workers: n`` (:func:`pairs_placement`)
+                   (L-BFGS-B on a smooth objective whose only constraint is the box, the
+                   proxy-Lagrangian with rate constraints, else the family's algorithm,
+                   SVRG OL); also ``svrg_ol`` on pointwise files asking for workers with
+                   an address set, and pairs or examples with rate constraints with
+                   ``solver.workers: n`` (:func:`workers_placement`)
 ``local_cluster``  ``svrg_ol`` with an explicit ``solver.svrg.workers: n``, or
-                   ``pairwise_hinge`` tables with ``solver.workers: n`` (or data past
+                   ``pairwise_hinge`` tables or examples with rate constraints with
+                   ``solver.workers: n`` (or pairs past
                    :data:`~worker.distributed.batch.SMALL_DATA_BYTES` within the budget) and
                    no address: a ``LocalCluster`` on this machine, as before
 refused            over the budget otherwise: :class:`~worker.errors.SpecError` naming the
@@ -90,8 +92,10 @@ PAIRS = Family("pairwise_hinge tables in npy or parquet files (a calibrated mode
 
 #: The families that run partitioned, tried in order.
 PARTITIONED_FAMILIES: tuple[Family, ...] = (
-    Family("pointwise losses with examples in files", "svrg_ol", plan_files, plan_sizes,
-           "svrg_ol (or auto)", named=True),
+    Family("pointwise losses with examples in files (with rate constraints counted on them, "
+           "their groups as 1-D npy files)", "svrg_ol", plan_files, plan_sizes,
+           "svrg_ol (or auto; with rate constraints, auto or a game with solver.workers)",
+           named=True),
     PAIRS,
 )
 
@@ -228,13 +232,16 @@ def _partitioned(spec: Spec, estimate: int | None, budget: int | None, fits: boo
                      f"LIGHTTOUCH_DASK_SCHEDULER)", workers=workers, **figures)
 
 
-def pairs_placement(workers: int, budget: int | None, cluster: DaskSettings) -> Placement:
-    """The placement of ``pairwise_hinge`` tables read in partitions because
-    ``solver.workers`` asks (:mod:`worker.distributed.pairs`): this process for 0, the
-    cluster at ``LIGHTTOUCH_DASK_SCHEDULER`` when one is set, else a ``LocalCluster`` of
-    ``workers``. The whole job is never estimated in one process (None)."""
+def workers_placement(workers: int, budget: int | None, cluster: DaskSettings,
+                      how: str) -> Placement:
+    """The placement of data read in partitions because ``solver.workers`` asks
+    (``pairwise_hinge`` tables, :mod:`worker.distributed.pairs`; examples with rate
+    constraints, :mod:`worker.distributed.rate_parts`), ``how`` says how they are cut: this
+    process for 0, the cluster at ``LIGHTTOUCH_DASK_SCHEDULER`` when one is set, else a
+    ``LocalCluster`` of ``workers``. The whole job is never estimated in one process
+    (None)."""
     address = cluster.dask_scheduler
-    why = f"solver.workers is {workers}: the pairs' tables are read in row-aligned partitions"
+    why = f"solver.workers is {workers}: {how}"
     if workers == 0:
         return Placement(IN_PROCESS, f"{why} in this process", None, budget, workers=0,
                          partitioned=True)

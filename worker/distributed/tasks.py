@@ -55,12 +55,16 @@ def combine(left: PartialSum, right: PartialSum) -> PartialSum:
 
 def sample_of(rows: Rows, key: np.uint64, fraction: float, forced: int) -> Rows:
     """The partition's rows selected for a serial phase (:func:`selected_rows`)."""
-    chosen = selected_rows(rows, key, fraction, forced)
+    return picked(rows, selected_rows(rows, key, fraction, forced))
+
+
+def picked(rows: Rows, chosen: np.ndarray) -> Rows:
+    """The partition's rows at local indices ``chosen`` (k,), as a block of their own."""
     matrix = sp.csr_matrix((rows.data, rows.indices, rows.indptr),
                            shape=(rows.labels.shape[0], int(rows.indices.max(initial=0)) + 1))
-    picked = matrix[chosen]
-    return rows._replace(indptr=picked.indptr.astype(np.int64),
-                         indices=picked.indices.astype(np.int64), data=picked.data,
+    chosen_rows = matrix[chosen]
+    return rows._replace(indptr=chosen_rows.indptr.astype(np.int64),
+                         indices=chosen_rows.indices.astype(np.int64), data=chosen_rows.data,
                          labels=rows.labels[chosen], weights=rows.weights[chosen],
                          first_row=np.int64(-1))
 

@@ -11,26 +11,28 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
-from worker.algorithms.method_choice import Choice, choose_partitioned
+from worker.algorithms.method_choice import GAMES, Choice, choose_partitioned
 from worker.algorithms.registry import chosen
+from worker.algorithms.run.game_rounds import ROUND_ROWS as GAME_ROUND_ROWS
 from worker.algorithms.run.rounds import ROUND_ROWS
 from worker.algorithms.runners.svrg_ol import serial_sample_rows
 from worker.distributed.batch import PartitionedBatch, partitioned_batch
 from worker.distributed.executors import executor_for
 from worker.distributed.pair_batch import PairMemory, open_pairs, pair_memory
 from worker.distributed.pairs import PairPlan, plan_pairs, runs_partitioned
-from worker.distributed.partitions import PartitionPlan
+from worker.distributed.partitions import PartitionPlan, plan_files
 from worker.distributed.placement import (
     AUTO,
     IN_PROCESS,
     Placement,
     PlacementStats,
     in_process,
-    pairs_placement,
     place,
     planned,
     reads_partitions,
+    workers_placement,
 )
+from worker.distributed.rate_parts import has_rates, open_rates
 from worker.errors import SpecError
 from worker.model_types import MODEL_TYPES
 from worker.model_types.record import Lowering
@@ -58,8 +60,10 @@ from worker.spec.models import Spec
 NOT_PARTITIONED = ("partitions the tables of a pairwise_hinge objective given as npy or "
                    "parquet files (a calibrated model's raw tables as parquet; no inline "
                    "data, data: URIs or sha256), without rate "
-                   "constraints, solved by auto, lighttouch, fulltouch or svrg_ol; omit it (for "
-                   "svrg_ol use solver.svrg.workers)")
+                   "constraints, solved by auto, lighttouch, fulltouch or svrg_ol; and the "
+                   "examples of a pointwise loss in files with rate constraints counted on "
+                   "them (groups as 1-D npy files), solved by auto, proxy_lagrangian or "
+                   "lagrangian; omit it (for svrg_ol use solver.svrg.workers)")
 
 
 @dataclass(frozen=True)
@@ -143,10 +147,26 @@ def placed(model: Spec, source: DataSource,
     solver = model.solver
     if runs_partitioned(model):
         plan = plan_pairs(model, source.roots, solver.svrg.partition_rows, settings.data)
-        return pairs_placement(solver.workers, settings.memory_limit, settings.cluster), plan
+        return workers_placement(solver.workers, settings.memory_limit, settings.cluster,
+                                 "the pairs' tables are read in row-aligned partitions"), plan
     if solver.workers is not None:
-        raise SpecError.at("solver.workers", NOT_PARTITIONED)
+        plan = _rated_plan(model, source, settings)
+        placement = workers_placement(solver.workers, settings.memory_limit, settings.cluster,
+                                      "the examples are read in partitions")
+        return placement, plan
     return _placed(model, source, settings)
+
+
+def _rated_plan(model: Spec, source: DataSource, settings: JobSettings) -> PartitionPlan:
+    """The partition plan of pointwise examples in files with rate constraints, for
+    ``solver.workers``; refused for any other spec."""
+    plan = None
+    if has_rates(model) and model.solver.algorithm in (AUTO, *GAMES):
+        plan = plan_files(model, source.roots, model.solver.svrg.partition_rows,
+                          settings.cluster.partition_bytes, settings.data)
+    if plan is None:
+        raise SpecError.at("solver.workers", NOT_PARTITIONED)
+    return plan
 
 
 @contextmanager
@@ -156,7 +176,9 @@ def _files_job(model: Spec, source: DataSource, settings: JobSettings, placement
     driver's estimate counts the most rows a round brings it (:func:`sampled_rows`)."""
     with executor_for(placement.workers, settings.cluster) as executor:
         batch = partitioned_batch(executor, plan, model.solver.seed, settings.data)
-        problem = compile_problem(model, source, width_elsewhere=batch.d)
+        rates = open_rates(batch, plan, model, settings.data) if has_rates(model) else None
+        problem = compile_problem(model, source, width_elsewhere=batch.d,
+                                  rates_elsewhere=rates)
         if model.solver.algorithm == AUTO:
             choice = choose_partitioned(problem, AUTO)
             choice = replace(choice, reason=f"{placement.reason}; {choice.reason}")
@@ -177,10 +199,13 @@ def _files_job(model: Spec, source: DataSource, settings: JobSettings, placement
 def sampled_rows(method: str, model: Spec, settings: JobSettings, n: int) -> int:
     """Rows of the ``n`` on partitions that one round of ``method`` brings the driver at
     most: none for L-BFGS-B (it moves d-vectors), SVRG OL's largest serial sample
-    (:func:`~worker.algorithms.runners.svrg_ol.serial_sample_rows`), else a LightTouch
+    (:func:`~worker.algorithms.runners.svrg_ol.serial_sample_rows`), a game's round
+    (:data:`~worker.algorithms.run.game_rounds.ROUND_ROWS`), else a LightTouch
     round's :data:`~worker.algorithms.run.rounds.ROUND_ROWS`."""
     if method == "lbfgsb":
         return 0
+    if method in GAMES:
+        return min(n, GAME_ROUND_ROWS)
     if method == "svrg_ol":
         return min(n, serial_sample_rows(solver_options(model.solver, settings.cluster), n))
     return min(n, ROUND_ROWS)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from worker.algorithms.method_choice import Choice
+from worker.algorithms.method_choice import GAMES, Choice
 from worker.algorithms.registry import run_choice
 from worker.algorithms.run.loop import ProgressCallback
 from worker.algorithms.run.options import SolverOptions
@@ -172,14 +172,15 @@ def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
 
 
 def _partition_stats(job: CompiledJob) -> PartitionStats:
-    """Partitioned data's record: the objective values' map-reduces, and for pairs also the
-    rounds' (the LightTouch family keeps no record of its own communication)."""
-    batch = job.batch
-    if isinstance(job.plan, PairPlan):
+    """Partitioned data's record: the objective values' map-reduces, and for pairs and the
+    games also the rounds' (the LightTouch family and the games keep no record of their own
+    communication)."""
+    batch, plan = job.batch, job.plan
+    partitions = len(plan.ranges if isinstance(plan, PairPlan) else plan.pieces)
+    if isinstance(plan, PairPlan) or job.choice.name in GAMES:
         rounds, moved = batch.communication()
-        return PartitionStats(len(job.plan.ranges), batch.value_rounds + rounds,
-                              batch.value_bytes + moved)
-    return PartitionStats(len(job.plan.pieces), batch.value_rounds, batch.value_bytes)
+        return PartitionStats(partitions, batch.value_rounds + rounds, batch.value_bytes + moved)
+    return PartitionStats(partitions, batch.value_rounds, batch.value_bytes)
 
 
 def deployed_solution(result: Result) -> np.ndarray:

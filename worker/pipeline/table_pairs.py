@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from worker.distributed.executors import executor_for
 from worker.distributed.pairs import PairPlan, pairs_partitionable, plan_pairs
-from worker.distributed.placement import PAIRS, Placement, pairs_placement, place
+from worker.distributed.placement import PAIRS, Placement, place, workers_placement
 from worker.distributed.raw_pairs import fitted_transform, raw_pair_tables
 from worker.pipeline.memory import planned_parts
 from worker.pipeline.reporting import refuse_split
@@ -91,7 +91,8 @@ def _placement(spec: Spec, plan: PairPlan, settings: JobSettings) -> Placement |
     if workers is not None:
         if not pairs_partitionable(spec):
             return None
-        return pairs_placement(workers, settings.memory_limit, settings.cluster)
+        return workers_placement(workers, settings.memory_limit, settings.cluster,
+                                 "the pairs' tables are read in row-aligned partitions")
     placement = place(spec, PAIRS, in_process_estimate(spec, plan), settings.memory_limit,
                       plan.size, settings.cluster)
     return placement if placement.partitioned else None

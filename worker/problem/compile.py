@@ -58,14 +58,15 @@ class DataSource:
                              stats=self.stats)
 
 
-def compile_problem(spec: Spec, source: DataSource,
-                    width_elsewhere: int | None = None) -> CompiledProblem:
+def compile_problem(spec: Spec, source: DataSource, width_elsewhere: int | None = None,
+                    rates_elsewhere: RateSet | None = None) -> CompiledProblem:
     """Read the spec's data (file:// only under the data roots) and build the problem.
 
     ``source`` reads the data (its roots and settings resolved by the caller).
     ``width_elsewhere`` is the examples' width when they stay in partitions this process
     does not hold (:mod:`worker.distributed.partitions`): the objective's data are then not
-    read and it has no rows.
+    read and it has no rows, and its rate constraints are ``rates_elsewhere`` (what stands
+    for a RateSet there, :mod:`worker.distributed.rate_parts`).
     """
     true_rate = None
     if isinstance(spec.objective, RateObjective):
@@ -81,7 +82,8 @@ def compile_problem(spec: Spec, source: DataSource,
     return CompiledProblem(objective=objective,
                            constraints=_constraint_rows(spec, d, source, notes),
                            lower=lower, upper=upper, notes=notes,
-                           rates=_rates(spec, objective, source, d, true_rate),
+                           rates=_rates(spec, objective, source, d, true_rate)
+                           if width_elsewhere is None else rates_elsewhere,
                            true_rate=true_rate)
 
 

@@ -31,6 +31,7 @@ counts, c PP(G) - TP(G) <= 0, divided by the group's size (:func:`ratio_rows`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,6 +39,8 @@ import scipy.sparse as sp
 
 #: Upper bounds of an indicator that the theta-player can differentiate (module docstring).
 PROXIES = ("hinge", "ramp")
+#: Scores of a block of points evaluated at once (:meth:`RateSet.values`): 128 MiB.
+SCORE_BLOCK = 2**24
 
 #: metric -> (label of the subset or None for all labels, indicator: +1 positive prediction,
 #: -1 negative prediction, 0 wrong prediction).
@@ -114,26 +117,35 @@ class RateSet:
         """Number of rate constraints."""
         return int(self.proxy.constant.shape[0])
 
-    def _scores(self, w: np.ndarray) -> np.ndarray:
-        """Scores, shape (n_r,) for w (d,), or (n_r, T) for w (T, d)."""
-        return self.features @ (w if w.ndim == 1 else w.T)
+    def _blocked(self, w: np.ndarray, form: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """``form`` of the scores: (m_r,) for w (d,); (T, m_r) for w (T, d), the points
+        taken in blocks whose scores hold at most
+        :data:`~worker.problem.rates.SCORE_BLOCK` entries (the dense
+        (n_r, T) scores of every point at once, and the indicators made of them, would
+        hold several times the examples' memory)."""
+        if w.ndim == 1:
+            return form(self.features @ w)
+        step = max(1, SCORE_BLOCK // max(self.features.shape[0], 1))
+        blocks = [form(self.features @ w[k:k + step].T) for k in range(0, w.shape[0], step)]
+        return np.vstack(blocks) if blocks else np.zeros((0, self.m))
 
     def values(self, w: np.ndarray) -> np.ndarray:
         """True (indicator) g(w): shape (m_r,) for w (d,), (T, m_r) for w (T, d)."""
-        return self.proxy.values(self._scores(w))
+        return self._blocked(w, self.proxy.values)
 
     def proxy_values(self, w: np.ndarray, proxy: str = "hinge") -> np.ndarray:
         """Proxy constraints g~(w) >= g(w) with the ``proxy`` bound, shapes as :meth:`values`."""
-        return self.proxy.surrogate(self._scores(w), proxy)
+        return self._blocked(w, lambda scores: self.proxy.surrogate(scores, proxy))
 
     def relaxed_values(self, w: np.ndarray, proxy: str = "hinge") -> np.ndarray:
         """The Lagrangian's relaxed constraints with the ``proxy`` bound, shapes as
         :meth:`values`."""
-        return self.relaxed.surrogate(self._scores(w), proxy)
+        return self._blocked(w, lambda scores: self.relaxed.surrogate(scores, proxy))
 
 
 def rate_rows(metric: str, members: np.ndarray, labels: np.ndarray | None,
-              coefficient: float, weights: np.ndarray | None = None
+              coefficient: float, weights: np.ndarray | None = None,
+              subset: tuple[int, float] | None = None
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``coefficient * metric`` over ``members`` as (rows, weights, signs) of one g.
 
@@ -149,6 +161,9 @@ def rate_rows(metric: str, members: np.ndarray, labels: np.ndarray | None,
     weights : ndarray, shape (n_r,), or None
         Non-negative example weights (None: every example weighs 1); the rate is the
         weighted mean sum_S c_i 1[...] / sum_S c_i.
+    subset : (int, float), optional
+        S's size and weight over the whole data when these rows are one partition of it
+        (:mod:`worker.distributed.rate_parts`); default: these rows are the whole data.
 
     Returns
     -------
@@ -164,17 +179,19 @@ def rate_rows(metric: str, members: np.ndarray, labels: np.ndarray | None,
     label, indicator = METRICS[metric]
     rows = members if label is None else members[labels[members] == label]
     mass = _example_weights(rows, weights)
-    if mass.sum() <= 0:
-        subset = "examples" if label is None else f"examples labelled {label:+.0f}"
-        raise ValueError(f"has no {subset}" if rows.size == 0 else
-                         f"has no {subset} of positive weight")
+    size, total = (rows.size, mass.sum()) if subset is None else subset
+    if total <= 0:
+        subset_name = "examples" if label is None else f"examples labelled {label:+.0f}"
+        raise ValueError(f"has no {subset_name}" if size == 0 else
+                         f"has no {subset_name} of positive weight")
     # error_rate: a positive prediction of a -1, a negative prediction of a +1
     signs = -labels[rows] if indicator == 0 else np.full(rows.size, float(indicator))
-    return rows, coefficient * mass / mass.sum(), signs
+    return rows, coefficient * mass / total, signs
 
 
 def ratio_rows(metric: str, members: np.ndarray, labels: np.ndarray, coefficient: float,
-               constant: float, weights: np.ndarray | None = None
+               constant: float, weights: np.ndarray | None = None,
+               group: tuple[int, float, float] | None = None
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """g = coefficient * ratio + constant <= 0 for a ratio ``metric`` = N / D of
     :data:`RATIOS`, as the exact linear form in counts (D > 0):
@@ -183,7 +200,9 @@ def ratio_rows(metric: str, members: np.ndarray, labels: np.ndarray, coefficient
 
     N and D the (weighted) counts over the group's rows, W_G the group's weight (a fixed
     positive normalizer). For precision >= c this is c PP(G) - TP(G) <= 0. Returns
-    (rows, weights, signs) as :func:`rate_rows`; the form's constant is 0.
+    (rows, weights, signs) as :func:`rate_rows`; the form's constant is 0. ``group``: the
+    group's size, weight and weight of the numerator's label over the whole data when
+    ``members`` are one partition's (default: these rows are the whole data).
 
     Raises
     ------
@@ -193,14 +212,16 @@ def ratio_rows(metric: str, members: np.ndarray, labels: np.ndarray, coefficient
     """
     label, indicator = RATIOS[metric]
     mass = _example_weights(members, weights)
-    if mass.sum() <= 0:
-        raise ValueError("has no examples" if members.size == 0 else
-                         "has no examples of positive weight")
     counted = labels[members] == label
-    if not (mass * counted).sum() > 0:
+    size, total, labelled = (members.size, mass.sum(), (mass * counted).sum()) \
+        if group is None else group
+    if total <= 0:
+        raise ValueError("has no examples" if size == 0 else
+                         "has no examples of positive weight")
+    if not labelled > 0:
         raise ValueError(f"has no examples labelled {label:+.0f}, so its {metric} is 0 "
                          "wherever it is defined")
-    values = mass * (coefficient * counted + constant) / mass.sum()
+    values = mass * (coefficient * counted + constant) / total
     return members, values, np.full(members.size, float(indicator))
 
 

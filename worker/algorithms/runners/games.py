@@ -52,10 +52,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from worker.algorithms.run.arrays import problem_arrays
 from worker.algorithms.run.driver import Counters, snapshot_iterations
+from worker.algorithms.run.game_rounds import GameData, rate_arrays
 from worker.algorithms.run.game_start import (
     MINIMUM_RADIUS,
     game_end,
@@ -70,6 +70,7 @@ from worker.algorithms.run.stopping import SnapshotBound, StageEstimate
 from worker.candidates.shrink import best_mixture, least_violation
 from worker.candidates.snapshots import Candidates
 from worker.candidates.trajectory import Trajectory
+from worker.distributed.batch import PartitionedBatch
 from worker.kernels.constraints import max_violation
 from worker.kernels.games import (
     LAGRANGIAN,
@@ -80,18 +81,15 @@ from worker.kernels.games import (
     GameConfig,
     GameState,
     RateArrays,
-    game_steps,
 )
 from worker.kernels.layout import (
     CHECKS,
     STEP_ADAGRAD_NORM,
     STEP_DOG,
     STEP_SCHEDULE,
-    ProblemArrays,
 )
 from worker.kernels.objective import loss_spread, objective_value
 from worker.problem.compiled import CompiledProblem
-from worker.problem.rates import RateForm, RateSet
 from worker.stats import Stats, Value
 
 #: Examples per step for f and for the rate estimates (Cotter et al. §6.2).
@@ -119,34 +117,14 @@ class GameStats(Stats):
 
 @dataclass(frozen=True)
 class LinearGameStats(Stats):
-    """The linear games' record: the game's, the step rule's warm-up, and (the Lagrangian)
-    the relaxed violation of its own mixture."""
+    """The linear games' record: the game's, the step rule's warm-up, (the Lagrangian) the
+    relaxed violation of its own mixture, and on partitions what the rounds of sampled rows
+    cost (:mod:`worker.algorithms.run.game_rounds`)."""
 
     game: GameStats
     steps: Mapping[str, Value]
     baseline_relaxed_max_violation: float | None
-
-
-def rate_arrays(rates: RateSet | None, d: int, relaxed: bool) -> RateArrays:
-    """The kernel view of the rate constraints: the ``relaxed`` form (Lagrangian) or the
-    ``proxy`` form (proxy-Lagrangian), entries grouped by example; empty without rates."""
-    if rates is None:
-        features = sp.csr_matrix((0, d))
-        form = RateForm(np.zeros(0), sp.csr_matrix((0, 0)), sp.csr_matrix((0, 0)))
-    else:
-        features, form = rates.features, rates.relaxed if relaxed else rates.proxy
-    features = sp.csr_matrix(features, dtype=np.float64)
-    both = sp.hstack([form.plus.T, form.minus.T], format="csr")  # (n_r, 2 m_r)
-    both.sort_indices()
-    m_r = form.constant.shape[0]
-    return RateArrays(
-        x_indptr=features.indptr.astype(np.int64), x_indices=features.indices.astype(np.int64),
-        x_data=np.ascontiguousarray(features.data, dtype=np.float64),
-        wt_indptr=both.indptr.astype(np.int64),
-        wt_constraint=(both.indices % max(m_r, 1)).astype(np.int64),
-        wt_weight=np.ascontiguousarray(both.data, dtype=np.float64),
-        wt_sign=np.where(both.indices < m_r, 1.0, -1.0),
-        constant=np.ascontiguousarray(form.constant, dtype=np.float64))
+    rounds: Mapping[str, Value] | None = None
 
 
 def game_config(options: SolverOptions, formulation: int, m: int,
@@ -172,31 +150,36 @@ def formulation_of(algorithm: str, options: SolverOptions) -> int:
 
 
 def run_lagrangian(problem: CompiledProblem, options: SolverOptions,
-                   progress: ProgressCallback | None, deadline: float) -> Trajectory:
-    """Definition 1 on the relaxed problem (hinge or ramp); theta-bar uniform (Theorem 2)."""
-    return _run_game(problem, options, progress, deadline, LAGRANGIAN)
+                   progress: ProgressCallback | None, deadline: float,
+                   source: PartitionedBatch | None = None) -> Trajectory:
+    """Definition 1 on the relaxed problem (hinge or ramp); theta-bar uniform (Theorem 2).
+    ``source``: the examples left in partitions (:mod:`worker.algorithms.run.game_rounds`)."""
+    return _run_game(problem, options, progress, deadline, LAGRANGIAN, source)
 
 
 def run_proxy_lagrangian(problem: CompiledProblem, options: SolverOptions,
-                         progress: ProgressCallback | None, deadline: float) -> Trajectory:
-    """Definition 2, Algorithm 2 (or external regret); theta-bar weighted by lambda_1."""
+                         progress: ProgressCallback | None, deadline: float,
+                         source: PartitionedBatch | None = None) -> Trajectory:
+    """Definition 2, Algorithm 2 (or external regret); theta-bar weighted by lambda_1.
+    ``source`` as :func:`run_lagrangian`."""
     return _run_game(problem, options, progress, deadline,
-                     formulation_of("proxy_lagrangian", options))
+                     formulation_of("proxy_lagrangian", options), source)
 
 
-def _run_game(problem, options, progress, deadline, formulation) -> Trajectory:
-    arrays = problem_arrays(problem, problem.m)
-    rates = rate_arrays(problem.rates, problem.d, relaxed=formulation == LAGRANGIAN)
-    cfg = game_config(options, formulation, problem.m_total, rates)
+def _run_game(problem, options, progress, deadline, formulation, source) -> Trajectory:
+    data = GameData.opened(problem_arrays(problem, problem.m), problem.rates,
+                           lambda rates: rate_arrays(rates, problem.d,
+                                                     relaxed=formulation == LAGRANGIAN),
+                           source)
+    cfg = game_config(options, formulation, problem.m_total, data.rate_arrays)
     state = initial_state(start_point(problem, options), problem.m_total, formulation,
                           options.seed)
     resumed = resumed_game(options.resume, formulation, state)
 
     def describe() -> tuple[float, float, int]:
-        violation = float(max_violation(arrays, state.w))
-        if problem.rates is not None:
-            violation = max(violation, float(problem.rates.values(state.w).max(initial=0.0)))
-        objective = objective_value(arrays, state.w) if problem.true_rate is None \
+        violation = max(float(max_violation(data.arrays, state.w)),
+                        float(data.rate_values(state.w).max(initial=0.0)))
+        objective = objective_value(data.arrays, state.w) if problem.true_rate is None \
             else problem.true_rate.values(state.w)[0]  # progress shows the rate, not its proxy
         return float(objective), violation, int(state.counters[CHECKS])
 
@@ -208,33 +191,35 @@ def _run_game(problem, options, progress, deadline, formulation) -> Trajectory:
     elif cfg.step_rule == STEP_DOG:
         probe = PROBE_ITERATIONS if options.until_converged else \
             warmup_end(0, options.iterations)
-        cfg, step_stats = measured_theta_step(arrays, rates, cfg, state, probe, deadline)
+        cfg, step_stats = measured_theta_step(data.steps, cfg, state, probe, deadline)
     loop = ChunkedLoop(deadline, options.iterations, describe, progress)
     candidates, baseline, game = play(
-        loop, lambda count: game_steps(arrays, rates, cfg, state, count), state.w, state.lam,
+        loop, lambda count: data.steps(cfg, state, count), state.w, state.lam,
         state.counters, options, cfg, lambda solutions, weights: mixture_value(
-            problem, arrays, solutions, weights),
+            problem, data, solutions, weights),
         first_stage=RESUMED_FIRST_STAGE if resumed else FIRST_STAGE)
     relaxed = relaxed_violation(problem, np.array(candidates.solutions), baseline,
                                 options.game.proxy) if formulation == LAGRANGIAN else None
     name = "lagrangian" if formulation == LAGRANGIAN else "proxy_lagrangian"
-    return Trajectory(name, candidates, arrays, LinearGameStats(game, step_stats, relaxed),
-                      baseline, game_end=game_end(state, cfg, formulation))
+    stats = LinearGameStats(game, step_stats, relaxed, data.rounds())
+    return Trajectory(name, candidates, data.arrays, stats, baseline,
+                      game_end=game_end(state, cfg, formulation))
 
 
-def measured_theta_step(arrays: ProblemArrays, rates: RateArrays, cfg: GameConfig,
+def measured_theta_step(steps: Callable[[GameConfig, GameState, int], None], cfg: GameConfig,
                         state: GameState, iterations: int, deadline: float
                         ) -> tuple[GameConfig, dict]:
-    """``eta_w: "auto"`` (module docstring): up to ``iterations`` DoG steps on a copy of
-    ``state`` with the multipliers held at their start, within 1/WARMUP_PART of the time
-    left until ``deadline``, measure r; return ``cfg`` on AdaGrad's norm step with diameter
-    THETA_DIAMETER_FRACTION r, and the measurements for ``stats``."""
+    """``eta_w: "auto"`` (module docstring): up to ``iterations`` DoG steps (``steps(cfg,
+    state, count)``) on a copy of ``state`` with the multipliers held at their start, within
+    1/WARMUP_PART of the time left until ``deadline``, measure r; return ``cfg`` on
+    AdaGrad's norm step with diameter THETA_DIAMETER_FRACTION r, and the measurements for
+    ``stats``."""
     probe = copied(state)
     held = cfg._replace(eta_lambda=0.0)
     now = time.perf_counter()
     loop = ChunkedLoop(now + (deadline - now) / WARMUP_PART, iterations,
                        describe=lambda: (math.nan, math.nan, 0))
-    loop.run(lambda count: game_steps(arrays, rates, held, probe, count), iterations)
+    loop.run(lambda count: steps(held, probe, count), iterations)
     stats = warmup_measurements(probe)
     diameter = THETA_DIAMETER_FRACTION * stats["warmup_radius"]
     stats |= {"eta_w_warmup": "dog", "warmup_iterations": loop.iteration,
@@ -352,7 +337,7 @@ def _stages(loop: ChunkedLoop, snapshots: Callable[[int, int, SnapshotBound | No
         ({} if bound is None else {"bound_checks": bound.checks})
 
 
-def mixture_value(problem: CompiledProblem, arrays: ProblemArrays, solutions: np.ndarray,
+def mixture_value(problem: CompiledProblem, data: GameData, solutions: np.ndarray,
                   weights: np.ndarray) -> tuple[float, float, float]:
     """(the expected objective of the shrunk mixture of the ``solutions``, the least largest
     expected violation of any mixture of them, the statistical floor) for ``solutions``
@@ -370,16 +355,21 @@ def mixture_value(problem: CompiledProblem, arrays: ProblemArrays, solutions: np
     With rate constraints the floor is the standard error of the mean loss at the weighted
     mean (relative to the objective): the rates the answer is judged on are measured on the
     same n examples, and improving the surrogate objective by less than its standard error
-    does not move them; without rates it is 0.
+    does not move them; without rates it is 0. On partitions (``data.source``) the
+    objectives and rates are map-reduces over every example, and the loss's spread is the
+    current round's.
     """
-    objectives = np.array([objective_value(arrays, w) for w in solutions])
+    arrays, source = data.arrays, data.source
+    objectives = np.array([objective_value(arrays, w) for w in solutions]) if source is None \
+        else source.values(solutions, arrays)
     values = problem.constraints.values(solutions)
     if problem.rates is not None:
         values = np.hstack([values, problem.rates.values(solutions)])
     objective = float(best_mixture(objectives, values) @ objectives)
     floor = 0.0
     if problem.rates is not None:
-        floor = float(loss_spread(arrays, weights @ solutions)) / math.sqrt(max(problem.n, 1)) \
+        n = problem.n if source is None else source.n
+        floor = float(loss_spread(arrays, weights @ solutions)) / math.sqrt(max(n, 1)) \
             / max(abs(objective), 1e-12)
     return objective, least_violation(values), floor
 

@@ -47,6 +47,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from worker.algorithms.run.arrays import DOG_START
+from worker.algorithms.run.game_rounds import rate_arrays
 from worker.algorithms.run.game_start import initial_multipliers
 from worker.algorithms.run.loop import ChunkedLoop, ProgressCallback
 from worker.algorithms.run.options import SolverOptions, start_point
@@ -58,7 +59,6 @@ from worker.algorithms.runners.games import (
     formulation_of,
     game_config,
     play,
-    rate_arrays,
 )
 from worker.candidates.shrink import least_violation
 from worker.candidates.trajectory import Trajectory
