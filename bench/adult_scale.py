@@ -7,7 +7,8 @@ the workers of a Dask ``LocalCluster`` (``solver.workers: 2``, the cluster given
 ``LIGHTTOUCH_DASK_SCHEDULER``).
 
 Each solve is ``lighttouch solve`` in its own process (:mod:`raw_pairs_cluster`'s
-``run_solve``): its wall, its own peak memory (``VmHWM`` read while it runs), and, for a
+``run_solve``): its wall (the Result's ``stats.wall_s``; ``process_wall_s`` adds the
+process's start and exit), its own peak memory (``VmHWM`` read while it runs), and, for a
 cluster run, each worker's own peak after it (the workers restarted before it). A run that
 fails keeps its error message in its row. From each Result: the rounds and bytes moved and
 the other scalar ``stats``, the objective, and the scores of the stochastic classifier
@@ -33,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import time
 from pathlib import Path
 
 import matplotlib
@@ -88,7 +90,9 @@ def one_run(directory: Path, spec: dict, name: str, client, splits: dict) -> dic
     if client is not None:
         client.restart()
         environment["LIGHTTOUCH_DASK_SCHEDULER"] = client.scheduler.address
+    began = time.perf_counter()
     row = run_solve(directory, spec, name, environment)
+    row["process_wall_s"] = time.perf_counter() - began
     if client is not None:
         row["worker_peak_bytes"] = worker_peaks(client)
     if "error" in row:
