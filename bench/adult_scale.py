@@ -7,17 +7,18 @@ the workers of a Dask ``LocalCluster`` (``solver.workers: 2``, the cluster given
 ``LIGHTTOUCH_DASK_SCHEDULER``).
 
 Each solve is ``lighttouch solve`` in its own process (:mod:`raw_pairs_cluster`'s
-``run_solve``): its wall (the Result's ``stats.wall_s``; ``process_wall_s`` adds the
-process's start and exit), its own peak memory (``VmHWM`` read while it runs), and, for a
-cluster run, each worker's own peak after it (the workers restarted before it). A run that
-fails keeps its error message in its row. From each Result: the rounds and bytes moved and
-the other scalar ``stats``, the objective, and the scores of the stochastic classifier
-(expected over the mixture's weights; :func:`adult_tuning.evaluate`): error and each
-group's TPR / TPR(all) (percent) on the K x training rows (exact, from their distinct rows
-counted), on the held-out validation split and on the official test file. Every solve
-parses its files (the parsed-data cache is off: ``LIGHTTOUCH_DATA_CACHE_BYTES=0``). At 1x the same
-spec is also solved on the fit split as is (no draws, no noise), the protocol of
-bench/adult_fairness.py at the solver's default step sizes.
+``run_solve``): its wall (the Result's ``stats.wall_s``, a failed run's the process's;
+``process_wall_s`` adds the process's start and exit), its own peak memory (``VmHWM`` read
+while it runs), and, for a cluster run, each worker's own peak after it (the workers
+restarted before it). A run that fails keeps its error message in its row. From each
+Result: the rounds and bytes moved and the other scalar ``stats``, the objective, and the
+scores of the stochastic classifier (expected over the mixture's weights;
+:func:`adult_tuning.evaluate`): error and each group's TPR / TPR(all) (percent) on the K x
+training rows (exact, from their distinct rows counted), on the held-out validation split
+and on the official test file. Every solve parses its files (the parsed-data cache is off:
+``LIGHTTOUCH_DATA_CACHE_BYTES=0``). At 1x the same spec is also solved on the fit split as
+is (no draws, no noise), the protocol of bench/adult_fairness.py at the solver's default
+step sizes.
 
 Usage::
 
