@@ -187,7 +187,7 @@ def test_auto_past_the_budget_plays_on_the_cluster_or_is_refused(tmp_path, clust
                                                                   monkeypatch):
     spec = rated_spec(tmp_path, 300_000, workers=None)     # past a round's rows
     spec["solver"]["algorithm"] = "auto"
-    budget = 2**26
+    budget = 100_000_000
     monkeypatch.setenv("LIGHTTOUCH_DATA_ROOTS", str(tmp_path))
     monkeypatch.setenv("LIGHTTOUCH_PARTITION_BYTES", str(2**22))
     for message in refusals(spec, tmp_path, budget, monkeypatch):

@@ -69,6 +69,11 @@ def has_rates(spec: Spec) -> bool:
     return bool(rate_blocks(spec))
 
 
+def rate_terms(spec: Spec) -> int:
+    """The rate terms of the spec's constraints, each an entry of an example's share."""
+    return sum(len(constraint.linear()[0]) for _, constraint in rate_blocks(spec))
+
+
 def partition_groups(plan: PartitionPlan, rows: Rows,
                      settings: DataSettings) -> dict[str, np.ndarray]:
     """Each group's members among the partition's rows (local indices), read from its

@@ -45,6 +45,10 @@ _BYTES_PER_WEIGHT = 3 * 8
 _WORKER_BYTES_PER_ENTRY = 12 + 16
 #: A worker's example: its label and row starts, as read and in the kernels' rows.
 _WORKER_BYTES_PER_EXAMPLE = 3 * 8
+#: A rate term's entry of one example in one form's sparse matrices: value and index.
+_BYTES_PER_RATE_ENTRY = 8 + 4
+#: The forms a rate constraint is held in (:class:`worker.problem.rates.RateSet`).
+_RATE_FORMS = 2
 #: A worker's weighted example's more: its weight as read and divided by the mean.
 _WORKER_BYTES_PER_WEIGHT = 2 * 8
 
@@ -94,6 +98,13 @@ def _examples_part(n: int, entries: int, weighted: bool, hinge_lp: bool,
     return int(data)
 
 
+def rate_bytes(terms: int) -> int:
+    """Bytes an example's shares of ``terms`` rate terms take at most: an entry (value and
+    index) in each form's sparse matrices, the proxy and the relaxed
+    (:mod:`worker.distributed.rate_parts`)."""
+    return _RATE_FORMS * _BYTES_PER_RATE_ENTRY * terms
+
+
 def examples_bytes(n: int, entries: int) -> int:
     """Bytes ``n`` examples with ``entries`` feature nonzeros take in one process."""
     return int(_BYTES_PER_EXAMPLE_ENTRY * entries + _BYTES_PER_EXAMPLE * n)
@@ -116,14 +127,16 @@ def planned_parts(spec: Spec, n: int, entries: int) -> dict[str, int]:
 
 
 def worker_shares(n: int, entries: int, partitions: int, workers: int,
-                  weighted: bool = False) -> tuple[int, ...]:
+                  weighted: bool = False, rate_terms: int = 0) -> tuple[int, ...]:
     """Bytes each of ``workers`` Dask workers holds of ``n`` examples with ``entries``
     nonzeros in ``partitions`` partitions, dealt evenly (the scheduler places them, so a
     worker may hold more): the chunk as read and the batch kernels' rows, with their
-    weights when ``weighted``; () in process."""
+    weights when ``weighted`` and their shares of ``rate_terms`` rate terms
+    (:func:`rate_bytes`); () in process."""
     if workers <= 0 or partitions <= 0:
         return ()
-    per_example = _WORKER_BYTES_PER_EXAMPLE + (_WORKER_BYTES_PER_WEIGHT if weighted else 0)
+    per_example = _WORKER_BYTES_PER_EXAMPLE + (_WORKER_BYTES_PER_WEIGHT if weighted else 0) \
+        + rate_bytes(rate_terms)
     per_partition = (_WORKER_BYTES_PER_ENTRY * entries + per_example * n) / partitions
     return tuple(int(per_partition * (partitions // workers + (k < partitions % workers)))
                  for k in range(workers))

@@ -32,7 +32,7 @@ from worker.distributed.placement import (
     reads_partitions,
     workers_placement,
 )
-from worker.distributed.rate_parts import has_rates, open_rates
+from worker.distributed.rate_parts import has_rates, open_rates, rate_terms
 from worker.errors import SpecError
 from worker.model_types import MODEL_TYPES
 from worker.model_types.record import Lowering
@@ -44,6 +44,7 @@ from worker.pipeline.memory import (
     memory_parts,
     network_memory_parts,
     planned_parts,
+    rate_bytes,
     worker_shares,
 )
 from worker.pipeline.options import solver_options
@@ -186,12 +187,13 @@ def _files_job(model: Spec, source: DataSource, settings: JobSettings, placement
             choice = chosen(problem, model.solver.algorithm)
             if placement.where != IN_PROCESS:
                 choice = replace(choice, reason=f"{choice.reason}; {placement.reason}")
-        sampled = sampled_rows(choice.name, model, settings, batch.n)
+        sampled, terms = sampled_rows(choice.name, model, settings, batch.n), rate_terms(model)
         parts = memory_parts(problem, model.solver.candidates) | {
-            DATA: examples_bytes(sampled, batch.entries * sampled // batch.n)}
+            DATA: examples_bytes(sampled, batch.entries * sampled // batch.n)
+            + sampled * rate_bytes(terms)}
         estimate = check_memory(parts, settings.memory_limit)
         shares = worker_shares(batch.n, batch.entries, len(batch.parts), batch.workers,
-                               plan.weighted)
+                               plan.weighted, terms)
         yield CompiledJob(problem, choice, estimate, placement,
                           placement.stats(estimate, shares), shares, plan, batch)
 
