@@ -96,7 +96,7 @@ def hinge_objective(signed: SignedRows, w: np.ndarray) -> float:
 def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, tolerance: float,
            examples: int = EXAMPLES,
            after_round: Callable[[np.ndarray, float], None] | None = None,
-           slow_rate: float = 0.0) -> Polished | None:
+           slow_rate: float = 0.0, rows: SignedRows | None = None) -> Polished | None:
     """Trust-region LP rounds from ``start`` (module docstring), or None when the objective
     is not a hinge-loss LP; ``slow_rate`` > 0 stops them once a round is slow.
 
@@ -111,18 +111,18 @@ def polish(problem: CompiledProblem, start: np.ndarray, deadline: float, toleran
     tolerance : float
         Stop once the estimated remaining decrease is at most ``tolerance`` times f.
     examples : int
-        Hinges off the kink the first LP keeps (:func:`trust_radius`); steps that reach the
-        trust region's side double them, up to :data:`GROWTH` times as many.
+        Hinges off the kink the first LP keeps (:func:`trust_radius`), doubled by steps that
+        reach the trust region's side, up to :data:`GROWTH` times as many.
     after_round : callable, optional
         Called with each accepted point (d,) and its objective (progress reports).
     slow_rate : float
-        Stop (``"slow"``) after a round that lowered f by less than this share of f per
-        second it took (0: never; the pipeline's: :data:`SLOW_RATE` or 0).
+        Stop (``"slow"``) after a round lowering f by less than this share of f a second.
+    rows : SignedRows, optional
+        The rows y_i x_i read elsewhere (:class:`~worker.distributed.band_rows.PartitionedRows`).
     """
-    if not has_hinge_lp(problem):
+    if not has_hinge_lp(problem, rows):
         return None
-    began = time.perf_counter()
-    signed = signed_rows(problem)
+    began, signed = time.perf_counter(), signed_rows(problem) if rows is None else rows
     reach = signed.reach()                                          # |x_i|_1, (n,)
     w = np.clip(start, problem.lower, problem.upper)
     value = start_value = hinge_objective(signed, w)

@@ -1,10 +1,12 @@
 """A hinge objective's rows y_i x_i left in a batch's partitions, read as the certified lower
-bound reads rows (the interface of :class:`worker.candidates.hinge_lp.SignedRows`: ``shape``,
-``margins``, ``transpose_dot``, ``take``), each by one map-reduce over the partitions.
+bound and the trust-region polish read rows (the interface of
+:class:`worker.candidates.hinge_lp.SignedRows`: ``shape``, ``weights``, ``margins``,
+``reach``, ``transpose_dot``, ``mass``, ``take``), each by one map-reduce over the partitions.
 
-The driver then holds the margins z_i = y_i x_i . w (8 bytes per example: the bound's dual
-certificate weighs every example by its margin) and the rows of the band the LP keeps, never
-the examples' rows.
+The driver then holds vectors of one number per example (the margins z_i = y_i x_i . w: the
+bound's dual certificate weighs every example by its margin, and the polish keeps the
+examples nearest their kink; |x_i|_1; the example weights c_i), and the rows of the band
+the LP keeps, never the examples' rows.
 """
 
 from __future__ import annotations
@@ -29,8 +31,21 @@ def part_margins(rows: Rows, w: np.ndarray) -> np.ndarray:
 
 
 def part_weighted_sum(rows: Rows, weights: np.ndarray, width: int) -> np.ndarray:
-    """sum_i weights_i y_i x_i over the partition, shape (width,)."""
-    return _matrix(rows, width).T @ (rows.labels * weights)
+    """sum_i c_i weights_i y_i x_i over the partition (c its example weights), shape
+    (width,)."""
+    return _matrix(rows, width).T @ (rows.labels * rows.weights * weights)
+
+
+def part_reach(rows: Rows) -> np.ndarray:
+    """|x_i|_1 over the partition, shape (rows,)."""
+    count = rows.labels.shape[0]
+    return np.bincount(np.repeat(np.arange(count), np.diff(rows.indptr)),
+                       weights=np.abs(rows.data), minlength=count)
+
+
+def part_weights(rows: Rows) -> np.ndarray:
+    """The partition's example weights c_i, shape (rows,)."""
+    return rows.weights
 
 
 def part_take(rows: Rows, local: np.ndarray, width: int) -> sp.csr_matrix:
@@ -47,6 +62,7 @@ class PartitionedRows:
         self.batch = batch
         self.shape = (batch.n, batch.d)
         self.ends: np.ndarray | None = None
+        self._weights: np.ndarray | None = None
 
     def margins(self, w: np.ndarray) -> np.ndarray:
         """z_i = y_i x_i . w, shape (n,)."""
@@ -60,13 +76,18 @@ class PartitionedRows:
 
     @property
     def weights(self) -> np.ndarray:
-        """The example weights c (n,): all 1 (the pairs' tables this reads take no weights:
-        ``objective.data.weights`` is refused for them)."""
-        return np.ones(self.shape[0])
+        """The example weights c (n,) of mean one (all 1 without weights), gathered once."""
+        if self._weights is None:
+            self._weights = self._gathered(part_weights, "the examples' weights")
+        return self._weights
+
+    def reach(self) -> np.ndarray:
+        """|x_i|_1 (n,): how far a margin moves per unit of |w - w'|_inf."""
+        return self._gathered(part_reach, "the polish's row norms")
 
     def mass(self, weights: np.ndarray) -> float:
-        """sum_i c_i weights_i for ``weights`` (n,), with every c_i = 1."""
-        return float(np.sum(weights))
+        """sum_i c_i weights_i for ``weights`` (n,)."""
+        return float(self.weights @ weights)
 
     def transpose_dot(self, weights: np.ndarray) -> np.ndarray:
         """sum_i weights_i y_i x_i, shape (d,), for ``weights`` (n,)."""
@@ -89,6 +110,13 @@ class PartitionedRows:
         taken = sp.vstack(blocks, format="csr")
         self._count(8 * kept.size + 12 * taken.nnz)
         return taken
+
+    def _gathered(self, task, what: str) -> np.ndarray:
+        """One number per example from every partition (``task(rows)``), in row order."""
+        run = self.batch.executor
+        parts = run.gather([run.submit(task, part) for part in self.batch.parts], what)
+        self._count(8 * self.shape[0])
+        return np.concatenate(parts)
 
     def _ends(self) -> np.ndarray:
         """The partitions' end rows (known after the first :meth:`margins`)."""

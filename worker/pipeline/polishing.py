@@ -1,7 +1,8 @@
 """``solver.polish``: sharing a job's time between the algorithm and the trust-region LP
 polish of :mod:`worker.candidates.polish`, whose answer joins the shrinking LP's candidates.
 
-When the objective is a hinge-loss LP held in memory, the algorithm may run for
+When the objective is a hinge-loss LP (held in memory, or read in partitions by
+map-reduces: :mod:`worker.distributed.band_rows`), the algorithm may run for
 :data:`ALGORITHM_SHARE` of ``solver.time_limit_s``, and ``iterations: "auto"`` stops it at
 :data:`ALGORITHM_TOLERANCE` times ``solver.tolerance``; the polish then starts from the exact
 projection of the algorithm's last running average and may run for :data:`POLISH_SHARE` of
@@ -22,7 +23,7 @@ import numpy as np
 
 from worker.algorithms.run.loop import Progress, ProgressCallback
 from worker.algorithms.run.options import SolverOptions
-from worker.candidates.hinge_lp import has_hinge_lp
+from worker.candidates.hinge_lp import SignedRows, has_hinge_lp
 from worker.candidates.lower_bound import takes_spare_time
 from worker.candidates.polish import SLOW_RATE, polish
 from worker.candidates.snapshots import Candidates
@@ -40,9 +41,10 @@ POLISH_SHARE = 0.75
 ALGORITHM_TOLERANCE = 10.0
 
 
-def polishes(enabled: bool, problem: CompiledProblem, in_memory: bool) -> bool:
-    """Whether the job polishes: ``solver.polish`` on a hinge-loss LP held in memory."""
-    return enabled and in_memory and has_hinge_lp(problem)
+def polishes(enabled: bool, problem: CompiledProblem, rows: SignedRows | None = None) -> bool:
+    """Whether the job polishes: ``solver.polish`` on a hinge-loss LP held in memory or
+    whose ``rows`` are read in partitions."""
+    return enabled and has_hinge_lp(problem, rows)
 
 
 def algorithm_options(options: SolverOptions) -> SolverOptions:
@@ -65,7 +67,8 @@ class PolishStats(Stats):
 
 def polished_candidates(problem: CompiledProblem, candidates: Candidates, solve_s: float,
                         deadline: float, tolerance: float,
-                        progress: ProgressCallback | None = None
+                        progress: ProgressCallback | None = None,
+                        rows: SignedRows | None = None
                         ) -> tuple[Candidates, PolishStats | None]:
     """Polish the projection of the last running average (the last candidate if none is
     an average) for :data:`POLISH_SHARE` of the time left until ``deadline`` (a
@@ -75,7 +78,8 @@ def polished_candidates(problem: CompiledProblem, candidates: Candidates, solve_
     Returns the candidates with the point added as a ``"polished"`` one when it is better
     (a new set; ``candidates`` is left as it is) and the stage's stats (None without
     candidates). ``progress`` hears of every round's point, at the algorithm's last
-    iteration, ``solve_s`` seconds into the job's solving.
+    iteration, ``solve_s`` seconds into the job's solving; ``rows`` are the examples' rows
+    read in partitions (None: the problem's own).
     """
     if not candidates.solutions:
         return candidates, None
@@ -94,7 +98,7 @@ def polished_candidates(problem: CompiledProblem, candidates: Candidates, solve_
 
     polished = polish(problem, start, began + POLISH_SHARE * (deadline - began), tolerance,
                       after_round=None if progress is None else report,
-                      slow_rate=SLOW_RATE if takes_spare_time(problem) else 0.0)
+                      slow_rate=SLOW_RATE if takes_spare_time(problem) else 0.0, rows=rows)
     stats = PolishStats(polished.status, polished.rounds, polished.examples,
                         time.perf_counter() - began)
     if polished.objective < polished.start_objective:

@@ -159,7 +159,7 @@ def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
                 warm_options(options, earlier, problem.network.parameters), progress)
             solved = Solved(result, (*records, LoadTime(load_s)))
         else:
-            rows = PartitionedRows(job.batch) if isinstance(job.plan, PairPlan) else None
+            rows = None if job.batch is None else PartitionedRows(job.batch)
             solved = _solved(model, problem, job.choice,
                              warm_options(options, earlier, problem.d), progress, started,
                              job.batch, rows)
@@ -195,11 +195,10 @@ def _solved(model: Spec, problem: CompiledProblem, choice: Choice, options: Solv
             ) -> Solved:
     """Run the chosen algorithm on the compiled problem, polish, and summarize; with
     ``batch`` (the examples held in partitions) objective values are map-reduces over them,
-    counted as communication rounds (by the batch), and so are the lower bound's reads of
-    ``rows`` (pairs on partitions)."""
+    counted as communication rounds (by the batch), and so are the polish's and the lower
+    bound's reads of ``rows`` (the examples' rows on partitions)."""
     load_s = time.perf_counter() - started
-    polishing = not choice.certified and polishes(model.solver.polish, problem,
-                                                  in_memory=batch is None)
+    polishing = not choice.certified and polishes(model.solver.polish, problem, rows)
     trajectory = run_choice(choice, problem,
                             algorithm_options(options) if polishing else options, progress,
                             batch)
@@ -207,7 +206,7 @@ def _solved(model: Spec, problem: CompiledProblem, choice: Choice, options: Solv
     if polishing:
         candidates, polished = polished_candidates(
             problem, candidates, trajectory.run.solve_s, started + options.time_limit_s,
-            options.tolerance, progress)
+            options.tolerance, progress, rows)
     trajectory = with_warm_candidates(replace(
         trajectory, candidates=candidates.last(options.candidates)),  # the most recent
         options)
