@@ -20,9 +20,9 @@ from worker.distributed.chunks import read_chunk
 from worker.distributed.executors import LocalExecutor
 from worker.distributed.raw_tables import fitted_transform, plan_table
 from worker.errors import DataError
-from worker.pipeline.validate import summarize_spec
+from worker.pipeline.validate import place_spec, summarize_spec
 from worker.problem.compile import DataSource
-from worker.settings import DataSettings, data_settings
+from worker.settings import DataSettings, budgeted_settings, data_settings
 from worker.spec.models import parse_spec
 from worker.tables.lower import lower_tables
 
@@ -116,8 +116,10 @@ def test_over_the_budget_auto_fits_and_reads_the_table_on_the_cluster(tmp_path, 
     budget = 2_000_000
     monkeypatch.setenv("LIGHTTOUCH_MAX_JOB_BYTES", str(budget))
     summary = summarize_spec(spec, max_job_bytes=budget)
+    submitted = place_spec(spec, settings=budgeted_settings())
     routed = lighttouch.solve(spec)
     assert summary["placement"]["where"] == routed.stats["placement"] == "cluster"
+    assert submitted["where"] == "cluster" and "Dask" in submitted["reason"]
     assert summary["placement"]["in_process_bytes"] > budget > summary["memory_estimate_bytes"]
     assert "LIGHTTOUCH_DASK_SCHEDULER" in routed.stats["method_reason"]
     assert routed.model.type == "calibrated_lattice" and routed.stats["batch_workers"] == 2
