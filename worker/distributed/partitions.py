@@ -21,9 +21,10 @@ layout          partition
                 splittable; so is a Fortran-ordered ``npy``)
 ==============  =================================================================================
 
-Labels come from the features file (svmlight; a column format with ``label_column``) or
-from a separate 1-D ``npy`` file, as do the groups that rate constraints count on
-(``objective.data.groups``, each a 1-D ``npy`` file of 0/1;
+Labels come from the features file (svmlight; a column format with ``label_column``; a
+calibrated model's raw parquet table, whose model columns each partition turns into feature
+rows: :mod:`worker.distributed.raw_tables`) or from a separate 1-D ``npy`` file, as do the
+groups that rate constraints count on (``objective.data.groups``, each a 1-D ``npy`` file of 0/1;
 :mod:`worker.distributed.rate_parts`). Example weights, when given, come from a separate 1-D
 ``npy`` file read in each partition's row range as such labels are, or are inline values the
 driver holds and slices per partition (:mod:`worker.distributed.weights`). The census round
