@@ -22,7 +22,7 @@ from tests.specs import exact_optimum
 from worker import solve
 from worker.distributed.executors import DaskExecutor, LocalExecutor
 from worker.distributed.pairs import pair_part, plan_pairs
-from worker.distributed.raw_pairs import fitted_transform
+from worker.distributed.raw_tables import RawTables, fitted_transform
 from worker.errors import DataError
 from worker.pipeline.validate import summarize_spec
 from worker.problem.compile import DataSource
@@ -86,7 +86,8 @@ def test_every_row_sampled_gives_the_in_memory_calibration_and_feature_rows(tmp_
     spec = raw_spec(tmp_path, model=model, sides=raw_sides(2400))
     parsed = parse_spec(spec)
     plan = plan_pairs(parsed, [tmp_path], 700, DataSettings())
-    transform = fitted_transform(parsed, plan, LocalExecutor(), 3, DataSettings())
+    tables = RawTables.of_pairs(plan)
+    transform = fitted_transform(parsed, tables, LocalExecutor(), 3, DataSettings())
     lowered = in_memory_lowering(spec, tmp_path)
     assert transform.describe(None) == lowered.model.describe(None)
     assert "tavern" in transform.calibrators[2].categories
@@ -106,10 +107,11 @@ def test_a_model_whose_keypoints_and_categories_are_listed_reads_no_sample(tmp_p
     spec["model"]["features"][2]["categories"] = ["bar", "cafe", "diner", "tavern"]
     parsed = parse_spec(spec)
     plan = plan_pairs(parsed, [tmp_path], 700, DataSettings())
+    tables = RawTables.of_pairs(plan)
     lowered = in_memory_lowering(spec, tmp_path)
     for side in ("positive", "negative"):
         (tmp_path / f"{side}.parquet").unlink()
-    transform = fitted_transform(parsed, plan, LocalExecutor(), 3, DataSettings())
+    transform = fitted_transform(parsed, tables, LocalExecutor(), 3, DataSettings())
     assert transform.describe(None) == lowered.model.describe(None)
 
 
@@ -118,16 +120,18 @@ def test_a_sample_is_the_same_in_this_process_and_on_two_workers(tmp_path, clust
 
     parsed = parse_spec(raw_spec(tmp_path, n=6000))
     plan = plan_pairs(parsed, [tmp_path], 700, DataSettings())
-    here = fitted_transform(parsed, plan, LocalExecutor(), 3, DataSettings(), SMALL_SAMPLE)
+    tables = RawTables.of_pairs(plan)
+    here = fitted_transform(parsed, tables, LocalExecutor(), 3, DataSettings(),
+                            SMALL_SAMPLE)
     with Client(cluster) as client:
-        there = fitted_transform(parsed, plan, DaskExecutor(client, 60.0), 3, DataSettings(),
-                                 SMALL_SAMPLE)
+        there = fitted_transform(parsed, tables, DaskExecutor(client, 60.0), 3,
+                                 DataSettings(), SMALL_SAMPLE)
     assert here.describe(None) == there.describe(None)
-    every_row = fitted_transform(parsed, plan, LocalExecutor(), 3, DataSettings())
+    every_row = fitted_transform(parsed, tables, LocalExecutor(), 3, DataSettings())
     sampled, exact = here.calibrators[0].keypoints, every_row.calibrators[0].keypoints
     assert not np.array_equal(sampled, exact)
     np.testing.assert_allclose(sampled, exact, atol=0.25)
-    other_seed = fitted_transform(parsed, plan, LocalExecutor(), 4, DataSettings(),
+    other_seed = fitted_transform(parsed, tables, LocalExecutor(), 4, DataSettings(),
                                   SMALL_SAMPLE)
     assert not np.array_equal(other_seed.calibrators[0].keypoints, sampled)
 

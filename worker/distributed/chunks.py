@@ -20,8 +20,10 @@ from worker.data.refs import DataRef
 from worker.distributed.partitions import (
     DATA,
     FEATURES,
+    LABEL,
     NPY,
     ROW_GROUPS,
+    TABLE,
     WHOLE,
     PartitionPlan,
     Piece,
@@ -29,6 +31,9 @@ from worker.distributed.partitions import (
 from worker.distributed.ranges import open_ranges, read_line, read_range
 from worker.errors import DataError
 from worker.settings import DataSettings
+from worker.tables.columns import Table as Columns
+from worker.tables.lower import label_column, label_values
+from worker.tables.read import read_parquet_rows
 
 T = TypeVar("T")
 
@@ -57,6 +62,8 @@ def read_chunk(plan: PartitionPlan, k: int, settings: DataSettings) -> Chunk:
             block = read_range(stream, npy.offset + piece.start * npy.row_bytes,
                                npy.offset + piece.stop * npy.row_bytes)
             return Chunk(as_csr(npy.rows(block), drop_zeros=True), None)
+        if plan.layout == ROW_GROUPS and plan.transform is not None:
+            return _raw_rows(plan, piece, stream)
         if plan.layout == ROW_GROUPS:
             where = f"{FEATURES} (row groups {piece.groups[0]}-{piece.groups[-1]})"
             read_groups = REGISTRY[ref.format].partitions.read_groups
@@ -74,6 +81,19 @@ def read_chunk(plan: PartitionPlan, k: int, settings: DataSettings) -> Chunk:
             return _unparsed(block, lambda lines: read_lines(lines, plan.names, ref, where),
                              ref)
     return Chunk(as_csr(parsed.values, drop_zeros=True), parsed.labels)
+
+
+def _raw_rows(plan: PartitionPlan, piece: Piece, stream: BinaryIO) -> Chunk:
+    """A calibrated model's raw table's partition: the model's columns and the label of its
+    row groups, as the model's feature rows (checked as they are computed, a bad value
+    named by column and global row) and the labels."""
+    where = f"{TABLE} (row groups {piece.groups[0]}-{piece.groups[-1]})"
+    columns = list(dict.fromkeys([*plan.transform.columns, label_column(plan.label)]))
+    raw = parsing(lambda: read_parquet_rows(stream, piece.groups, columns, where),
+                  plan.features, where)
+    table = Columns.of(raw, TABLE, piece.start)
+    return Chunk(as_csr(plan.transform.features(table), drop_zeros=True),
+                 label_values(plan.label, table, LABEL))
 
 
 def _unparsed(block: bytes, parse: Callable[[bytes], Any], ref: DataRef) -> Chunk:

@@ -18,7 +18,7 @@ format      partition
 ==========  ===================================================================================
 
 A calibrated model's raw tables (parquet, named columns) carry the model's fitted
-transform in the plan (:mod:`worker.distributed.raw_pairs`): a partition reads only the
+transform in the plan (:mod:`worker.distributed.raw_tables`): a partition reads only the
 model's columns of its row groups and turns each side's rows into feature rows where it is
 read.
 
@@ -141,15 +141,15 @@ def plan_pairs(spec: Spec, roots: Sequence[Path], partition_rows: int,
     """The row-aligned plan of a spec :func:`pairs_partitionable` accepts (module
     docstring), from headers and footers only."""
     data = spec.objective.data
-    positive = _table(data.positive, POSITIVE, roots, settings)
-    negative = _table(data.negative, NEGATIVE, roots, settings)
+    positive = table_layout(data.positive, POSITIVE, roots, settings)
+    negative = table_layout(data.negative, NEGATIVE, roots, settings)
     if negative.rows != positive.rows:
         raise SpecError.at(NEGATIVE, f"{negative.rows} rows for {positive.rows} rows of "
                                      f"{POSITIVE}; give one negative row per positive row")
     if positive.rows == 0:
         raise SpecError.at(POSITIVE, "no pairs; give at least one row")
-    size = sum(_size(t.ref, t.path, roots, settings) for t in (positive, negative))
-    return PairPlan(positive, negative, _ranges(positive, partition_rows),
+    size = sum(file_bytes(t.ref, t.path, roots, settings) for t in (positive, negative))
+    return PairPlan(positive, negative, row_ranges(positive, partition_rows),
                     tuple(str(root) for root in roots), size)
 
 
@@ -170,12 +170,13 @@ def pair_sizes(plan: PairPlan) -> PlanSizes:
     return PlanSizes(plan.n, plan.n * width, widest * width)
 
 
-def _size(ref: DataRef, path: str, roots: Sequence[Path], settings: DataSettings) -> int:
+def file_bytes(ref: DataRef, path: str, roots: Sequence[Path], settings: DataSettings) -> int:
+    """Bytes of the file ``ref`` (JSON ``path``), from its size alone."""
     with open_ranges(ref, path, roots, settings) as stream:
         return stream.seek(0, io.SEEK_END)
 
 
-def _table(ref: DataRef, path: str, roots: Sequence[Path], settings: DataSettings) -> Table:
+def table_layout(ref: DataRef, path: str, roots: Sequence[Path], settings: DataSettings) -> Table:
     """A table's rows and layout from its header (npy) or footer (parquet)."""
     with open_ranges(ref, path, roots, settings) as stream:
         if REGISTRY[ref.format].partitions.kind == NPY:
@@ -191,7 +192,7 @@ def _table(ref: DataRef, path: str, roots: Sequence[Path], settings: DataSetting
     return Table(ref, path, int(sum(groups)), columns, group_rows=tuple(groups))
 
 
-def _ranges(table: Table, partition_rows: int) -> tuple[tuple[int, int], ...]:
+def row_ranges(table: Table, partition_rows: int) -> tuple[tuple[int, int], ...]:
     """Row ranges of at most ``partition_rows`` rows (npy), or of the positive table's
     consecutive row groups up to ``partition_rows`` rows (one group at least)."""
     if table.npy is not None:
@@ -278,7 +279,7 @@ def _block(table: Table, start: int, stop: int, roots: list[Path], settings: Dat
             block = read_range(stream, npy.offset + start * npy.row_bytes,
                                npy.offset + stop * npy.row_bytes)
             return as_csr(npy.rows(block).astype(np.float64), drop_zeros=True)
-        first, last, skip = _groups(table, start, stop)
+        first, last, skip = covering_groups(table, start, stop)
         where = f"{table.path} (row groups {first}-{last})"
         read_groups = REGISTRY[ref.format].partitions.read_groups
         parsed = parsing(lambda: read_groups(stream, range(first, last + 1), ref, where),
@@ -292,7 +293,7 @@ def table_rows(table: Table, start: int, stop: int, columns: Sequence[str],
     """Rows [start, stop) of the named ``columns`` of a parquet table, as a pyarrow table
     (only the row groups that hold them are read)."""
     ref = table.ref
-    first, last, skip = _groups(table, start, stop)
+    first, last, skip = covering_groups(table, start, stop)
     where = f"{table.path} (row groups {first}-{last})"
     with open_ranges(ref, table.path, roots, settings) as stream, \
             expansion_budget(settings.max_job_bytes):
@@ -301,7 +302,7 @@ def table_rows(table: Table, start: int, stop: int, columns: Sequence[str],
     return rows.slice(skip, stop - start)
 
 
-def _groups(table: Table, start: int, stop: int) -> tuple[int, int, int]:
+def covering_groups(table: Table, start: int, stop: int) -> tuple[int, int, int]:
     """The first and last row groups holding rows [start, stop), and the rows of the first
     group before ``start``."""
     ends = np.cumsum(table.group_rows)

@@ -21,9 +21,10 @@ layout          partition
                 splittable; so is a Fortran-ordered ``npy``)
 ==============  =================================================================================
 
-Labels come from the features file (svmlight; a column format with ``label_column``) or
-from a separate 1-D ``npy`` file, as do the groups that rate constraints count on
-(``objective.data.groups``, each a 1-D ``npy`` file of 0/1;
+Labels come from the features file (svmlight; a column format with ``label_column``; a
+calibrated model's raw parquet table, whose model columns each partition turns into feature
+rows: :mod:`worker.distributed.raw_tables`) or from a separate 1-D ``npy`` file, as do the
+groups that rate constraints count on (``objective.data.groups``, each a 1-D ``npy`` file of 0/1;
 :mod:`worker.distributed.rate_parts`). Example weights, when given, come from a separate 1-D
 ``npy`` file read in each partition's row range as such labels are, or are inline values the
 driver holds and slices per partition (:mod:`worker.distributed.weights`). The census round
@@ -53,6 +54,8 @@ from worker.losses import PAIRWISE_HINGE
 from worker.problem.compiled import LOSS_CODES
 from worker.settings import DataSettings
 from worker.spec.models import EmpiricalRisk, RateConstraint, Spec
+from worker.spec.tables import LabelColumn
+from worker.tables.model import TableModel
 
 #: Bytes of an svmlight or csv partition when ``LIGHTTOUCH_PARTITION_BYTES`` is not set.
 
@@ -61,6 +64,9 @@ DATA = "objective.data"
 FEATURES = f"{DATA}.features"
 WEIGHTS = f"{DATA}.weights"
 GROUPS = f"{DATA}.groups"
+#: A calibrated model's raw table and its label column (:mod:`worker.distributed.raw_tables`).
+TABLE = f"{DATA}.table"
+LABEL = f"{DATA}.label"
 
 #: How a format is cut (:class:`worker.data.formats.Partitioning`).
 LINES, NPY, ROW_GROUPS, WHOLE = "lines", "npy", "row_groups", "whole"
@@ -96,7 +102,10 @@ class PartitionPlan:
     ranges has no ``weight_npy``: reading the partitions refuses it); ``weight_values`` the
     inline weights (n,), held by the driver and never sent with the plan
     (:func:`worker.distributed.weights.held_weights`); ``groups`` the groups rate
-    constraints count on.
+    constraints count on. A calibrated model's raw parquet table
+    (:mod:`worker.distributed.raw_tables`) carries the model's fitted ``transform`` of raw
+    rows into feature rows and the table's ``label`` (a column's name or a
+    :class:`~worker.spec.tables.LabelColumn`).
     """
 
     features: DataRef
@@ -114,6 +123,8 @@ class PartitionPlan:
     weight_npy: NpyLayout | None = None
     weight_values: np.ndarray | None = field(default=None, compare=False, repr=False)
     groups: tuple[GroupColumn, ...] = ()
+    transform: TableModel | None = None
+    label: str | LabelColumn | None = None
 
     @property
     def weighted(self) -> bool:

@@ -90,14 +90,16 @@ PAIRS = Family("pairwise_hinge tables in npy or parquet files (a calibrated mode
                "parquet)", "svrg_ol", plan_pair_tables, lambda plan, settings: pair_sizes(plan),
                "auto (or solver.workers)", named=False)
 
+#: Pointwise examples in files (a calibrated model's raw parquet table is placed as it is
+#: lowered: :mod:`worker.pipeline.table_pairs`).
+FILES = Family("pointwise losses with examples in files (with rate constraints counted on "
+               "them, their groups as 1-D npy files; a calibrated model's table in parquet)",
+               "svrg_ol", plan_files, plan_sizes,
+               "svrg_ol (or auto; with rate constraints, auto or a game with solver.workers)",
+               named=True)
+
 #: The families that run partitioned, tried in order.
-PARTITIONED_FAMILIES: tuple[Family, ...] = (
-    Family("pointwise losses with examples in files (with rate constraints counted on them, "
-           "their groups as 1-D npy files)", "svrg_ol", plan_files, plan_sizes,
-           "svrg_ol (or auto; with rate constraints, auto or a game with solver.workers)",
-           named=True),
-    PAIRS,
-)
+PARTITIONED_FAMILIES: tuple[Family, ...] = (FILES, PAIRS)
 
 
 def families_text() -> str:

@@ -122,7 +122,8 @@ def planned_parts(spec: Spec, n: int, entries: int) -> dict[str, int]:
     hinge_lp = LOSSES[base].piecewise_linear and objective.l1 == 0 and objective.l2 == 0
     _, constraint_entries = _declared_rows(spec)
     return {**declared_parts(spec),
-            DATA: _examples_part(n, entries, objective.data.weights is not None, hinge_lp,
+            DATA: _examples_part(n, entries, getattr(objective.data, "weights", None) is not None,
+                                 hinge_lp,
                                  constraint_entries)}
 
 

@@ -11,11 +11,11 @@ from typing import Any
 
 from worker.data.references import data_refs
 from worker.distributed.partitions import readable
-from worker.distributed.raw_pairs import raw_pair_tables
+from worker.distributed.raw_tables import raw_example_table, raw_pair_tables
 from worker.model_types import MODEL_TYPES
 from worker.model_types.record import as_given
 from worker.pipeline.prologue import compiled_job, job_source, lowered_job, placed
-from worker.pipeline.table_pairs import raw_pairs_placed
+from worker.pipeline.table_pairs import raw_tables_placed
 from worker.settings import JobSettings, call_settings
 from worker.spec.models import Spec, parse_spec
 
@@ -66,11 +66,12 @@ def summarize_spec(raw: Any, roots: Sequence[Path] | None = None, *,
 
 def placement_reads(spec: Spec) -> bool:
     """Whether :func:`place_spec` reads any file to place the job: a calibrated model's raw
-    pair tables (their footers: :func:`~worker.pipeline.table_pairs.raw_pairs_placed`), or
+    pair tables or pointwise parquet table (their footers:
+    :func:`~worker.pipeline.table_pairs.raw_tables_placed`), or
     a model its spec states as it is compiled (other models lowered from tables are read to
     be lowered), not a network, with a data reference outside the spec in
     ``objective.data`` (inline examples always run in process)."""
-    return raw_pair_tables(spec) or (
+    return raw_pair_tables(spec) or raw_example_table(spec) or (
         MODEL_TYPES[spec.model.type].lower is as_given and not spec.network
         and any(readable(ref) for _, ref in data_refs(spec.objective)))
 
@@ -91,8 +92,8 @@ def place_spec(raw: Any, *, settings: JobSettings) -> dict[str, Any] | None:
         A header or footer that cannot be read, naming the field.
     """
     spec = parse_spec(raw)
-    if raw_pair_tables(spec):
-        found = raw_pairs_placed(spec, job_source(spec, settings), settings)
+    if raw_pair_tables(spec) or raw_example_table(spec):
+        found = raw_tables_placed(spec, job_source(spec, settings), settings)
         placement = None if found is None else found[0]
     elif placement_reads(spec):
         lowered = lowered_job(spec, settings)

@@ -31,7 +31,8 @@ from worker.tables.read import read_table
 
 # Both transforms are imported here so that fit_model's default finds every TableModel.
 __all__ = ["LatticeTable", "LinearTable", "Lowered", "LoweredSource", "fit_model",
-           "hand_built", "lower_tables", "placeholder", "table_columns", "table_model"]
+           "hand_built", "label_column", "label_values", "lower_tables", "placeholder",
+           "table_columns", "table_model"]
 
 #: The URI prefix of an array the lowering holds (never read from anywhere).
 PLACEHOLDER = "data:application/x-npy;lowered="
@@ -153,7 +154,7 @@ def table_columns(spec: Spec) -> list[str]:
     columns = [feature.column for feature in spec.model.features]
     label = getattr(objective.data, "label", None)
     if label is not None:
-        columns.append(label if isinstance(label, str) else label.column)
+        columns.append(label_column(label))
     pending = list((objective.data.groups or {}).values())
     while pending:
         group = pending.pop()
@@ -175,19 +176,32 @@ def _read(spec: Spec, ref: DataRef, path: str, source: DataSource) -> Table:
 
 
 def table_labels(label, table: Table, path: str) -> np.ndarray:
-    """Labels (n,): a numeric column's values, or 1 where a column holds one of the positive
-    values and 0 elsewhere (classification losses read 0 as -1); refusals name ``path``."""
+    """Labels (n,) of the whole training table (:func:`label_values`), of which a column's
+    positive values must label at least one row; refusals name ``path``."""
+    labels = label_values(label, table, path)
+    if isinstance(label, LabelColumn) and not labels.any():
+        texts = [str(value) for value in label.positive]
+        raise DataError(path, f"no row of column {label.column!r} "
+                              f"holds one of {texts}; list the positive classes "
+                              "as the column writes them")
+    return labels
+
+
+def label_values(label, table: Table, path: str) -> np.ndarray:
+    """Labels (n,) of some rows: a numeric column's values, or 1 where a column holds one
+    of the positive values and 0 elsewhere (classification losses read 0 as -1); refusals
+    name ``path``."""
     if isinstance(label, LabelColumn):
         texts = pa.array([str(value) for value in label.positive], pa.string())
         positive = pc.is_in(table.text(label.column), value_set=texts)
-        labels = np.asarray(positive.to_numpy(zero_copy_only=False), dtype=np.float64)
-        if not labels.any():
-            raise DataError(path, f"no row of column {label.column!r} "
-                            f"holds one of {texts.to_pylist()}; list the positive classes "
-                            "as the column writes them")
-        return labels
+        return np.asarray(positive.to_numpy(zero_copy_only=False), dtype=np.float64)
     try:
         return table.numbers(label, "; name the positive classes with "
                                     "{\"column\": ..., \"positive\": [...]}")
     except DataError as error:
         raise DataError(path, error.message) from None
+
+
+def label_column(label) -> str:
+    """The column a table label (a column's name or a :class:`LabelColumn`) reads."""
+    return label if isinstance(label, str) else label.column
