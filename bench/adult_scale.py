@@ -30,8 +30,8 @@ Usage::
 Writes ``bench/results/adult_scale.json`` after each run (the generation's seconds and
 bytes per scale, the machine's load and the commit with each run; rows of scales not run
 are kept) and ``adult_scale.png``, and fairlearn's the same way in
-``adult_scale_fairlearn.json`` and ``.png`` (``--scales`` with no scale runs fairlearn's
-alone). Data are written once under ``--cache-dir``.
+``adult_scale_fairlearn.json`` and ``.png`` (beside LightTouch's runs at its scales;
+``--scales`` with no scale runs fairlearn's alone). Data are written once under ``--cache-dir``.
 """
 
 from __future__ import annotations
@@ -223,7 +223,9 @@ def main(argv: list[str] | None = None) -> None:
             "train": training_rows(args.cache_dir, scale), "validation": source.validation,
             "test": source.test}, args.fairlearn_timeout, RESULTS / "adult_scale_fairlearn.json")
         print(summary(fairlearn["runs"]))
-        figure(fairlearn["runs"], LABEL, RESULTS / "adult_scale_fairlearn.png")
+        beside = [run for run in record["runs"] if run["scale"] in args.fairlearn]
+        figure(beside + fairlearn["runs"], f"LightTouch beside {LABEL}",
+               RESULTS / "adult_scale_fairlearn.png")
 
 
 if __name__ == "__main__":
