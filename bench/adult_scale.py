@@ -18,16 +18,20 @@ training rows (exact, from their distinct rows counted), on the held-out validat
 and on the official test file. Every solve parses its files (the parsed-data cache is off:
 ``LIGHTTOUCH_DATA_CACHE_BYTES=0``). At 1x the same spec is also solved on the fit split as
 is (no draws, no noise), the protocol of bench/adult_fairness.py at the solver's default
-step sizes.
+step sizes. At the ``--fairlearn`` scales, after these, fairlearn's ExponentiatedGradient fits
+the same K x rows in its own process, scored alike (:mod:`adult_scale_fairlearn`).
 
 Usage::
 
     PYTHONPATH=. .venv/bin/python bench/adult_scale.py --scales 1 10 100 \
-        [--iterations 5000] [--workers 0 2] [--in-memory 1 10 100] [--skip-generate]
+        [--iterations 5000] [--workers 0 2] [--in-memory 1 10 100] [--skip-generate] \
+        [--fairlearn 1 10] [--fairlearn-timeout 3600]
 
 Writes ``bench/results/adult_scale.json`` after each run (the generation's seconds and
 bytes per scale, the machine's load and the commit with each run; rows of scales not run
-are kept) and ``adult_scale.png``. Data are written once under ``--cache-dir``.
+are kept) and ``adult_scale.png``, and fairlearn's the same way in
+``adult_scale_fairlearn.json`` and ``.png`` (beside LightTouch's runs at its scales;
+``--scales`` with no scale runs fairlearn's alone). Data are written once under ``--cache-dir``.
 """
 
 from __future__ import annotations
@@ -41,7 +45,8 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 from adult_fairness import format_table
-from adult_scale_data import Source, distinct_rows, generate, template_spec
+from adult_scale_data import Source, generate, template_spec, training_rows
+from adult_scale_fairlearn import LABEL, run_scales
 from adult_tuning import ITERATIONS, evaluate
 from raw_pairs_cluster import run_solve, worker_peaks
 from scale_out import commit
@@ -104,12 +109,6 @@ def one_run(directory: Path, spec: dict, name: str, client, splits: dict) -> dic
     return row | scored(result, splits)
 
 
-def training_rows(cache: Path, scale: int):
-    """The K x training rows, each distinct row repeated as often as it was drawn."""
-    distinct, counts = distinct_rows(cache / f"x{scale}")
-    return distinct.rows(np.repeat(np.arange(counts.size), counts))
-
-
 def run_all(args, source: Source, record: dict, client) -> None:
     """Every planned run, the record written after each."""
     held_out = {"validation": source.validation, "test": source.test}
@@ -133,17 +132,15 @@ def run_all(args, source: Source, record: dict, client) -> None:
         (RESULTS / "adult_scale.json").write_text(json.dumps(record, indent=1) + "\n")
 
 
-def summary(record: dict) -> str:
+def summary(runs: list[dict]) -> str:
     """Support, test error and ratios | training ratios of each run that answered."""
-    rows = [{"model": f"{r['scale']}x {r['label']}"[:30], **r}
-            for r in record["runs"] if "test" in r]
+    rows = [{"model": f"{r['scale']}x {r['label']}"[:30], **r} for r in runs if "test" in r]
     return format_table(rows)
 
 
-def figure(record: dict) -> None:
+def figure(runs: list[dict], title: str, path: Path) -> None:
     """Wall time, peak memory (driver and largest worker), test error and smallest test
     TPR ratio per run (a failed run has no scores)."""
-    runs = record["runs"]
     labels = [f"{r['scale']}x, {r['label']}" + ("" if "test" in r else " (failed)")
               for r in runs]
     fig, axes = plt.subplots(1, 4, figsize=(19, 1.5 + 0.45 * len(runs)), sharey=True)
@@ -162,16 +159,15 @@ def figure(record: dict) -> None:
     axes[3].axvline(95, color="black", linestyle=":")
     axes[3].set_xlim(80, 105)
     axes[3].set_xlabel("smallest test TPR(G) / TPR(all) (%)")
-    fig.suptitle(f"UCI Adult x K, four equal-opportunity constraints, proxy-Lagrangian "
-                 f"{record['iterations']:,} iterations")
+    fig.suptitle(f"UCI Adult x K, four equal-opportunity constraints, {title}")
     fig.tight_layout()
-    fig.savefig(RESULTS / "adult_scale.png", dpi=110)
+    fig.savefig(path, dpi=110)
 
 
 def arguments(argv: list[str] | None) -> argparse.Namespace:
     """The command line (module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scales", type=int, nargs="+", default=[1, 10, 100])
+    parser.add_argument("--scales", type=int, nargs="*", default=[1, 10, 100])
     parser.add_argument("--iterations", type=int, default=ITERATIONS)
     parser.add_argument("--seed", type=int, default=0, help="the solver's seed")
     parser.add_argument("--data-seed", type=int, default=0, help="the draws' and noise's seed")
@@ -183,6 +179,10 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="write no data: every scale must be in the cache already")
     parser.add_argument("--cache-dir", type=Path,
                         default=ROOT / "bench" / "cache" / "adult_scale")
+    parser.add_argument("--fairlearn", type=int, nargs="*", default=[1, 10],
+                        help="scales fairlearn's ExponentiatedGradient also fits")
+    parser.add_argument("--fairlearn-timeout", type=float, default=3600,
+                        help="seconds before a fairlearn fit is ended")
     args = parser.parse_args(argv)
     args.in_memory = args.scales if args.in_memory is None else args.in_memory
     return args
@@ -201,13 +201,13 @@ def main(argv: list[str] | None = None) -> None:
               "file_rows": source.file_rows, "fit_rows": len(source.raw),
               "generation": kept["generation"],
               "runs": [run for run in kept["runs"] if run["scale"] not in args.scales]}
-    for scale in args.scales:
+    for scale in sorted({*args.scales, *args.fairlearn}):
         if args.skip_generate and not (args.cache_dir / f"x{scale}/generation.json").exists():
             raise SystemExit(f"--skip-generate: no x{scale} data under {args.cache_dir}")
         record["generation"][str(scale)] = generate(source, args.cache_dir, scale, template,
                                                     args.data_seed)
         print(json.dumps(record["generation"][str(scale)]), flush=True)
-    if any(args.workers):
+    if any(args.workers) and args.scales:
         from distributed import Client, LocalCluster
 
         with LocalCluster(n_workers=max(args.workers), threads_per_worker=1, processes=True,
@@ -215,8 +215,17 @@ def main(argv: list[str] | None = None) -> None:
             run_all(args, source, record, client)
     else:
         run_all(args, source, record, None)
-    print(summary(record))
-    figure(record)
+    print(summary(record["runs"]))
+    figure(record["runs"], f"proxy-Lagrangian {record['iterations']:,} iterations",
+           RESULTS / "adult_scale.png")
+    if args.fairlearn:
+        fairlearn = run_scales(args.fairlearn, args.cache_dir, lambda scale: {
+            "train": training_rows(args.cache_dir, scale), "validation": source.validation,
+            "test": source.test}, args.fairlearn_timeout, RESULTS / "adult_scale_fairlearn.json")
+        print(summary(fairlearn["runs"]))
+        beside = [run for run in record["runs"] if run["scale"] in args.fairlearn]
+        figure(beside + fairlearn["runs"], f"LightTouch beside {LABEL}",
+               RESULTS / "adult_scale_fairlearn.png")
 
 
 if __name__ == "__main__":

@@ -117,6 +117,13 @@ def distinct_rows(directory: Path) -> tuple[Split, np.ndarray]:
                  np.where(bits[:, width] > 0, 1.0, -1.0), groups), stored["counts"]
 
 
+def training_rows(cache: Path, scale: int) -> Split:
+    """The K x training rows of ``cache/x{scale}``, each distinct row repeated as often as it
+    was drawn."""
+    distinct, counts = distinct_rows(cache / f"x{scale}")
+    return distinct.rows(np.repeat(np.arange(counts.size), counts))
+
+
 def write_rows(source: Source, directory: Path, rows: int, rng: np.random.Generator) -> dict:
     """``rows`` noisy draws of the fit split into ``directory``'s svmlight and group files,
     and their distinct rows; the counts of rows written and rows whose encoding moved."""

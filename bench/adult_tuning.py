@@ -105,7 +105,12 @@ def error_rate(split: Split, predicted: np.ndarray) -> float:
 
 def evaluate(split: Split, solutions: np.ndarray, weights: np.ndarray) -> dict:
     """Error and TPR ratios (percent) of the stochastic classifier, expected over weights."""
-    predicted = predict(split, solutions, weights)
+    return scores(split, predict(split, solutions, weights))
+
+
+def scores(split: Split, predicted: np.ndarray) -> dict:
+    """Error and TPR ratios (percent) of a classifier predicting each example positive with
+    probability ``predicted`` (n,)."""
     ratios = true_positive_ratios(split, predicted)
     return {"error": 100 * error_rate(split, predicted),
             **{k: 100 * v for k, v in ratios.items()}}

@@ -1,6 +1,7 @@
 """The data of the Adult scale bench (:mod:`bench.adult_scale_data`): the svmlight and group
 files hold the drawn rows in one order, their distinct rows counted are those rows, the
-same seed writes the same bytes, and the spec solves on them."""
+same seed writes the same bytes, and the spec solves on them; and its fairlearn side
+(:mod:`bench.adult_scale_fairlearn`) fits such files in a process of its own."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_svmlight_file
+from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 from bench import adult_scale_data as scaled
+from bench import adult_scale_fairlearn as fairlearn_side
 from worker import solve
 from worker.datasets.adult import GROUPS, Split
 
@@ -70,3 +72,28 @@ def test_the_spec_solves_on_the_files_with_its_four_rate_constraints(written):
     assert result.sizes.examples == 32_561
     assert result.sizes.constraints == 4
     assert sum(member.weight for member in result.mixture) == pytest.approx(1.0)
+
+
+def test_fairlearn_fits_the_files_rows_in_its_own_process_and_is_scored(written, tmp_path):
+    rows = read_back(written).rows(np.arange(3000))
+    dump_svmlight_file(rows.features, rows.labels, str(tmp_path / "features.svm"),
+                       zero_based=True)
+    for name in GROUPS:
+        np.save(tmp_path / f"{name}.npy", rows.groups[name])
+    distinct, _ = scaled.distinct_rows(written)
+    width = distinct.features.shape[1]
+    row = fairlearn_side.run_fairlearn(tmp_path, width, {"train": rows}, timeout=600)
+    assert "error" not in row, row.get("error")
+    assert row["rows"] == 3000
+    assert row["driver_peak_bytes"] >= row["fit_peak_bytes"] > 0
+    assert row["process_wall_s"] > row["wall_s"] >= row["fit_s"] > 0
+    assert sum(row["mixture_weights"]) == pytest.approx(1.0)
+    assert 0 < row["train"]["error"] < 50
+    assert set(row["train"]) == {"error", *GROUPS}
+
+
+def test_the_sensitive_columns_are_sex_and_race_with_the_other_races_together():
+    groups = {"female": np.array([1.0, 0.0, 0.0]), "black": np.array([1.0, 0.0, 0.0]),
+              "white": np.array([0.0, 1.0, 0.0])}
+    np.testing.assert_array_equal(fairlearn_side.sensitive_columns(groups),
+                                  [["female", "black"], ["male", "white"], ["male", "other"]])
