@@ -19,7 +19,6 @@ import lighttouch
 from tests.algorithms.test_registry import TOLERANCE
 from tests.algorithms.test_weighted_objective import repeated, weighted
 from tests.distributed.test_distributed import _written, assert_same_result
-from tests.distributed.test_pairs import pair_spec
 from tests.specs import exact_optimum, random_spec
 from worker import solve
 from worker.algorithms.run.arrays import problem_arrays
@@ -203,9 +202,3 @@ def test_weights_that_cannot_be_read_in_ranges_are_refused(tmp_path):
         refused["constraints"] = []
         assert solve(refused, roots=[tmp_path]).projected.status == "optimal"
 
-
-def test_pairs_read_in_partitions_still_refuse_weights(tmp_path):
-    spec = pair_spec(tmp_path, "npy", n=200, iterations=1000)
-    spec["objective"]["data"]["weights"] = [1.0] * 200
-    _refused(spec, tmp_path, SpecError, "objective.data.weights: pairs read in partitions "
-                                        "take no weights")

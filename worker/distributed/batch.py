@@ -77,7 +77,7 @@ from worker.distributed.tasks import (
     sample_of,
     tree_reduce,
 )
-from worker.distributed.weights import held_weights, weights_round
+from worker.distributed.weights import held_weights, tally, weights_round
 from worker.kernels.layout import ProblemArrays
 from worker.kernels.objective import objective_value
 from worker.kernels.svrg import Rows, batch_key
@@ -341,8 +341,11 @@ def partitioned_batch(executor: Executor, plan: PartitionPlan, seed: int,
     counts = shifted_counts(raw_counts, settled)
     entries, weights, weight_bytes = int(counts.sum()), [None] * len(chunks), 0
     if weighted:
-        counts, weights, weight_bytes = weights_round(executor, plan, inline, chunks, censuses,
-                                                      settled, settings)
+        spans = [(offset, census.rows) for offset, census in zip(settled.offsets, censuses,
+                                                                   strict=True)]
+        columns, weights, weight_bytes = weights_round(executor, plan, inline, chunks, spans,
+                                                       settings, tally)
+        counts = shifted_counts(columns, settled)
     parts = [executor.submit(finish, plan, chunk, offset, settled.base, settings, part_weights)
              for chunk, offset, part_weights in zip(chunks, settled.offsets, weights,
                                                     strict=True)]

@@ -22,6 +22,10 @@ transform in the plan (:mod:`worker.distributed.raw_tables`): a partition reads 
 model's columns of its row groups and turns each side's rows into feature rows where it is
 read.
 
+Example weights (``objective.data.weights``, one per pair) ride on the plan as pointwise
+examples' do (:class:`~worker.distributed.partitions.PlanWeights`) and are read into each
+partition's rows after the census (:func:`worker.distributed.pair_batch.read_pairs`).
+
 Both tables must have the same rows (checked on the plan) and width (checked when a
 partition is read); a value that is not finite fails the job with its table, global row,
 column and file named. Other formats (csv, svmlight, npz, ...) are read whole by the driver.
@@ -45,7 +49,7 @@ from worker.data.formats.numpy_files import NpyLayout, npy_layout
 from worker.data.refs import DataRef
 from worker.distributed.chunks import parsing
 from worker.distributed.head import PlanSizes
-from worker.distributed.partitions import NPY, ROW_GROUPS, readable
+from worker.distributed.partitions import NPY, ROW_GROUPS, PlanWeights, plan_weights, readable
 from worker.distributed.ranges import open_ranges, read_range
 from worker.errors import DataError, SpecError
 from worker.kernels.svrg import Rows
@@ -78,11 +82,12 @@ class Table:
 
 
 @dataclass(frozen=True)
-class PairPlan:
+class PairPlan(PlanWeights):
     """Row ranges [start, stop) read as one partition of both tables, and what reading them
-    needs (``roots``: the data roots; ``size``: bytes of both files; ``transform``: a
-    calibrated model's fitted transform of raw rows into feature rows, None when the tables
-    hold the features)."""
+    needs (``roots``: the data roots; ``size``: bytes of both files and of a weights file;
+    ``transform``: a calibrated model's fitted transform of raw rows into feature rows, None
+    when the tables hold the features); the pairs' weights, one per row, are a
+    :class:`~worker.distributed.partitions.PlanWeights`."""
 
     positive: Table
     negative: Table
@@ -149,8 +154,11 @@ def plan_pairs(spec: Spec, roots: Sequence[Path], partition_rows: int,
     if positive.rows == 0:
         raise SpecError.at(POSITIVE, "no pairs; give at least one row")
     size = sum(file_bytes(t.ref, t.path, roots, settings) for t in (positive, negative))
+    weights, weight_npy, weight_values, weight_bytes = plan_weights(data.weights, roots,
+                                                                    settings, POSITIVE)
     return PairPlan(positive, negative, row_ranges(positive, partition_rows),
-                    tuple(str(root) for root in roots), size)
+                    tuple(str(root) for root in roots), size + weight_bytes, weights=weights,
+                    weight_npy=weight_npy, weight_values=weight_values)
 
 
 def plan_pair_tables(spec: Spec, roots: Sequence[Path], partition_rows: int,

@@ -90,18 +90,32 @@ class GroupColumn:
     npy: NpyLayout
 
 
+@dataclass(frozen=True, kw_only=True)
+class PlanWeights:
+    """A plan's example weights (:mod:`worker.distributed.weights`): ``weights`` the weights
+    file (a reference that cannot be read in ranges has no ``weight_npy``: reading the
+    partitions refuses it), ``weight_npy`` its layout, ``weight_values`` the inline weights
+    (n,), held by the driver and never sent with the plan
+    (:func:`worker.distributed.weights.held_weights`)."""
+
+    weights: DataRef | None = None
+    weight_npy: NpyLayout | None = None
+    weight_values: np.ndarray | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the examples carry weights (a file or inline values)."""
+        return self.weights is not None or self.weight_values is not None
+
+
 @dataclass(frozen=True)
-class PartitionPlan:
+class PartitionPlan(PlanWeights):
     """How an objective's examples are cut, and what reading a partition needs.
 
     ``size`` is the bytes of every file the plan reads (a line-cut features file ends at
     its last piece's ``stop``); ``names`` are a csv file's columns, ``begin`` the first
-    byte after its header; ``npy``,
-    ``label_npy`` and ``weight_npy`` the layouts of the features and of separate labels
-    and weights files. ``weights`` is the weights file (a reference that cannot be read in
-    ranges has no ``weight_npy``: reading the partitions refuses it); ``weight_values`` the
-    inline weights (n,), held by the driver and never sent with the plan
-    (:func:`worker.distributed.weights.held_weights`); ``groups`` the groups rate
+    byte after its header; ``npy`` and ``label_npy`` the layouts of the features and of a
+    separate labels file (the weights: :class:`PlanWeights`); ``groups`` the groups rate
     constraints count on. A calibrated model's raw parquet table
     (:mod:`worker.distributed.raw_tables`) carries the model's fitted ``transform`` of raw
     rows into feature rows and the table's ``label`` (a column's name or a
@@ -119,17 +133,9 @@ class PartitionPlan:
     names: tuple[str, ...] = ()
     npy: NpyLayout | None = None
     label_npy: NpyLayout | None = None
-    weights: DataRef | None = None
-    weight_npy: NpyLayout | None = None
-    weight_values: np.ndarray | None = field(default=None, compare=False, repr=False)
     groups: tuple[GroupColumn, ...] = ()
     transform: TableModel | None = None
     label: str | LabelColumn | None = None
-
-    @property
-    def weighted(self) -> bool:
-        """Whether the examples carry weights (a file or inline values)."""
-        return self.weights is not None or self.weight_values is not None
 
     @property
     def kind(self) -> int:
@@ -176,14 +182,9 @@ def plan_files(spec: Spec, roots: Sequence[Path], partition_rows: int, partition
     if labels is not None:
         label_npy, label_bytes = _vector_layout(labels, LABELS, roots, settings)
         size += label_bytes
-    weights, weight_npy, weight_values = objective.data.weights, None, None
-    if isinstance(weights, DataRef) and not weights.uri.startswith("data:"):
-        if readable(weights) and REGISTRY[weights.format].partitions.kind == NPY:
-            weight_npy, weight_bytes = _vector_layout(weights, WEIGHTS, roots, settings)
-            size += weight_bytes
-    elif weights is not None:      # inline values, or a data: URI: the spec holds them
-        weight_values = read_vector(weights, WEIGHTS, roots=roots, settings=settings)
-        weights = None
+    weights, weight_npy, weight_values, weight_bytes = plan_weights(
+        objective.data.weights, roots, settings)
+    size += weight_bytes
     groups = []
     for name, ref in (objective.data.groups or {}).items() \
             if any(isinstance(c, RateConstraint) for c in spec.constraints) else ():
@@ -196,6 +197,23 @@ def plan_files(spec: Spec, roots: Sequence[Path], partition_rows: int, partition
                          weight_values=weight_values, groups=tuple(groups), **plan)
 
 
+def plan_weights(weights: object, roots: Sequence[Path], settings: DataSettings,
+                 rows_of: str = FEATURES
+                 ) -> tuple[DataRef | None, NpyLayout | None, np.ndarray | None, int]:
+    """``objective.data.weights`` (one per row of ``rows_of``) as a plan holds them: (the
+    weights file, its ``npy`` layout when it can be read in row ranges, the inline values
+    (n,), the file's bytes); inline values and ``data:`` URIs are read here, since the spec
+    holds them."""
+    if weights is None:
+        return None, None, None, 0
+    if isinstance(weights, DataRef) and not weights.uri.startswith("data:"):
+        if readable(weights) and REGISTRY[weights.format].partitions.kind == NPY:
+            layout, size = _vector_layout(weights, WEIGHTS, roots, settings, rows_of)
+            return weights, layout, None, size
+        return weights, None, None, 0
+    return None, None, read_vector(weights, WEIGHTS, roots=roots, settings=settings), 0
+
+
 def _shared_rates(spec: Spec) -> bool:
     """Whether the spec's rate constraints (if any) count on the objective's examples only,
     whose groups are 1-D ``npy`` files workers read in row ranges."""
@@ -205,18 +223,17 @@ def _shared_rates(spec: Spec) -> bool:
         readable(ref) and REGISTRY[ref.format].partitions.kind == NPY for ref in groups)
 
 
-def _vector_layout(ref: DataRef, path: str, roots: Sequence[Path],
-                   settings: DataSettings) -> tuple[NpyLayout, int]:
-    """The header of a separate 1-D ``npy`` file of one value per row (labels, weights,
-    groups)
-    at JSON ``path``, and the file's bytes."""
+def _vector_layout(ref: DataRef, path: str, roots: Sequence[Path], settings: DataSettings,
+                   rows_of: str = FEATURES) -> tuple[NpyLayout, int]:
+    """The header of a separate 1-D ``npy`` file of one value per row of ``rows_of``
+    (labels, weights, groups) at JSON ``path``, and the file's bytes."""
     with open_ranges(ref, path, roots, settings) as stream:
         layout = npy_layout(lambda a, b: read_range(stream, a, b), path)
         size = stream.seek(0, io.SEEK_END)
     if layout is None or len(layout.shape) != 1:
         shape = layout.shape if layout else "Fortran-ordered"
         raise DataError(path, f"found an array of shape {shape}; need a 1-D array of "
-                              f"shape (n,), one value per row of {FEATURES}")
+                              f"shape (n,), one value per row of {rows_of}")
     return layout, size
 
 

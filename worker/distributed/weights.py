@@ -1,32 +1,38 @@
-"""Example weights of examples read in partitions: each partition's rows of the weights,
-read where the partition is held, and their mean-one normalization agreed over every
-partition.
+"""Example weights of examples read in partitions (pointwise examples in files, or the
+rows of ``pairwise_hinge``'s tables): each partition's rows of the weights, read where the
+partition is held, and their mean-one normalization agreed over every partition.
 
 A weighted objective is (1/n) sum_i c_i loss_i with the weights c divided by their mean, as
 :func:`worker.problem.weights.mean_one` puts them in one process: c_i = (w_i / M) (n / S),
-M the largest weight and S the sum of w_i / M. After the census has fixed the offsets, one
-more round reads each partition's weights (rows [offset, offset + rows) of a 1-D ``npy``
-file with ranged reads, as :func:`worker.distributed.census.finish` reads a separate labels
-file; or the driver's slice of inline values, sent with the task), checks them, and reports
-a :class:`Tally`; the tallies are added by the fixed pairwise tree, so M and S, and with them
-every partition's weights, do not depend on where the tasks ran.
+M the largest weight and S the sum of w_i / M. Once every partition's first global row is
+known (after the census; a pair plan's ranges), one more round reads each partition's
+weights (rows [offset, offset + rows) of a 1-D ``npy`` file with ranged reads, as
+:func:`worker.distributed.census.finish` reads a separate labels file; or the driver's slice
+of inline values, sent with the task), checks them, and reports a :class:`Tally` over the
+partition's rows as read (its examples, or its pairs' differences); the tallies are added
+by the fixed pairwise tree, so M and S, and with them every partition's weights, do not
+depend on where the tasks ran.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
-from worker.distributed.census import Census, Settled, shifted_counts
 from worker.distributed.chunks import Chunk
 from worker.distributed.executors import Executor
-from worker.distributed.partitions import FEATURES, WEIGHTS, PartitionPlan
+from worker.distributed.pairs import PairPlan
+from worker.distributed.partitions import FEATURES, WEIGHTS, PartitionPlan, PlanWeights
 from worker.distributed.ranges import vector_rows
 from worker.distributed.tasks import tree_reduce
 from worker.errors import DataError, SpecError
 from worker.settings import DataSettings
+
+#: A plan whose rows carry weights: pointwise examples' or pairs'.
+Plan = TypeVar("Plan", PartitionPlan, PairPlan)
 
 
 @dataclass(frozen=True)
@@ -55,7 +61,7 @@ class Scale(NamedTuple):
     factor: float
 
 
-def held_weights(plan: PartitionPlan) -> tuple[PartitionPlan, np.ndarray | None]:
+def held_weights(plan: Plan) -> tuple[Plan, np.ndarray | None]:
     """The plan as tasks take it, without the inline weights (n,), whose slices go with the
     tasks that read them, and those weights (None: none inline).
 
@@ -78,17 +84,19 @@ def held_weights(plan: PartitionPlan) -> tuple[PartitionPlan, np.ndarray | None]
     return replace(plan, weight_values=None), plan.weight_values
 
 
-def check_count(plan: PartitionPlan, n: int, inline: np.ndarray | None) -> None:
-    """One weight per example of the weights file or the ``inline`` weights: the SpecError
-    at ``objective.data.weights`` naming both lengths otherwise."""
+def check_count(plan: PlanWeights, n: int, inline: np.ndarray | None,
+                rows_of: str = FEATURES) -> None:
+    """One weight per example (of the ``n`` rows of ``rows_of``) of the weights file or the
+    ``inline`` weights: the SpecError at ``objective.data.weights`` naming both lengths
+    otherwise."""
     given = plan.weight_npy.shape[0] if plan.weight_npy is not None else inline.shape[0]
     if given != n:
         where = f" in {plan.weights.uri}" if plan.weights is not None else ""
-        raise SpecError.at(WEIGHTS, f"{given} weights{where} for {n} rows of {FEATURES}; "
+        raise SpecError.at(WEIGHTS, f"{given} weights{where} for {n} rows of {rows_of}; "
                                     f"give one weight per row")
 
 
-def partition_weights(plan: PartitionPlan, offset: int, rows: int, settings: DataSettings,
+def partition_weights(plan: Plan, offset: int, rows: int, settings: DataSettings,
                       values: np.ndarray | None = None) -> np.ndarray:
     """Rows [offset, offset + rows) of the weights, shape (rows,): ``values`` (the inline
     weights' slice), else read from the weights file; a DataError naming the first global
@@ -107,14 +115,21 @@ def partition_weights(plan: PartitionPlan, offset: int, rows: int, settings: Dat
 
 
 def tally(chunk: Chunk, weights: np.ndarray) -> Tally:
-    """A partition's :class:`Tally` of its weights (rows,) over its rows as read."""
+    """A pointwise partition's :class:`Tally` of its weights (rows,) over its rows as read."""
     features = chunk.features
+    return rows_tally(features.indptr, features.indices, features.shape[1], weights)
+
+
+def rows_tally(indptr: np.ndarray, indices: np.ndarray, width: int,
+               weights: np.ndarray) -> Tally:
+    """The :class:`Tally` of ``weights`` (rows,) over CSR rows (``indptr`` (rows + 1,),
+    column ``indices`` (nonzeros,) below ``width``)."""
     largest = float(weights.max(initial=0.0))
     if largest == 0:
-        return Tally(0.0, 0.0, np.zeros(features.shape[1]))
+        return Tally(0.0, 0.0, np.zeros(width))
     scaled = weights / largest
-    columns = np.bincount(features.indices, weights=np.repeat(scaled, np.diff(features.indptr)),
-                          minlength=features.shape[1])
+    columns = np.bincount(indices, weights=np.repeat(scaled, np.diff(indptr)),
+                          minlength=width)
     return Tally(largest, float(scaled.sum()), columns)
 
 
@@ -142,23 +157,30 @@ def normalized(weights: np.ndarray, scale: Scale) -> np.ndarray:
     return (weights / scale.largest) * scale.factor
 
 
-def weights_round(executor: Executor, plan: PartitionPlan, inline: np.ndarray | None,
-                   chunks: list[Any], censuses: list[Census], settled: Settled,
-                   settings: DataSettings) -> tuple[np.ndarray, list[Any], int]:
-    """Every partition's weights read and tallied (:mod:`worker.distributed.weights`): the
-    weighted column counts (d,), the handles of each partition's weights of mean one, and
-    the bytes the round moved."""
-    check_count(plan, settled.n, inline)
-    raw = [executor.submit(partition_weights, plan, offset, census.rows, settings,
-                           None if inline is None else inline[offset:offset + census.rows])
-           for offset, census in zip(settled.offsets, censuses, strict=True)]
-    root = tree_reduce([executor.submit(tally, chunk, part) for chunk, part in zip(chunks, raw,
-                                                                                  strict=True)],
+def weights_round(executor: Executor, plan: Plan, inline: np.ndarray | None, parts: list[Any],
+                  spans: Sequence[tuple[int, int]], settings: DataSettings,
+                  tallied: Callable[[Any, np.ndarray], Tally],
+                  rows_of: str = FEATURES) -> tuple[np.ndarray, list[Any], int]:
+    """Every partition's weights read and tallied (module docstring).
+
+    ``parts`` are the handles of the read partitions, ``spans`` their (first global row,
+    rows) in row order, ``tallied(part, weights)`` a partition's :class:`Tally`, and
+    ``rows_of`` the JSON path whose rows the weights count (named when their number is
+    wrong). Returns the weighted column counts (width,) over the partitions' column
+    indices as read, the handles of each partition's weights (rows,) of mean one, and the
+    bytes the round moved.
+    """
+    n = sum(rows for _, rows in spans)
+    check_count(plan, n, inline, rows_of)
+    raw = [executor.submit(partition_weights, plan, offset, rows, settings,
+                           None if inline is None else inline[offset:offset + rows])
+           for offset, rows in spans]
+    root = tree_reduce([executor.submit(tallied, part, weights)
+                        for part, weights in zip(parts, raw, strict=True)],
                        lambda a, b: executor.submit(add_tallies, a, b))
-    (total,) = executor.gather([root], "svrg_ol reading the example weights")
-    scale = scale_of(total, settled.n)
-    counts = shifted_counts(total.columns, settled) * scale.factor
-    moved = total.columns.nbytes * max(1, len(chunks) - 1) \
+    (total,) = executor.gather([root], "reading the example weights")
+    scale = scale_of(total, n)
+    moved = total.columns.nbytes * max(1, len(parts) - 1) \
         + (0 if inline is None else inline.nbytes)
-    return counts, [executor.submit(normalized, part, scale) for part in raw], \
-        executor.moved(moved)
+    return total.columns * scale.factor, \
+        [executor.submit(normalized, part, scale) for part in raw], executor.moved(moved)

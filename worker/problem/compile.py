@@ -144,13 +144,10 @@ def risk_examples(risk: EmpiricalRisk, path: str, source: DataSource):
 
 def _rowless(spec: Spec, width: int) -> tuple[Objective, int]:
     """An empirical-risk objective whose examples are elsewhere: no rows, its loss and terms
-    (pointwise examples' partitions hold their weights: :mod:`worker.distributed.weights`)."""
+    (the partitions, pointwise examples' or pairs', hold their weights:
+    :mod:`worker.distributed.weights`)."""
     obj = spec.objective
     assert isinstance(obj, EmpiricalRisk)
-    if obj.loss == PAIRWISE_HINGE and obj.data.weights is not None:
-        raise SpecError.at("objective.data.weights", "pairs read in partitions take no "
-                           "weights; give the data as one file (or inline), or drop the "
-                           "weights")
     code = PAIRWISE_BASE.code if obj.loss == PAIRWISE_HINGE else LOSS_CODES[obj.loss]
     return Objective(code, sp.csr_matrix((0, width)), np.zeros(0),
                      sp.csr_matrix((0, 0)), np.zeros(0), obj.l2, obj.l1), width
