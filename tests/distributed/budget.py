@@ -44,6 +44,16 @@ def refusals(spec: dict, root: Path, budget: int, monkeypatch: pytest.MonkeyPatc
     return [*messages, " ".join(str(refused.value).split())]
 
 
+def assert_refused_without_a_scheduler(spec: dict, root: Path, budget: int,
+                                       monkeypatch: pytest.MonkeyPatch, family: str) -> None:
+    """Every entry point of :func:`refusals` refuses ``spec`` over ``budget``, naming the
+    estimate, the budget, the missing scheduler and the partitioned ``family``."""
+    for message in refusals(spec, root, budget, monkeypatch):
+        assert "objective.data: the job would hold" in message
+        assert f"{budget:,} bytes" in message and "no LIGHTTOUCH_DASK_SCHEDULER is set" in message
+        assert family in message
+
+
 def assert_validated_for_the_cluster(summary: dict, address: str, budget: int,
                                      algorithm: str = "svrg_ol") -> None:
     """``summary`` (``validate``'s) sends the job to the cluster at ``address`` with

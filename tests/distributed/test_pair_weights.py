@@ -18,7 +18,11 @@ from hypothesis import strategies as st
 from tests.algorithms.test_weighted_objective import repeated
 from tests.data.helpers import isolated_data_cache
 from tests.distributed.test_pairs import pair_spec, same_answer, tables
-from tests.distributed.test_weights import weights_file
+from tests.distributed.test_weights import (
+    assert_bad_weights_refused,
+    refused_with,
+    weights_file,
+)
 from tests.specs import exact_optimum
 from worker import solve
 from worker.algorithms.run.arrays import problem_arrays
@@ -26,7 +30,7 @@ from worker.distributed.batch import InProcessBatch
 from worker.distributed.options import SvrgOptions
 from worker.distributed.pair_batch import WEIGHT_BYTES, open_pairs, pair_memory
 from worker.distributed.pairs import plan_pairs
-from worker.errors import DataError, SpecError
+from worker.errors import SpecError
 from worker.kernels.objective import objective_value
 from worker.problem.compile import DataSource, compile_problem
 from worker.settings import data_settings
@@ -115,48 +119,22 @@ def test_weighted_pairs_count_their_weights_in_each_workers_memory(tmp_path):
     assert worker - pair_memory(plain, 8, 100, 2).worker_bytes == WEIGHT_BYTES * 500
 
 
-def _refused(spec: dict, root: Path, error: type, text: str) -> None:
-    with pytest.raises(error) as refused:
-        solve(spec, roots=[root])
-    assert text in str(refused.value)
-
-
 def test_bad_pair_weights_are_refused_naming_the_field_the_row_and_the_file(tmp_path):
     spec = pair_spec(tmp_path, "npy", n=200, iterations=1000)
-    values = np.ones(200)
-    uri = (tmp_path / "w.npy").as_uri()
-    for row, bad in ((123, -1.0), (7, np.nan), (199, np.inf)):
-        wrong = values.copy()
-        wrong[row] = bad
-        _refused(weights_file(copy.deepcopy(spec), tmp_path, wrong), tmp_path, DataError,
-                 f"objective.data.weights: row {row} of {uri} has weight {bad!r}; give a "
-                 f"finite number >= 0")
-    _refused(weights_file(copy.deepcopy(spec), tmp_path, values[:-1]), tmp_path, SpecError,
-             f"objective.data.weights: 199 weights in {uri} for 200 rows of "
-             f"objective.data.positive; give one weight per row")
-    inline = copy.deepcopy(spec)
-    inline["objective"]["data"]["weights"] = [1.0] * 201
-    _refused(inline, tmp_path, SpecError, "201 weights for 200 rows of objective.data.positive")
-    inline["objective"]["data"]["weights"] = [0.0] * 200
-    _refused(inline, tmp_path, SpecError, "objective.data.weights: every weight is 0")
-    inline["objective"]["data"]["weights"] = [1.0] * 50 + [-2.0] + [1.0] * 149
-    _refused(inline, tmp_path, DataError, "objective.data.weights: row 50 has weight -2.0")
-    _refused(weights_file(copy.deepcopy(spec), tmp_path, np.ones((200, 2))), tmp_path,
-             DataError, "objective.data.weights: found an array of shape (200, 2); need a "
-                        "1-D array of shape (n,), one value per row of objective.data.positive")
+    assert_bad_weights_refused(spec, tmp_path, np.ones(200), "objective.data.positive")
 
 
-def test_pair_weights_that_cannot_be_read_in_ranges_are_refused(tmp_path):
+def test_pair_weights_that_cannot_be_read_in_ranges_arerefused_with(tmp_path):
     spec = pair_spec(tmp_path, "npy", n=200, iterations=1000)
     (tmp_path / "w.csv").write_text("w\n" + "1.0\n" * 200)
     as_csv = copy.deepcopy(spec)
     as_csv["objective"]["data"]["weights"] = {"uri": (tmp_path / "w.csv").as_uri()}
-    _refused(as_csv, tmp_path, SpecError, "objective.data.weights: examples read in "
+    refused_with(as_csv, tmp_path, SpecError, "objective.data.weights: examples read in "
                                           "partitions take their weights from a 1-D .npy file")
     pinned = weights_file(copy.deepcopy(spec), tmp_path, np.ones(200))
     pinned["objective"]["data"]["weights"]["sha256"] = \
         hashlib.sha256((tmp_path / "w.npy").read_bytes()).hexdigest()
-    _refused(pinned, tmp_path, SpecError, "is npy with sha256: save the weights")
+    refused_with(pinned, tmp_path, SpecError, "is npy with sha256: save the weights")
     # read in one process, the same weights are taken as they always were
     as_csv["solver"].pop("workers")
     assert solve(as_csv, roots=[tmp_path]).projected.status == "optimal"

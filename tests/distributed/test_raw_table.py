@@ -15,7 +15,10 @@ import pytest
 
 import lighttouch
 from tests.data.helpers import isolated_data_cache
-from tests.distributed.budget import assert_within_the_budget_as_before, refusals
+from tests.distributed.budget import (
+    assert_refused_without_a_scheduler,
+    assert_within_the_budget_as_before,
+)
 from worker.distributed.chunks import read_chunk
 from worker.distributed.executors import LocalExecutor
 from worker.distributed.raw_tables import fitted_transform, plan_table
@@ -130,10 +133,8 @@ def test_over_the_budget_without_a_scheduler_every_entry_point_refuses(tmp_path,
     spec = table_spec(tmp_path, n=6000)
     spec["solver"]["algorithm"] = "auto"
     monkeypatch.setenv("LIGHTTOUCH_DATA_ROOTS", str(tmp_path))
-    for message in refusals(spec, tmp_path, 2_000_000, monkeypatch):
-        assert "objective.data: the job would hold" in message
-        assert "2,000,000 bytes" in message and "no LIGHTTOUCH_DASK_SCHEDULER is set" in message
-        assert "a calibrated model's table in parquet" in message
+    assert_refused_without_a_scheduler(spec, tmp_path, 2_000_000, monkeypatch,
+                                       "a calibrated model's table in parquet")
 
 
 def test_within_the_budget_the_table_is_lowered_in_memory_as_before(tmp_path, monkeypatch):

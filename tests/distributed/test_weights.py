@@ -155,47 +155,58 @@ def test_past_the_budget_auto_runs_weighted_examples_on_the_cluster(tmp_path, cl
                                                          rel=1e-7)
 
 
-def _refused(spec: dict, root: Path, error: type, text: str) -> None:
+def refused_with(spec: dict, root: Path, error: type, text: str) -> None:
+    """Solving ``spec`` (data under ``root``) raises ``error`` whose message holds ``text``."""
     with pytest.raises(error) as refused:
         solve(spec, roots=[root])
     assert text in str(refused.value)
 
 
-def test_bad_weights_are_refused_naming_the_field_the_row_and_the_file(tmp_path):
-    spec = _written(weighted_spec(), tmp_path, "svmlight")
-    values = np.asarray(spec["objective"]["data"]["weights"])
-    uri = (tmp_path / "w.npy").as_uri()
-    for row, bad in ((123, -1.0), (7, np.nan)):
+def assert_bad_weights_refused(spec: dict, root: Path, values: np.ndarray,
+                               rows_of: str) -> None:
+    """``spec`` (200 examples read in partitions under ``root``) refuses bad weights in place
+    of ``values`` (200,), naming the field, the global row and the file, and for a wrong
+    length both lengths and ``rows_of`` (the examples' field)."""
+    uri = (root / "w.npy").as_uri()
+    for row, bad in ((123, -1.0), (7, np.nan), (199, np.inf)):
         wrong = values.copy()
         wrong[row] = bad
-        _refused(weights_file(copy.deepcopy(spec), tmp_path, wrong), tmp_path, DataError,
+        refused_with(weights_file(copy.deepcopy(spec), root, wrong), root, DataError,
                  f"objective.data.weights: row {row} of {uri} has weight {bad!r}; give a "
                  f"finite number >= 0")
-    _refused(weights_file(copy.deepcopy(spec), tmp_path, values[:-1]), tmp_path, SpecError,
-             f"objective.data.weights: 199 weights in {uri} for 200 rows of "
-             f"objective.data.features; give one weight per row")
+    refused_with(weights_file(copy.deepcopy(spec), root, values[:-1]), root, SpecError,
+             f"objective.data.weights: 199 weights in {uri} for 200 rows of {rows_of}; give "
+             f"one weight per row")
     inline = copy.deepcopy(spec)
     inline["objective"]["data"]["weights"] = values[:-2].tolist()
-    _refused(inline, tmp_path, SpecError, "198 weights for 200 rows")
+    refused_with(inline, root, SpecError, f"198 weights for 200 rows of {rows_of}")
     inline["objective"]["data"]["weights"] = [0.0] * 200
-    _refused(inline, tmp_path, SpecError, "objective.data.weights: every weight is 0")
-    _refused(weights_file(copy.deepcopy(spec), tmp_path, np.ones((200, 2))), tmp_path,
-             DataError, "objective.data.weights: found an array of shape (200, 2); need a "
-                        "1-D array")
+    refused_with(inline, root, SpecError, "objective.data.weights: every weight is 0")
+    inline["objective"]["data"]["weights"] = [1.0] * 50 + [-2.0] + [1.0] * 149
+    refused_with(inline, root, DataError, "objective.data.weights: row 50 has weight -2.0")
+    refused_with(weights_file(copy.deepcopy(spec), root, np.ones((200, 2))), root, DataError,
+             "objective.data.weights: found an array of shape (200, 2); need a 1-D array of "
+             f"shape (n,), one value per row of {rows_of}")
 
 
-def test_weights_that_cannot_be_read_in_ranges_are_refused(tmp_path):
+def test_bad_weights_are_refused_naming_the_field_the_row_and_the_file(tmp_path):
+    spec = _written(weighted_spec(), tmp_path, "svmlight")
+    assert_bad_weights_refused(spec, tmp_path, np.asarray(spec["objective"]["data"]["weights"]),
+                               "objective.data.features")
+
+
+def test_weights_that_cannot_be_read_in_ranges_arerefused_with(tmp_path):
     spec = _written(weighted_spec(), tmp_path, "svmlight")
     values = spec["objective"]["data"]["weights"]
     (tmp_path / "w.csv").write_text("w\n" + "\n".join(map(str, values)) + "\n")
     as_csv = copy.deepcopy(spec)
     as_csv["objective"]["data"]["weights"] = {"uri": (tmp_path / "w.csv").as_uri()}
-    _refused(as_csv, tmp_path, SpecError, "objective.data.weights: examples read in "
+    refused_with(as_csv, tmp_path, SpecError, "objective.data.weights: examples read in "
                                           "partitions take their weights from a 1-D .npy file")
     pinned = weights_file(copy.deepcopy(spec), tmp_path)
     pinned["objective"]["data"]["weights"]["sha256"] = \
         hashlib.sha256((tmp_path / "w.npy").read_bytes()).hexdigest()
-    _refused(pinned, tmp_path, SpecError, "is npy with sha256: save the weights")
+    refused_with(pinned, tmp_path, SpecError, "is npy with sha256: save the weights")
     # read in one process, the same weights are taken as they always were
     for refused in (as_csv, pinned):
         refused["solver"]["algorithm"] = "lbfgsb"
