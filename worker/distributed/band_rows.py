@@ -15,25 +15,19 @@ import numpy as np
 import scipy.sparse as sp
 
 from worker.distributed.batch import PartitionedBatch
-from worker.distributed.tasks import add, tree_reduce
+from worker.distributed.tasks import add, rows_matrix, tree_reduce
 from worker.kernels.svrg import Rows
-
-
-def _matrix(rows: Rows, width: int) -> sp.csr_matrix:
-    """A partition's rows as CSR (rows, width)."""
-    return sp.csr_matrix((rows.data, rows.indices, rows.indptr),
-                         shape=(rows.labels.shape[0], width))
 
 
 def part_margins(rows: Rows, w: np.ndarray) -> np.ndarray:
     """y_i x_i . w over the partition, shape (rows,)."""
-    return rows.labels * (_matrix(rows, w.shape[0]) @ w)
+    return rows.labels * (rows_matrix(rows, w.shape[0]) @ w)
 
 
 def part_weighted_sum(rows: Rows, weights: np.ndarray, width: int) -> np.ndarray:
     """sum_i c_i weights_i y_i x_i over the partition (c its example weights), shape
     (width,)."""
-    return _matrix(rows, width).T @ (rows.labels * rows.weights * weights)
+    return rows_matrix(rows, width).T @ (rows.labels * rows.weights * weights)
 
 
 def part_reach(rows: Rows) -> np.ndarray:
@@ -50,7 +44,7 @@ def part_weights(rows: Rows) -> np.ndarray:
 
 def part_take(rows: Rows, local: np.ndarray, width: int) -> sp.csr_matrix:
     """The partition's rows y_i x_i at ``local`` indices, shape (k, width)."""
-    picked = _matrix(rows, width)[local]
+    picked = rows_matrix(rows, width)[local]
     return sp.csr_matrix(picked.multiply(rows.labels[local][:, None]))
 
 

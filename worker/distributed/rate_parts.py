@@ -33,7 +33,14 @@ import scipy.sparse as sp
 from worker.distributed.batch import PartitionedBatch
 from worker.distributed.partitions import GROUPS, PartitionPlan
 from worker.distributed.ranges import vector_rows
-from worker.distributed.tasks import add, concatenated, picked, rows_nbytes, tree_reduce
+from worker.distributed.tasks import (
+    add,
+    concatenated,
+    picked,
+    rows_matrix,
+    rows_nbytes,
+    tree_reduce,
+)
 from worker.kernels.partition_losses import selected_rows
 from worker.kernels.svrg import Rows
 from worker.losses import BY_CODE, TARGETS
@@ -102,15 +109,10 @@ def add_totals(left: GroupTotals, right: GroupTotals) -> GroupTotals:
     return left + right
 
 
-def features_of(rows: Rows, d: int) -> sp.csr_matrix:
-    """The partition's rows as a CSR matrix (rows, d) over their arrays."""
-    return sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=(rows.labels.shape[0], d))
-
-
 def partition_share(spec: Spec, rows: Rows, members: dict[str, np.ndarray],
                     totals: GroupTotals, d: int, labelled: bool) -> RateShare:
     """The partition's :class:`RateShare` (module docstring, round 2)."""
-    rates = shared_rates(spec, RateExamples(features_of(rows, d), _labels(rows, labelled),
+    rates = shared_rates(spec, RateExamples(rows_matrix(rows, d), _labels(rows, labelled),
                                             members, 0, GROUPS, rows.weights, totals))
     own = rates.relaxed.constant
     return RateShare(RateForm(rates.proxy.constant - own, rates.proxy.plus, rates.proxy.minus),
@@ -126,7 +128,7 @@ def partial_values(rows: Rows, share: RateShare, points: np.ndarray, form: str,
                    proxy: str) -> np.ndarray:
     """The partition's part of g at ``points`` (K, d), shape (K, m_r): the ``form``'s true
     indicators (:data:`TRUE`) or its ``proxy`` bound."""
-    rates = RateSet(features_of(rows, points.shape[1]), share.proxy, share.relaxed)
+    rates = RateSet(rows_matrix(rows, points.shape[1]), share.proxy, share.relaxed)
     if form == TRUE:
         return rates.values(points)
     return (rates.proxy_values if form == PROXY else rates.relaxed_values)(points, proxy)
@@ -216,7 +218,7 @@ class PartitionedRates:
             return RateForm(constant, sp.hstack([f.plus for f in forms], format="csr") * scale,
                             sp.hstack([f.minus for f in forms], format="csr") * scale)
 
-        rates = RateSet(features_of(sample, batch.d), form(PROXY, self.least),
+        rates = RateSet(rows_matrix(sample, batch.d), form(PROXY, self.least),
                         form(RELAXED, self.constant))
         batch.gradient_rounds += 1
         batch.gradient_bytes += run.moved(sum(_share_bytes(p) for p in parts))

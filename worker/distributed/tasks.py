@@ -53,6 +53,12 @@ def combine(left: PartialSum, right: PartialSum) -> PartialSum:
     return left[0] + right[0], left[1] + right[1], left[2] + right[2]
 
 
+def rows_matrix(rows: Rows, width: int) -> sp.csr_matrix:
+    """A partition's rows as a CSR matrix (rows, width) over their arrays."""
+    return sp.csr_matrix((rows.data, rows.indices, rows.indptr),
+                         shape=(rows.labels.shape[0], width))
+
+
 def sample_of(rows: Rows, key: np.uint64, fraction: float, forced: int) -> Rows:
     """The partition's rows selected for a serial phase (:func:`selected_rows`)."""
     return picked(rows, selected_rows(rows, key, fraction, forced))
