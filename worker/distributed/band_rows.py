@@ -65,7 +65,7 @@ class PartitionedRows:
         parts = run.gather([run.submit(part_margins, part, shared) for part in self.batch.parts],
                            "the lower bound's margins")
         self.ends = np.cumsum([p.size for p in parts])
-        self._count(w.nbytes * max(self.batch.workers, 1) + 8 * self.shape[0])
+        self.batch.count_values(w.nbytes * max(self.batch.workers, 1) + 8 * self.shape[0])
         return np.concatenate(parts)
 
     @property
@@ -91,7 +91,7 @@ class PartitionedRows:
                             for part, piece in zip(self.batch.parts, pieces, strict=True)],
                            lambda a, b: run.submit(add, a, b))
         (total,) = run.gather([root], "the lower bound's weighted sum")
-        self._count(8 * self.shape[0] + 8 * d * (2 * len(pieces) - 1))
+        self.batch.count_values(8 * self.shape[0] + 8 * d * (2 * len(pieces) - 1))
         return total
 
     def take(self, kept: np.ndarray) -> sp.csr_matrix:
@@ -102,14 +102,14 @@ class PartitionedRows:
                    for part, a, b in zip(self.batch.parts, starts, ends, strict=True)]
         blocks = run.gather(handles, "the lower bound's band rows")
         taken = sp.vstack(blocks, format="csr")
-        self._count(8 * kept.size + 12 * taken.nnz)
+        self.batch.count_values(8 * kept.size + 12 * taken.nnz)
         return taken
 
     def _gathered(self, task, what: str) -> np.ndarray:
         """One number per example from every partition (``task(rows)``), in row order."""
         run = self.batch.executor
         parts = run.gather([run.submit(task, part) for part in self.batch.parts], what)
-        self._count(8 * self.shape[0])
+        self.batch.count_values(8 * self.shape[0])
         return np.concatenate(parts)
 
     def _ends(self) -> np.ndarray:
@@ -117,7 +117,3 @@ class PartitionedRows:
         if self.ends is None:
             self.margins(np.zeros(self.shape[1]))
         return self.ends
-
-    def _count(self, nbytes: int) -> None:
-        self.batch.value_rounds += 1
-        self.batch.value_bytes += self.batch.executor.moved(nbytes)

@@ -202,14 +202,9 @@ class PartitionedBatch:
         vector = 8 * self.d
         moved = vector * (self.workers + 2 * (len(self.parts) - 1) + 1) \
             + sum(rows_nbytes(s) for s in samples)
-        gradient = BatchGradient(total / max(count, 1), losses / max(count, 1),
-                                 fraction >= 1.0, count, run.moved(moved),
-                                 time.perf_counter() - began, sample)
-        self.gradient_rounds += 1
-        self.gradient_bytes += gradient.bytes_moved
-        self.gradient_examples += gradient.examples
-        self.gradient_seconds += gradient.seconds
-        return gradient
+        seconds = time.perf_counter() - began
+        return BatchGradient(total / max(count, 1), losses / max(count, 1), fraction >= 1.0,
+                             count, self.count_round(moved, count, seconds), seconds, sample)
 
     def round_sample(self, round_index: int, rows: int) -> Rows:
         """About ``rows`` examples for round ``round_index`` of the LightTouch family's
@@ -235,11 +230,26 @@ class PartitionedBatch:
         samples = run.gather([run.submit(sample_of, part, key, min(1.0, rows / self.n), forced)
                               for part in self.parts], what)
         sample = concatenated(samples)
-        self.gradient_rounds += 1
-        self.gradient_bytes += run.moved(sum(rows_nbytes(s) for s in samples))
-        self.gradient_examples += int(sample.labels.shape[0])
-        self.gradient_seconds += time.perf_counter() - began
+        self.count_round(sum(rows_nbytes(s) for s in samples), int(sample.labels.shape[0]),
+                         time.perf_counter() - began)
         return sample
+
+    def count_round(self, nbytes: int, examples: int, seconds: float) -> int:
+        """Count one round of the rounds' kind (a batch phase, a sample of rows) that sent
+        ``nbytes`` and ``examples`` rows in ``seconds``; the bytes it counts (none in this
+        process)."""
+        moved = self.executor.moved(nbytes)
+        self.gradient_rounds += 1
+        self.gradient_bytes += moved
+        self.gradient_examples += examples
+        self.gradient_seconds += seconds
+        return moved
+
+    def count_values(self, nbytes: int) -> None:
+        """Count one map-reduce of values at points (objectives, rates, the polish's and
+        the bound's reads) that sent ``nbytes``."""
+        self.value_rounds += 1
+        self.value_bytes += self.executor.moved(nbytes)
 
     def communication(self) -> tuple[int, int]:
         """(rounds, bytes) of the batch phases so far, with the set-up's once a round ran."""
@@ -268,9 +278,8 @@ class PartitionedBatch:
         root = tree_reduce([run.submit(partial_losses, part, shared) for part in self.parts],
                            lambda a, b: run.submit(add, a, b))
         (sums,) = run.gather([root], what)
-        self.value_rounds += 1
-        self.value_bytes += run.moved(points.nbytes * self.workers
-                                      + 8 * points.shape[0] * (2 * len(self.parts) - 1))
+        self.count_values(points.nbytes * self.workers
+                          + 8 * points.shape[0] * (2 * len(self.parts) - 1))
         rowless = arrays._replace(x_indptr=np.zeros(1, dtype=np.int64),
                                   x_indices=np.zeros(0, dtype=arrays.x_indices.dtype),
                                   x_data=np.zeros(0),

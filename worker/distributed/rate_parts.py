@@ -192,9 +192,8 @@ class PartitionedRates:
                             for part, share in zip(batch.parts, self.shares, strict=True)],
                            lambda a, b: run.submit(add, a, b))
         (total,) = run.gather([root], what)
-        batch.value_rounds += 1
-        batch.value_bytes += run.moved(points.nbytes * batch.workers + 8 * points.shape[0]
-                                       * self.m * (2 * len(batch.parts) - 1))
+        batch.count_values(points.nbytes * batch.workers
+                           + 8 * points.shape[0] * self.m * (2 * len(batch.parts) - 1))
         total = total + self.constant
         return total[0] if np.ndim(w) == 1 else total
 
@@ -220,10 +219,8 @@ class PartitionedRates:
 
         rates = RateSet(rows_matrix(sample, batch.d), form(PROXY, self.least),
                         form(RELAXED, self.constant))
-        batch.gradient_rounds += 1
-        batch.gradient_bytes += run.moved(sum(_share_bytes(p) for p in parts))
-        batch.gradient_examples += drawn
-        batch.gradient_seconds += time.perf_counter() - began
+        batch.count_round(sum(_share_bytes(p) for p in parts), drawn,
+                          time.perf_counter() - began)
         return sample, rates
 
 

@@ -14,6 +14,7 @@ iteration count gives the same bits in this process, on one worker and on many.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,7 +56,7 @@ class GameData:
 
     arrays: ProblemArrays
     rate_arrays: RateArrays
-    rate_view: object
+    rate_view: Callable[[RateSet | None], RateArrays]
     rates: RateSet | PartitionedRates | None
     source: PartitionedBatch | None = None
     sample: RateSet | None = None
@@ -63,7 +64,8 @@ class GameData:
 
     @classmethod
     def opened(cls, arrays: ProblemArrays, rates: RateSet | PartitionedRates | None,
-               rate_view, source: PartitionedBatch | None) -> GameData:
+               rate_view: Callable[[RateSet | None], RateArrays],
+               source: PartitionedBatch | None) -> GameData:
         """The game's data, its first round loaded when the examples are in partitions."""
         data = cls(arrays, rate_view(None if source is not None else rates), rate_view,
                    rates, source)
