@@ -11,8 +11,8 @@ runs ``--count`` iterations ``--repeats`` times after a warm-up and keeps the le
 of its thread (the time it was scheduled, not the time it waited); the step is the fixed
 eta_w = 180 of ``bench/iteration_bench.py``, so both trees make the same iterations.
 
-Writes ``bench/results/throughput.json`` (every measurement, the machine's load before and
-after each) and ``throughput.png``. Run::
+Writes ``bench/results/<name>.json`` (``--name``, default ``throughput``: every measurement,
+the machine's load before and after each) and ``<name>.png``. Run::
 
     nice -n 10 .venv/bin/python bench/throughput.py --before 8072f5a
 """
@@ -98,6 +98,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", default="8072f5a", help="the commit to compare against")
     parser.add_argument("--rounds", type=int, default=2, help="measurements per tree and size")
+    parser.add_argument("--name", default="throughput", help="the results' file name")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--cache", type=Path, default=BENCH / "cache")
     parser.add_argument("--child", nargs=3, type=int, metavar=("D", "PAIRS", "COUNT"))
@@ -120,8 +121,8 @@ def main(argv: list[str] | None = None) -> None:
     report = {"command": " ".join(sys.argv), "rows": rows, "summary": summarize(rows)}
     results = BENCH / "results"
     results.mkdir(exist_ok=True)
-    (results / "throughput.json").write_text(json.dumps(report, indent=1) + "\n")
-    plot(report["summary"], results / "throughput.png")
+    (results / f"{args.name}.json").write_text(json.dumps(report, indent=1) + "\n")
+    plot(report["summary"], results / f"{args.name}.png")
 
 
 def summarize(rows: list[dict]) -> list[dict]:

@@ -174,7 +174,7 @@ def _prepare_violated(cfg, s, t):
     return total
 
 
-@kernel
+@kernel(inline="always")
 def sample_groups(cfg, s, t, k, out):
     """Draw k groups i.i.d. from p(t) into out[:k] (Algorithm 4, line 8)."""
     n_groups = s.mu.shape[0]
@@ -205,7 +205,7 @@ def sample_groups(cfg, s, t, k, out):
         out[q] = _block_find(s, n_groups, n_blocks, uniform(s.rng) * total)
 
 
-@kernel
+@kernel(inline="always")
 def _block_cumulative(s, n_groups):
     """Dense p: the cumulative sums of the weights of blocks of ``_BLOCK`` consecutive groups
     into s.weights[:ceil(G / _BLOCK)]; returns their total.
@@ -240,7 +240,7 @@ def _block_find(s, n_groups, n_blocks, r):
     return picked
 
 
-@kernel
+@kernel(inline="always")
 def _sample_subset(s, n_groups, k, t):
     """k distinct groups uniformly (Floyd's algorithm) into s.sampled[:k]."""
     q = 0
@@ -266,7 +266,7 @@ def checked_group(p, s, group, t):
     return s.check_value[group], s.check_row[group]
 
 
-@kernel
+@kernel(inline="always")
 def update_distribution(p, cfg, s, k_p, t):
     """The p-update of Algorithm 4, lines 11-15, for iteration t; returns nothing.
 

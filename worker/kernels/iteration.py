@@ -85,7 +85,7 @@ def _average(num, den):
     return num / den if den > 0 else 0.0
 
 
-@kernel
+@kernel(inline="always")
 def minibatch_sizes(cfg, s, eta, n_groups):
     """(k_f, k_g, k_p): fixed, or the §5.2 rule k ∝ sqrt(eta v / c) anchored at k_f = 2.
 
@@ -135,7 +135,7 @@ def _add_row(buf, mark, touched, n, indptr, indices, data, row, scale, t):
     return n
 
 
-@kernel
+@kernel(inline="always")
 def _squared_norm(buf, touched, n):
     total = 0.0
     for q in range(n):
@@ -152,7 +152,7 @@ def example_span(p, i):
     return p.x_indptr[i], p.x_indptr[i + 1]
 
 
-@kernel
+@kernel(inline="always")
 def draw_examples(p, s, k_f):
     """Draw the k_f examples of iteration t from s.rng and prefetch their rows; keep the RNG
     state they were drawn from in s.example_rng, where :func:`objective_direction` draws the
@@ -176,7 +176,7 @@ def draw_examples(p, s, k_f):
         prefetch(p.x_data, stop - 1)
 
 
-@kernel
+@kernel(inline="always")
 def objective_direction(p, cfg, s, k_f, t):
     """Mean of k_f sampled subgradients of f into s.gbuf; updates v_f. Returns #touched.
 
@@ -232,7 +232,7 @@ def _most_violated(p, s, t):
                     best_i, 1.0, t)
 
 
-@kernel
+@kernel(inline="always")
 def sampled_violations(p, cfg, s, k_g, t):
     """LightTouch: (1/k_g) sum of grad max(0, g~_i) over i ~ p into s.cbuf; updates v_g."""
     sample_groups(cfg, s, t, k_g, s.sampled)
@@ -269,7 +269,7 @@ def _dense_direction(p, s, j, t):
     return regularizer_slope(p, s.w[j]) + (s.gbuf[j] if s.touch_mark[j] == t else 0.0)
 
 
-@kernel
+@kernel(inline="always")
 def _apply_step(p, cfg, s, eta, n_f, n_g, t):
     """w <- clip_W(w - eta (gbuf + gamma cbuf + l2 w + l1 sign(w))) (Algorithm 4, line 10);
     in a warm-up, eta is the DoG step including this direction, or AdaGrad's per coordinate."""

@@ -7,6 +7,14 @@ the atomic increments and decrements made one example's subgradient cost several
 arithmetic (measured: docs/algorithms.md, "Fast iterations"). The kernels here allocate
 nothing (their callers allocate every array), so they are compiled without the runtime and
 count nothing. A kernel that must allocate uses ``njit``.
+
+A call from one compiled function to another that is not inlined passes each bundle by
+value, every array as its seven fields (data pointer, shape, strides, ...), and LLVM copies
+them all on the stack for the call: hundreds of words per bundle, for every call of every
+iteration. So the kernels a loop calls once per iteration (LightTouch's, SVRG OL's serial
+steps) are ``inline="always"``: numba splices them into the loop and the bundles are read
+in place; measured in docs/benchmarks.md#iterations-per-second. A kernel called once per
+chunk or on a rare path keeps its own function and compiles once.
 """
 
 from __future__ import annotations

@@ -134,7 +134,7 @@ def gradient_sum(rows, w, key, fraction, out):
     return count, losses
 
 
-@kernel
+@kernel(inline="always")
 def _variance_reduced(p, run, s, t):
     """Step 1 of the module docstring into s.gbuf (touched list); returns #touched."""
     k_f = run.config.k_f
@@ -168,7 +168,7 @@ def _learn_coordinate(p, run, s, j, g, t):
     move_coordinate(p, s, j, value, t)
 
 
-@kernel
+@kernel(inline="always")
 def _learn(p, run, s, n_f, n_g, t):
     """Add gamma * constraint part, then let the learner move every affected coordinate."""
     for q in range(n_g):
