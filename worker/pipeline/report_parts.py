@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from worker.distributed.batch import PartitionedBatch
 from worker.distributed.partitions import PartitionPlan
 from worker.distributed.rate_parts import partition_groups
-from worker.distributed.tasks import rows_matrix, tree_reduce
-from worker.kernels.svrg import Rows
+from worker.distributed.tasks import Rows, rows_matrix, tree_reduce
 from worker.problem.compile import DataSource
 from worker.report.build import counted_report
 from worker.report.counts import Counts, Term, counts_of
