@@ -74,8 +74,8 @@ class JobStats(Stats):
 
 @dataclass(frozen=True)
 class PartitionStats(Stats):
-    """Partitioned data's record: the partitions, and the objective values' map-reduces
-    after the run (rounds and bytes, summed with the batch phases')."""
+    """Partitioned data's record: the partitions, and the objective values' and the
+    report's map-reduces after the run (rounds and bytes, summed with the batch phases')."""
 
     partitions: int
     communication_rounds: int = stat(summed=True)
@@ -182,9 +182,9 @@ def _training_partitions(job: CompiledJob, settings: JobSettings) -> Partitioned
 
 
 def _partition_stats(job: CompiledJob) -> PartitionStats:
-    """Partitioned data's record: the objective values' map-reduces, and for pairs and the
-    games also the rounds' (the LightTouch family and the games keep no record of their own
-    communication)."""
+    """Partitioned data's record: the objective values' and the report's map-reduces, and
+    for pairs and the games also the rounds' (the LightTouch family and the games keep no
+    record of their own communication)."""
     batch, plan = job.batch, job.plan
     partitions = len(plan.ranges if isinstance(plan, PairPlan) else plan.pieces)
     if isinstance(plan, PairPlan) or job.choice.name in GAMES:
