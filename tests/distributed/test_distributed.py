@@ -100,13 +100,13 @@ def test_workers_read_their_partitions_by_uri(tmp_path, scheduler, monkeypatch, 
     assert stats["partitions"] == 1 if whole else stats["partitions"] >= 3
     assert stats["batch_workers"] == 2
     # the census, every batch phase, and the objective values of the candidates, then of the
-    # mean and of its projection where each is a point not scored before
+    # mean and of its projection where each is a point not scored before, then the report
     members = [member.solution for member in on_cluster.mixture]
     assert all(solution is not None for solution in members)
     new_mean = on_cluster.mean.solution not in members
     new_projection = on_cluster.projected.method != "feasible"
     assert stats["communication_rounds"] == \
-        stats["rounds_planned"] + 1 + 1 + new_mean + new_projection
+        stats["rounds_planned"] + 1 + 1 + new_mean + new_projection + 1
     assert on_cluster.sizes.examples == 200
     assert stats["bytes_moved"] > in_process.stats["bytes_moved"]
 

@@ -13,6 +13,7 @@ import numpy as np
 from worker.errors import SpecError
 from worker.losses import LOSSES
 from worker.model_types import MODEL_TYPES
+from worker.pipeline.report_parts import PartitionedTraining
 from worker.problem.compile import DataSource
 from worker.problem.compiled import CompiledProblem
 from worker.problem.network import NetworkProblem
@@ -26,9 +27,10 @@ from worker.spec.models import Spec
 from worker.spec.validation import ValidationSplit
 from worker.stats import Stats
 
-#: Why a held-out share cannot be taken from partitioned data.
 #: The losses a report covers, for the note of a spec it cannot report on.
 _LOSS_LIST = f"{', '.join([*LOSSES][:-1])} and {[*LOSSES][-1]}"
+
+#: Why a held-out share cannot be taken from partitioned data.
 PARTITIONED = ("a share of rows cannot be held out of data read in partitions; give "
                "validation data (features, labels, groups) instead")
 
@@ -83,15 +85,20 @@ class Reported:
 
 
 def report_result(spec: Spec, problem: CompiledProblem | NetworkProblem, source: DataSource,
-                  result: Result) -> Reported:
+                  result: Result, partitions: PartitionedTraining | None = None) -> Reported:
     """The report of ``result`` and the stage's record where :func:`reportable`; else the
-    note saying why there is none (when the spec asks for validation)."""
+    note saying why there is none (when the spec asks for validation). With ``partitions``
+    (the examples left there), the training section is a map-reduce over them."""
     if not reportable(spec):
         if spec.validation is None:
             return Reported()
         return Reported(notes=("validation: no report for this objective (reports cover "
                                f"one empirical risk on the {_LOSS_LIST} losses, or a rate)",))
     began = time.perf_counter()
+    deployed, tolerance = deployed_points(result), spec.solver.tolerance
+    if partitions is not None:
+        report = partitions.report(spec, source, deployed, tolerance)
+        return Reported(report, stats=ReportStats(time.perf_counter() - began))
     if isinstance(problem, NetworkProblem):
         term = problem.terms[0]
         features, labels, weights = term.features, term.labels, term.weights
@@ -101,6 +108,5 @@ def report_result(spec: Spec, problem: CompiledProblem | NetworkProblem, source:
     else:
         objective = problem.objective
         features, labels, weights = objective.features, objective.labels, objective.weights
-    report = solve_report(spec, features, labels, source, deployed_points(result),
-                          spec.solver.tolerance, weights)
+    report = solve_report(spec, features, labels, source, deployed, tolerance, weights)
     return Reported(report, stats=ReportStats(time.perf_counter() - began))

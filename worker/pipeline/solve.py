@@ -28,6 +28,7 @@ from worker.pipeline.network import solve_network
 from worker.pipeline.options import solver_options
 from worker.pipeline.polishing import algorithm_options, polished_candidates, polishes
 from worker.pipeline.prologue import CompiledJob, compiled_job, lowered_job
+from worker.pipeline.report_parts import PartitionedTraining
 from worker.pipeline.reporting import Reported, report_result
 from worker.pipeline.scoring import LinearScoring
 from worker.pipeline.summary import SummaryStats
@@ -73,8 +74,8 @@ class JobStats(Stats):
 
 @dataclass(frozen=True)
 class PartitionStats(Stats):
-    """Partitioned data's record: the partitions, and the objective values' map-reduces
-    after the run (rounds and bytes, summed with the batch phases')."""
+    """Partitioned data's record: the partitions, and the objective values' and the
+    report's map-reduces after the run (rounds and bytes, summed with the batch phases')."""
 
     partitions: int
     communication_rounds: int = stat(summed=True)
@@ -163,18 +164,27 @@ def _solved_by_kind(model: Spec, source: DataSource, settings: JobSettings,
             solved = _solved(model, problem, job.choice,
                              warm_options(options, earlier, problem.d), progress, started,
                              job.batch, rows)
-        solved = replace(solved, records=(*solved.records, job.placement_stats))
-        if job.batch is not None:
-            partitions = _partition_stats(job)
-            return replace(solved, records=(*solved.records, partitions),
+        solved = replace(solved, records=(*solved.records, job.placement_stats),
+                         reported=report_result(model, problem, source, solved.result,
+                                                _training_partitions(job, settings)))
+        if job.batch is not None:     # after the report: its map-reduce counts as a value's
+            return replace(solved, records=(*solved.records, _partition_stats(job)),
                            partition_bytes=job.plan.size)
-    return replace(solved, reported=report_result(model, problem, source, solved.result))
+    return solved
+
+
+def _training_partitions(job: CompiledJob, settings: JobSettings) -> PartitionedTraining | None:
+    """The pointwise examples left in partitions, for the report (None: in memory, or
+    pairs, which the report does not cover)."""
+    if job.batch is None or isinstance(job.plan, PairPlan):
+        return None
+    return PartitionedTraining(job.batch, job.plan, settings.data)
 
 
 def _partition_stats(job: CompiledJob) -> PartitionStats:
-    """Partitioned data's record: the objective values' map-reduces, and for pairs and the
-    games also the rounds' (the LightTouch family and the games keep no record of their own
-    communication)."""
+    """Partitioned data's record: the objective values' and the report's map-reduces, and
+    for pairs and the games also the rounds' (the LightTouch family and the games keep no
+    record of their own communication)."""
     batch, plan = job.batch, job.plan
     partitions = len(plan.ranges if isinstance(plan, PairPlan) else plan.pieces)
     if isinstance(plan, PairPlan) or job.choice.name in GAMES:

@@ -1,14 +1,15 @@
 """A Result's report from its spec, its data and its deployed points
-(:func:`solve_report`, called by the pipeline), and the same report on other data
-(:func:`report_on`, ``lighttouch report``).
+(:func:`solve_report`, called by the pipeline; :func:`counted_report` for training rows
+left in partitions, from the points' counts added where the rows are), and the same report
+on other data (:func:`report_on`, ``lighttouch report``).
 
 Reported: linear models and networks on one empirical risk (hinge, logistic, squared,
-squared hinge, softmax cross-entropy), and a rate objective (its true rate), the problems
-whose examples this process holds.
+squared hinge, softmax cross-entropy), and a rate objective (its true rate).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -23,8 +24,16 @@ from worker.problem.constraint_types import CONSTRAINT_TYPES, ROWS
 from worker.problem.csr import as_csr
 from worker.problem.weights import example_weights
 from worker.report.bootstrap import LEVEL, RESAMPLES
-from worker.report.evaluate import Definition, Pending, add_intervals, model_report
-from worker.report.metrics import Deployed, Examples
+from worker.report.counts import Counts, Term
+from worker.report.evaluate import (
+    Definition,
+    Pending,
+    add_intervals,
+    counted_terms,
+    finished,
+    model_report,
+)
+from worker.report.metrics import Deployed, Examples, group_masks
 from worker.report.schema import (
     MODEL_NAMES,
     Bootstrap,
@@ -56,19 +65,59 @@ def solve_report(spec: Spec, features: sp.csr_matrix, labels: np.ndarray, source
     ``weights`` (n,) (the compiled objective's; None: 1) and, with ``validation``, the
     held-out rows; ``deployed`` maps names of :data:`MODEL_NAMES` to points; bootstrap
     seeded with ``solver.seed``."""
-    objective = _objective_definition(spec.objective, weights is not None)
-    multiclass = objective.loss == SOFTMAX_CROSS_ENTROPY
-    classes = labels is not None and not multiclass and \
-        (objective.loss is None or LOSSES[objective.loss].labels is CLASSES)
+    classes, multiclass = _label_kinds(spec, labels is not None)
     training = Examples(features, labels, classes,
                         _groups(spec.objective.data.groups, source, "objective.data.groups",
                                 features.shape[0]), multiclass, weights)
-    d = features.shape[1]
+    return _report(spec, source, deployed, tolerance, features.shape[1], weights is not None,
+                   classes,
+                   lambda definition: _data_report(definition, training, deployed, tolerance))
+
+
+#: Counts of the deployed points on the training rows, taken elsewhere (partitions): called
+#: with the objective's loss, the rate terms counted on the rows and whether the labels are
+#: +-1 classes; returns each point's added :class:`~worker.report.counts.Counts`.
+CountTraining = Callable[[str | None, list[Term], bool], dict[str, Counts]]
+
+
+def counted_report(spec: Spec, source: DataSource, deployed: dict[str, Deployed],
+                   tolerance: float, d: int, weighted: bool, count: CountTraining) -> Report:
+    """:func:`solve_report` of labelled training rows of width ``d`` that this process does
+    not hold: their section from the points' counts ``count`` adds up where the rows are
+    (the validation section and the linear rows as there). The rows' own rate constraints
+    only: rates with examples of their own and group losses never leave this process."""
+    classes, _ = _label_kinds(spec, True)
+
+    def training(definition: Definition) -> DataReport:
+        assert not definition.group_losses and all(own is None for *_, own in definition.rates)
+        counts = count(definition.loss, counted_terms(definition), classes)
+        return DataReport(examples=next(iter(counts.values())).examples, models={
+            name: finished(definition, counts[name], deployed[name], tolerance)
+            for name in MODEL_NAMES if name in deployed})
+
+    return _report(spec, source, deployed, tolerance, d, weighted, classes, training)
+
+
+def _label_kinds(spec: Spec, labelled: bool) -> tuple[bool, bool]:
+    """(the training labels are +-1 classes, they are class indices of K scores)."""
+    loss = getattr(spec.objective, "loss", None)       # None: a rate objective
+    multiclass = loss == SOFTMAX_CROSS_ENTROPY
+    return labelled and not multiclass and (loss is None or LOSSES[loss].labels is CLASSES), \
+        multiclass
+
+
+def _report(spec: Spec, source: DataSource, deployed: dict[str, Deployed], tolerance: float,
+            d: int, weighted: bool, classes: bool,
+            training: Callable[[Definition], DataReport]) -> Report:
+    """The report with its ``training`` section (of the definition) and, with
+    ``validation``, the held-out rows' (read here; +-1 labels with ``classes``, as the
+    training rows')."""
+    objective = _objective_definition(spec.objective, weighted)
     definition = _definition(spec, d, source)
     validation = _validation(spec, source, d, classes)
     bootstrap = Bootstrap(resamples=RESAMPLES, seed=spec.solver.seed, level=LEVEL)
     return Report(tolerance=tolerance, objective=objective, bootstrap=bootstrap,
-                  training=_data_report(definition, training, deployed, tolerance),
+                  training=training(definition),
                   validation=None if validation is None else _data_report(
                       definition, validation, deployed, tolerance, bootstrap, own_data=False))
 
@@ -235,11 +284,7 @@ def report_labels(loss: str | None, labels: np.ndarray, path: str,
 def _groups(values: dict[str, Any] | None, source: DataSource, path: str,
             n: int) -> dict[str, np.ndarray]:
     """Group name -> rows (bool, (n,)), read and checked as the compiler does."""
-    masks = {}
-    for name, rows in group_rows(values, n, path, source).items():
-        masks[name] = np.zeros(n, dtype=bool)
-        masks[name][rows] = True
-    return masks
+    return group_masks(group_rows(values, n, path, source), n)
 
 
 def _rate_constraint(report: ConstraintReport) -> RateConstraint:

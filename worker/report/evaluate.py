@@ -1,5 +1,7 @@
 """One deployed point on one data set: its objective, error and every constraint, as the
-report's :class:`~worker.report.schema.ModelReport` (docs/results.md "The report")."""
+report's :class:`~worker.report.schema.ModelReport` (docs/results.md "The report"), made from
+the point's :class:`~worker.report.counts.Counts` on the data (:func:`finished`), counted in
+one block (:func:`model_report`) or added over partitions."""
 
 from __future__ import annotations
 
@@ -8,24 +10,23 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from worker.errors import SpecError
 from worker.problem.rates import RATIOS
 from worker.report.bootstrap import rate_intervals
-from worker.report.group_loss import group_loss_report
-from worker.report.metrics import (
-    Deployed,
-    Examples,
-    error_value,
-    objective_value,
-    positive_probability,
-    rate_indicator,
-    rate_subset,
-    rate_value,
-    row_values,
+from worker.report.counts import (
+    DENOMINATOR,
+    GROUP,
+    NUMERATOR,
+    SUBSET,
+    Counts,
+    Term,
+    counts_of,
+    side_terms_of,
 )
+from worker.report.group_loss import group_loss_report
+from worker.report.metrics import Deployed, Examples, rate_of, regularized, row_values
 from worker.report.schema import ConstraintReport, ModelReport, RateReport
 from worker.spec.group_loss import GroupLossConstraint
-from worker.spec.rates import PREDICTION_RATES, SIDES, RateConstraint, RateSum, RateTerm, side_terms
+from worker.spec.rates import SIDES, RateConstraint, RateSum, RateTerm, side_terms
 
 
 @dataclass(frozen=True)
@@ -60,39 +61,69 @@ class Definition:
 Pending = list[tuple[RateReport, np.ndarray, np.ndarray]]
 
 
+def counted_terms(definition: Definition) -> list[Term]:
+    """The rate terms counted on the data set's own rows, in the order of
+    :attr:`~worker.report.counts.Counts.terms`: a rate objective's, then each side term of
+    every rate constraint without examples of its own."""
+    terms: list[Term] = [] if definition.rate is None else [(None, definition.rate)]
+    for index, constraint, own in definition.rates:
+        if own is None:
+            terms += [(index, term) for _, term in side_terms_of(constraint)]
+    return terms
+
+
 def model_report(definition: Definition, examples: Examples, deployed: Deployed,
                  tolerance: float, *, own_data: bool = True,
                  pending: Pending | None = None) -> ModelReport:
     """``deployed`` on ``examples``. ``own_data``: evaluate the rates that have their own
     examples (else they are reported undefined); ``pending``: where the rates counted on
-    ``examples`` are appended to get their intervals (:func:`add_intervals`)."""
-    scores = deployed.scores(examples)
-    labels = examples.labels
-    objective = None if definition.loss is None or labels is None else \
-        objective_value(definition.loss, definition.l1, definition.l2, deployed, scores, labels,
-                        examples.weights)
-    error = error_value(deployed, scores, labels, examples.weights) \
-        if examples.classes or examples.multiclass else None
-    positive = positive_probability(deployed, scores) \
-        if definition.rates or definition.rate else None
+    ``examples`` are appended to get their intervals (:func:`add_intervals`; unweighted
+    examples only)."""
+    rows = [] if pending is not None and examples.weights is None else None
+    counts = counts_of(definition.loss, counted_terms(definition), examples, deployed, rows)
+    elsewhere = []
+    for index, constraint, own in definition.rates:
+        if own is not None:
+            terms = [(index, term) for _, term in side_terms_of(constraint)]
+            sums = counts_of(None, terms, own, deployed).terms if own_data else \
+                np.zeros((len(terms), 4))              # undefined on other data
+            elsewhere.append(_rate_report(index, constraint, sums, tolerance))
+    for index, bounded, own in definition.group_losses:
+        counted = examples if own is None else own if own_data else None
+        elsewhere.append(group_loss_report(index, bounded, counted, deployed, tolerance))
+    report = finished(definition, counts, deployed, tolerance, elsewhere)
+    if rows is not None:
+        by_index = {c.index: c for c in report.constraints}
+        reports = [term for index, _, own in definition.rates if own is None
+                   for term in by_index[index].terms]
+        for term, (subset, indicator) in zip(reports, rows[definition.rate is not None:],
+                                             strict=True):
+            if term.metric not in RATIOS:
+                pending.append((term, subset, indicator))
+    return report
+
+
+def finished(definition: Definition, counts: Counts, deployed: Deployed, tolerance: float,
+             elsewhere: list[ConstraintReport] | None = None) -> ModelReport:
+    """The report of ``deployed`` from its ``counts`` on a data set's rows (of the loss and
+    :func:`counted_terms`): the objective, the error, each linear-row block, each rate
+    constraint counted on these rows, and the rows reported ``elsewhere`` (rates on their own
+    examples, group losses)."""
+    objective = None if counts.losses is None else regularized(
+        definition.l1, definition.l2, deployed, counts.losses / counts.mass)
+    error = None if counts.wrong is None else \
+        float(deployed.weights @ (counts.wrong / counts.mass))
+    sums = iter(counts.terms)
     if definition.rate is not None:
-        objective = _objective_rate(definition.rate, examples, positive)
+        own = next(sums)
+        objective = rate_of(own[NUMERATOR], own[DENOMINATOR])
     constraints = [_block_report(index, kind, rows, rhs, deployed, tolerance)
                    for index, kind, rows, rhs in definition.blocks]
     for index, constraint, own in definition.rates:
         if own is None:
-            constraints.append(_rate_report(index, constraint, examples, positive, tolerance,
-                                            pending))
-        elif own_data:
-            constraints.append(_rate_report(index, constraint, own,
-                                            positive_probability(deployed, deployed.scores(own)),
-                                            tolerance))
-        else:
-            constraints.append(_undefined_rate(index, constraint))
-    for index, bounded, own in definition.group_losses:
-        counted = examples if own is None else own if own_data else None
-        constraints.append(group_loss_report(index, bounded, counted, deployed, tolerance))
-    constraints.sort(key=lambda c: c.index)
+            terms = np.array([next(sums) for _ in side_terms_of(constraint)])
+            constraints.append(_rate_report(index, constraint, terms, tolerance))
+    constraints = sorted([*constraints, *(elsewhere or [])], key=lambda c: c.index)
     worst = [c.worst for c in constraints if c.worst is not None]
     return ModelReport(objective=objective, error=error,
                        max_violation=max(0.0, max(worst, default=0.0)), constraints=constraints)
@@ -106,38 +137,15 @@ def _block_report(index: int, kind: str, rows: sp.csr_matrix, rhs: np.ndarray,
                             worst=float(values.max()) if values.size else None)
 
 
-def _objective_rate(term: RateTerm, examples: Examples, positive: np.ndarray) -> float | None:
-    """A rate objective's true rate from P(positive) per row (n,), weighted as the examples
-    are (None where it counts no example)."""
-    group = _group(term, examples, None)
-    return rate_value(term.metric, rate_subset(term.metric, group, examples.labels),
-                      rate_indicator(term.metric, positive, examples.labels), examples.labels,
-                      examples.weights)
-
-
-def _side_terms(constraint: RateConstraint) -> list[tuple[str, RateTerm]]:
-    """Every term with its side, lhs first."""
-    return [(name, term) for name in SIDES
-            for _, term in side_terms(getattr(constraint, name), name)[0]]
-
-
-def _rate_report(index: int, constraint: RateConstraint, examples: Examples,
-                 positive: np.ndarray | None, tolerance: float,
-                 pending: Pending | None = None) -> ConstraintReport:
-    """g = lhs - rhs (``<=``) or rhs - lhs (``>=``) of P(positive) per row (n,)."""
-    reports = []
-    for side, term in _side_terms(constraint):
-        group = _group(term, examples, index)
-        subset = rate_subset(term.metric, group, examples.labels)
-        indicator = rate_indicator(term.metric, positive, examples.labels)
-        reports.append(RateReport(side=side, metric=term.metric, group=term.group,
-                                  scale=term.scale, examples=int(subset.sum()),
-                                  group_size=int(group.sum()),
-                                  value=rate_value(term.metric, subset, indicator,
-                                                   examples.labels, examples.weights)))
-        if pending is not None and term.metric not in RATIOS and examples.weights is None:
-            pending.append((reports[-1], subset, indicator))
-    return _constraint_report(index, constraint, reports, tolerance)
+def _rate_report(index: int, constraint: RateConstraint, sums: np.ndarray,
+                 tolerance: float) -> ConstraintReport:
+    """The constraint's row from its terms' counts (s, 4), in :func:`side_terms_of` order
+    (all 0: undefined on these data)."""
+    terms = [RateReport(side=side, metric=term.metric, group=term.group, scale=term.scale,
+                        examples=int(row[SUBSET]), group_size=int(row[GROUP]),
+                        value=rate_of(row[NUMERATOR], row[DENOMINATOR]))
+             for (side, term), row in zip(side_terms_of(constraint), sums, strict=True)]
+    return _constraint_report(index, constraint, terms, tolerance)
 
 
 def _constraint_report(index: int, constraint: RateConstraint, terms: list[RateReport],
@@ -169,28 +177,5 @@ def add_intervals(pending: Pending, resamples: int, seed: int) -> None:
         report.interval = None if interval is None else list(interval)
 
 
-def _undefined_rate(index: int, constraint: RateConstraint) -> ConstraintReport:
-    """A rate counted on its own examples, reported on other data: undefined there."""
-    terms = [RateReport(side=side, metric=t.metric, group=t.group, scale=t.scale, examples=0,
-                        group_size=0, value=None) for side, t in _side_terms(constraint)]
-    return _constraint_report(index, constraint, terms, 0.0)
-
-
 def _bound(constraint: RateConstraint) -> float | None:
     return None if isinstance(constraint.rhs, RateTerm | RateSum) else float(constraint.rhs)
-
-
-def _group(term: RateTerm, examples: Examples, index: int | None) -> np.ndarray:
-    """The rows (bool, (n,)) of the term's group; every row for ``group: null``; ``index``:
-    the term's constraint (None: the objective)."""
-    where = "objective" if index is None else f"constraints[{index}]"
-    if not examples.classes and term.metric not in PREDICTION_RATES:
-        raise SpecError.at(where, f"{term.metric} needs +-1 labels; give class labels for "
-                           "these data")
-    if term.group is None:
-        return np.ones(examples.n, dtype=bool)
-    if term.group not in examples.groups:
-        known = ", ".join(sorted(examples.groups)) or "none"
-        raise SpecError.at(where, f"group {term.group!r} is not among the report's data "
-                           f"groups ({known}); give it for these data")
-    return examples.groups[term.group]

@@ -75,36 +75,43 @@ class Deployed:
         return scores[:, :, 0] if self.network.outputs == 1 else scores
 
 
-def objective_value(loss: str, l1: float, l2: float, deployed: Deployed, scores: np.ndarray,
-                    labels: np.ndarray, weights: np.ndarray | None = None) -> float:
-    """E_p[sum_i c_i loss(s_i, y_i) / sum_i c_i + l1 ||w||_1 + (l2/2) ||w||^2] for scores
-    (n, k) and example weights c (n,) (None: the mean loss); for ``softmax_cross_entropy``,
-    scores (n, k, K) and log sum_c e^(s_c) - s_y."""
+def loss_sums(loss: str, scores: np.ndarray, labels: np.ndarray,
+              weights: np.ndarray | None = None) -> np.ndarray:
+    """sum_i c_i loss(s_ij, y_i) of each member j, shape (k,), for scores (n, k) and example
+    weights c (n,) (None: 1 each); for ``softmax_cross_entropy``, scores (n, k, K) and the
+    loss log sum_c e^(s_c) - s_y."""
     if loss == SOFTMAX_CROSS_ENTROPY:
         rows = np.arange(scores.shape[0])
-        per_member = np.array([np.average(logsumexp(scores[:, j], axis=1)
-                                          - scores[rows, j, labels.astype(np.int64)],
-                                          weights=weights)
-                               for j in range(scores.shape[1])])
+        members = [logsumexp(scores[:, j], axis=1) - scores[rows, j, labels.astype(np.int64)]
+                   for j in range(scores.shape[1])]
     else:
         values = LOSSES[loss].reference_value
-        per_member = np.array([np.average(values(scores[:, j], labels), weights=weights)
-                               for j in range(scores.shape[1])])
+        members = [values(scores[:, j], labels) for j in range(scores.shape[1])]
+    return np.array([_weighted_sum(member, weights) for member in members])
+
+
+def regularized(l1: float, l2: float, deployed: Deployed, mean_losses: np.ndarray) -> float:
+    """E_p[mean loss_j + l1 ||w_j||_1 + (l2/2) ||w_j||^2] over the members' mean losses
+    (k,) (their :func:`loss_sums` over the examples' weight)."""
     solutions = deployed.solutions
     regularizer = l1 * np.abs(solutions).sum(axis=1) + 0.5 * l2 * (solutions ** 2).sum(axis=1)
-    return float(deployed.weights @ (per_member + regularizer))
+    return float(deployed.weights @ (mean_losses + regularizer))
 
 
-def error_value(deployed: Deployed, scores: np.ndarray, labels: np.ndarray,
-                weights: np.ndarray | None = None) -> float:
-    """E_p[share of rows whose prediction disagrees with the label, each row weighing c_i
-    (None: 1)]: 1[s > 0] against a +-1 label, or the class of the largest of K scores
-    (n, k, K) against a class index."""
+def error_sums(scores: np.ndarray, labels: np.ndarray,
+               weights: np.ndarray | None = None) -> np.ndarray:
+    """The weight c_i (None: 1) of the rows whose prediction disagrees with the label, summed
+    for each member, shape (k,): 1[s > 0] against a +-1 label, or the class of the largest
+    of K scores (n, k, K) against a class index."""
     if scores.ndim == 3:
         wrong = scores.argmax(axis=2) != labels[:, None]
     else:
         wrong = (scores > 0) != (labels > 0)[:, None]
-    return float(deployed.weights @ np.average(wrong, axis=0, weights=weights))
+    return wrong.sum(axis=0, dtype=np.float64) if weights is None else weights @ wrong
+
+
+def _weighted_sum(values: np.ndarray, weights: np.ndarray | None) -> float:
+    return float(values.sum() if weights is None else weights @ values)
 
 
 def positive_probability(deployed: Deployed, scores: np.ndarray) -> np.ndarray:
@@ -137,22 +144,33 @@ def rate_indicator(metric: str, positive: np.ndarray, labels: np.ndarray | None)
     return np.where(labels > 0, 1.0 - positive, positive)
 
 
-def rate_value(metric: str, subset: np.ndarray, indicator: np.ndarray,
-               labels: np.ndarray | None, weights: np.ndarray | None) -> float | None:
-    """The rate on ``subset`` (mask (n,)) from each row's expected ``indicator`` (n,),
-    weighted by ``weights`` (n,) (None: 1 each): sum c v / sum c for a mean metric; for a
-    ratio N / D (:data:`worker.problem.rates.RATIOS`) the expected counts' ratio
-    sum c v 1[y = label] / sum c v. None where the denominator is 0."""
+def rate_sums(metric: str, subset: np.ndarray, indicator: np.ndarray,
+              labels: np.ndarray | None, weights: np.ndarray | None) -> tuple[float, float]:
+    """The rate's numerator and denominator on ``subset`` (mask (n,)) from each row's expected
+    ``indicator`` (n,), weighted by ``weights`` (n,) (None: 1 each): sum c v and sum c for a
+    mean metric; for a ratio N / D (:data:`worker.problem.rates.RATIOS`) the expected counts
+    sum c v 1[y = label] and sum c v. Both add over disjoint rows (:func:`rate_of`)."""
     mass = np.ones(int(subset.sum())) if weights is None else weights[subset]
     counted = mass * indicator[subset]
     if metric in RATIOS:
-        numerator = counted @ (labels[subset] == RATIOS[metric][0])
-        denominator = counted.sum()
-    else:
-        numerator, denominator = counted.sum(), mass.sum()
+        return float(counted @ (labels[subset] == RATIOS[metric][0])), float(counted.sum())
+    return float(counted.sum()), float(mass.sum())
+
+
+def rate_of(numerator: float, denominator: float) -> float | None:
+    """A rate from its :func:`rate_sums`; None where the denominator is 0."""
     return float(numerator / denominator) if denominator > 0 else None
 
 
 def row_values(rows: sp.csr_matrix, rhs: np.ndarray, deployed: Deployed) -> np.ndarray:
     """E_p[a_i . w - b_i] of each of m rows (m, d), shape (m,)."""
     return np.asarray(rows @ deployed.solutions.T) @ deployed.weights - rhs
+
+
+def group_masks(members: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
+    """Group name -> rows (bool, (n,)) from each group's members (row indices)."""
+    masks = {}
+    for name, rows in members.items():
+        masks[name] = np.zeros(n, dtype=bool)
+        masks[name][rows] = True
+    return masks
