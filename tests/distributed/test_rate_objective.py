@@ -18,7 +18,7 @@ from tests.distributed.budget import assert_validated_for_the_cluster, refusals
 from tests.distributed.test_rates import CONSTRAINTS, D, inline, opened_rates, rated_spec
 from worker import solve
 from worker.algorithms.run.arrays import problem_arrays
-from worker.algorithms.run.game_rounds import objective_rows
+from worker.algorithms.run.game_rounds import round_objective
 from worker.distributed.rate_parts import open_rates
 from worker.distributed.tasks import rows_matrix
 from worker.errors import SpecError
@@ -28,14 +28,19 @@ from worker.problem.compile import DataSource, compile_problem
 from worker.settings import data_settings
 from worker.spec.models import parse_spec
 
+#: Neyman-Pearson with fairness: a true positive rate of at least 0.8, and equal opportunity
+#: (the first two of the rate constraints' tests).
+NEYMAN_PEARSON = [{"type": "rate", "lhs": {"metric": "true_positive_rate"}, "op": ">=",
+                   "rhs": 0.8}] + CONSTRAINTS[:2]
+
 
 def objective_spec(directory: Path, n: int, *, weights: bool = False,
                    workers: int | None = 0, iterations: int | str = 3000,
-                   constraints=CONSTRAINTS[:2], metric: str = "false_positive_rate",
-                   group: str | None = "a") -> dict:
+                   constraints=NEYMAN_PEARSON, metric: str = "error_rate",
+                   group: str | None = "b") -> dict:
     """:func:`tests.distributed.test_rates.rated_spec`'s files with ``metric`` on
-    ``group`` as the objective (by default the least false positive rate on group a under
-    equal opportunity, the first two of its constraints: Neyman-Pearson with fairness)."""
+    ``group`` as the objective (by default the least error rate on group b under
+    :data:`NEYMAN_PEARSON`, which these rows cannot bring to 0)."""
     spec = rated_spec(directory, n, weights=weights, workers=workers, iterations=iterations,
                       constraints=constraints)
     data = spec["objective"]["data"]
@@ -58,7 +63,7 @@ def test_the_map_reduced_rate_and_proxy_are_the_in_memory_ones(tmp_path, weights
     points = np.random.default_rng(1).normal(size=(7, D))
     with opened as batch:
         rates = open_rates(batch, plan, model, settings)
-        assert len(batch.parts) >= 4 and rates.constraints.m == 2
+        assert len(batch.parts) >= 4 and rates.constraints.m == 3
         objective = rates.objective
         np.testing.assert_allclose(objective.values(points), expected.true_rate.values(points),
                                    atol=1e-12)
@@ -71,10 +76,12 @@ def test_the_map_reduced_rate_and_proxy_are_the_in_memory_ones(tmp_path, weights
                                    expected.rates.values(points), atol=1e-12)
 
 
-@pytest.mark.parametrize("weights", [False, True])
-def test_a_round_of_every_row_is_the_proxy_and_a_sample_estimates_it(tmp_path, weights):
+@pytest.mark.parametrize("weights,metric,group", [(False, "false_positive_rate", "a"),
+                                                  (True, "error_rate", "b")])
+def test_a_round_of_every_row_is_the_proxy_and_a_sample_estimates_it(tmp_path, weights,
+                                                                     metric, group):
     n = 4000
-    spec = objective_spec(tmp_path, n, weights=weights)
+    spec = objective_spec(tmp_path, n, weights=weights, metric=metric, group=group)
     expected = in_memory(spec)
     plan, opened, model, settings = opened_rates(spec, tmp_path, 30_000)
     points = np.random.default_rng(2).normal(size=(3, D))
@@ -85,7 +92,7 @@ def test_a_round_of_every_row_is_the_proxy_and_a_sample_estimates_it(tmp_path, w
         def estimate(key: int, rows: int) -> tuple[np.ndarray, float]:
             """f's value on the round's rows at each point, times its scale, and |S| drawn."""
             drawn, every = objective.rate.round_sample(np.uint64(key), rows, "a round")
-            held, scale = objective_rows(drawn, objective.rate.of(every))
+            held, scale = round_objective(drawn, objective.rate.of(every))
             margins = np.maximum(0.0, 1.0 - held.labels[:, None] * (
                 rows_matrix(held, D) @ points.T))
             mean = held.weights @ margins / held.weights.sum()
@@ -106,6 +113,7 @@ def test_a_round_of_every_row_plays_the_in_memory_game(tmp_path, weights):
     on_parts = solve(copy.deepcopy(spec), roots=[tmp_path])
     memory = solve(inline(spec))
     assert on_parts.stats["rounds"] == 2 and "rounds" not in memory.stats
+    assert memory.mean.objective > 0.01
     assert on_parts.algorithm == memory.algorithm == "proxy_lagrangian"
     np.testing.assert_allclose(on_parts.mean.solution, memory.mean.solution, rtol=1e-9,
                                atol=1e-12)
@@ -150,11 +158,13 @@ def test_auto_past_the_budget_plays_on_the_cluster_or_is_refused(tmp_path, clust
     assert answer.algorithm == "proxy_lagrangian" and answer.stats["placement"] == "cluster"
     assert "a rate as the objective" in answer.stats["method_reason"]
     assert answer.mean.max_violation <= 1e-3
-    # the answer's objective is the true rate on every row
+    # the answer's objectives are the true rate on every row
     problem = in_memory(objective_spec(tmp_path, 300_000, workers=None))
     members = np.array([m.solution for m in answer.mixture])
     weights = np.array([m.weight for m in answer.mixture])
     assert float(weights @ problem.true_rate.values(members)) == pytest.approx(
+        answer.expected.objective, abs=1e-12)
+    assert problem.true_rate.values(np.array(answer.mean.solution))[0] == pytest.approx(
         answer.mean.objective, abs=1e-12)
 
 
@@ -171,7 +181,7 @@ def _refused_in_memory(spec: dict) -> str:
 
 
 def test_bad_groups_and_an_unknown_objective_group_are_named(tmp_path):
-    spec = objective_spec(tmp_path, 3000, constraints=[])
+    spec = objective_spec(tmp_path, 3000, constraints=[], group="a")
     column = np.load(tmp_path / "a.npy")
     column[2345] = 2.0
     np.save(tmp_path / "a.npy", column)

@@ -104,7 +104,7 @@ class GameData:
             self.sample = None if self.rates is None else self.rates.of(every)
             if self.objective is not None:
                 self.objective_sample = self.objective.rate.of(every)
-                rows, self.f_scale = objective_rows(rows, self.objective_sample)
+                rows, self.f_scale = round_objective(rows, self.objective_sample)
         self.arrays = with_rows(self.arrays, rows)
         self.rate_arrays = self.rate_view(self.sample)
         self.loaded = round_index
@@ -143,7 +143,7 @@ class GameData:
                 "rounds": self.loaded + 1}
 
 
-def objective_rows(rows: Rows, objective: RateSet) -> tuple[Rows, float]:
+def round_objective(rows: Rows, objective: RateSet) -> tuple[Rows, float]:
     """A round's rows of a rate objective (module docstring) and f's scale, sum q.
 
     Parameters
