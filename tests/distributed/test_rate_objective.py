@@ -23,6 +23,7 @@ from worker.distributed.rate_parts import open_rates
 from worker.distributed.tasks import rows_matrix
 from worker.errors import SpecError
 from worker.kernels.objective import objective_value
+from worker.pipeline.memory import rate_bytes
 from worker.pipeline.validate import summarize_spec
 from worker.problem.compile import DataSource, compile_problem
 from worker.settings import data_settings
@@ -166,6 +167,15 @@ def test_auto_past_the_budget_plays_on_the_cluster_or_is_refused(tmp_path, clust
         answer.expected.objective, abs=1e-12)
     assert problem.true_rate.values(np.array(answer.mean.solution))[0] == pytest.approx(
         answer.mean.objective, abs=1e-12)
+
+
+def test_the_driver_s_estimate_counts_the_objective_s_share(tmp_path):
+    """A round's rows carry one more rate term than the same constraints under a loss."""
+    spec = objective_spec(tmp_path, 3000)
+    under_a_loss = rated_spec(tmp_path, 3000, constraints=NEYMAN_PEARSON)
+    estimates = [summarize_spec(s, roots=[tmp_path])["memory_estimate_bytes"]
+                 for s in (spec, under_a_loss)]
+    assert estimates[0] - estimates[1] == 3000 * rate_bytes(1)
 
 
 def _refused(spec: dict, directory: Path) -> str:
