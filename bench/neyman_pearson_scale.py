@@ -42,7 +42,7 @@ from worker.datasets.adult import Split
 RESULTS = Path(__file__).resolve().parent / "results"
 #: Where bench/adult_scale.py writes the K x rows too.
 CACHE = Path(__file__).resolve().parent / "cache" / "adult_scale"
-#: The game's iterations, what bench/neyman_pearson.py's default stopping rule ran at 1 x.
+#: The game's iterations (fixed: module docstring).
 ITERATIONS = 2**16
 #: solver.workers of each run (None: in memory).
 RUNS = {"in memory": None, "partitions, this process": 0, "partitions, 2 workers": 2}
