@@ -69,8 +69,8 @@ def test_a_job_within_the_budget_runs_in_process_as_before(data, monkeypatch):
 def assert_names_the_way_out(message: str) -> None:
     assert "in-process estimate" in message and f"{BUDGET:,} bytes" in message
     assert "LIGHTTOUCH_MAX_JOB_BYTES" in message and "LIGHTTOUCH_DASK_SCHEDULER" in message
-    assert "svrg_ol (or auto; with rate constraints, auto or a game with solver.workers) on " \
-        "pointwise losses with examples in files" in message
+    assert "svrg_ol (or auto; with rates, auto or a game with solver.workers) on " \
+        "pointwise losses or a rate objective with examples in files" in message
 
 
 def test_over_the_budget_without_a_scheduler_the_cli_and_the_api_refuse(data, monkeypatch):

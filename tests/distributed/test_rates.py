@@ -105,7 +105,7 @@ def test_partitioned_rates_are_the_in_memory_rates(tmp_path, weights):
     expected = compile_problem(parse_spec(inline(spec)), DataSource([], data_settings())).rates
     plan, opened, model, settings = opened_rates(spec, tmp_path)
     with opened as batch:
-        rates = open_rates(batch, plan, model, settings)
+        rates = open_rates(batch, plan, model, settings).constraints
         assert len(batch.parts) >= 4 and rates.m == expected.m == 4
         points = np.random.default_rng(1).normal(size=(7, D))
         np.testing.assert_allclose(rates.values(points), expected.values(points), atol=1e-12)
@@ -125,7 +125,7 @@ def test_a_round_of_every_row_holds_the_whole_rates_and_a_sample_estimates_them(
     plan, opened, model, settings = opened_rates(spec, tmp_path, 30_000)
     points = np.random.default_rng(2).normal(size=(3, D))
     with opened as batch:
-        rates = open_rates(batch, plan, model, settings)
+        rates = open_rates(batch, plan, model, settings).constraints
         whole = rates.values(points)
         rows, every = rates.round_sample(np.uint64(7), n, "every row")
         assert rows.labels.shape[0] == n

@@ -223,10 +223,16 @@ def choose_partitioned(problem: CompiledProblem, requested: str) -> Choice:
     constraint term, whose batch phases' full gradients reached a lower objective on pairs
     than the LightTouch family's rounds of sampled rows in as many iterations and fewer
     rounds (docs/scale.md#svrg-ol-or-the-lighttouch-familys-rounds-measured); the exact
-    methods and Epro need every row on the driver. With rate constraints, the
-    proxy-Lagrangian on rounds of sampled rows (rule 1)."""
+    methods and Epro need every row on the driver. With a rate as the objective or rate
+    constraints, the proxy-Lagrangian on rounds of sampled rows (rules 0 and 1)."""
     if requested != "auto":
         return Choice(requested, "solver.algorithm")
+    if problem.true_rate is not None:
+        return Choice(RATE_OBJECTIVE_METHOD, "examples read in partitions with a rate as the "
+                                             "objective: the proxy-Lagrangian game on rounds "
+                                             "of rows sampled from the partitions plays its "
+                                             "hinge proxy, candidates are scored on the true "
+                                             "rate")
     if problem.rates is not None:
         return Choice("proxy_lagrangian", "examples read in partitions with rate constraints: "
                                           "the proxy-Lagrangian game on rounds of rows "

@@ -24,12 +24,12 @@ layout          partition
 Labels come from the features file (svmlight; a column format with ``label_column``; a
 calibrated model's raw parquet table, whose model columns each partition turns into feature
 rows: :mod:`worker.distributed.raw_tables`) or from a separate 1-D ``npy`` file, as do the
-groups that rate constraints count on (``objective.data.groups``, each a 1-D ``npy`` file of 0/1;
-:mod:`worker.distributed.rate_parts`). Example weights, when given, come from a separate 1-D
-``npy`` file read in each partition's row range as such labels are, or are inline values the
-driver holds and slices per partition (:mod:`worker.distributed.weights`). The census round
-(:mod:`worker.distributed.census`) then fixes every partition's offset, the index base and
-the width d.
+groups that rates (constraints, or the objective) count on (``objective.data.groups``, each
+a 1-D ``npy`` file of 0/1; :mod:`worker.distributed.rate_parts`). Example weights, when
+given, come from a separate 1-D ``npy`` file read in each partition's row range as such
+labels are, or are inline values the driver holds and slices per partition
+(:mod:`worker.distributed.weights`). The census round (:mod:`worker.distributed.census`)
+then fixes every partition's offset, the index base and the width d.
 """
 
 from __future__ import annotations
@@ -52,8 +52,9 @@ from worker.distributed.ranges import open_ranges, read_line, read_range
 from worker.errors import DataError
 from worker.losses import PAIRWISE_HINGE
 from worker.problem.compiled import LOSS_CODES
+from worker.problem.rate_objective import PROXY_LOSS
 from worker.settings import DataSettings
-from worker.spec.models import EmpiricalRisk, RateConstraint, Spec
+from worker.spec.models import EmpiricalRisk, RateConstraint, RateObjective, Spec
 from worker.spec.tables import LabelColumn
 from worker.tables.model import TableModel
 
@@ -160,14 +161,20 @@ def plan_partitions(spec: Spec, roots: Sequence[Path], partition_rows: int,
 
 def plan_files(spec: Spec, roots: Sequence[Path], partition_rows: int, partition_bytes: int,
                settings: DataSettings) -> PartitionPlan | None:
-    """The plan for an objective whose examples are references workers can read, whichever
-    algorithm the spec names; None when the driver must read them itself (inline values,
-    ``data:`` URIs, ``sha256``, ``pairwise_hinge``, rate constraints, labels neither in the
-    features file nor ``npy``).
+    """The plan for an objective whose examples are references workers can read (a
+    pointwise loss's, or a rate objective's, read as the hinge's), whichever algorithm the
+    spec names; None when the driver must read them itself (inline values, ``data:`` URIs,
+    ``sha256``, ``pairwise_hinge``, rate constraints with data of their own or groups in
+    another form than ``npy`` files, labels neither in the features file nor ``npy``).
     """
     objective = spec.objective
-    if not isinstance(objective, EmpiricalRisk) or objective.loss == PAIRWISE_HINGE \
-            or not _shared_rates(spec):
+    if isinstance(objective, EmpiricalRisk):
+        loss = objective.loss
+    elif isinstance(objective, RateObjective):
+        loss = PROXY_LOSS   # read as its proxy's examples: ±1 labels
+    else:
+        return None
+    if loss == PAIRWISE_HINGE or not _shared_rates(spec):
         return None
     features, labels = objective.data.features, objective.data.labels
     carried = isinstance(features, DataRef) and REGISTRY[features.format].carries_labels(features)
@@ -186,12 +193,11 @@ def plan_files(spec: Spec, roots: Sequence[Path], partition_rows: int, partition
         objective.data.weights, roots, settings)
     size += weight_bytes
     groups = []
-    for name, ref in (objective.data.groups or {}).items() \
-            if any(isinstance(c, RateConstraint) for c in spec.constraints) else ():
+    for name, ref in (objective.data.groups or {}).items() if _counts_groups(spec) else ():
         layout, group_bytes = _vector_layout(ref, f"{GROUPS}.{name}", roots, settings)
         groups.append(GroupColumn(name, ref, layout))
         size += group_bytes
-    return PartitionPlan(features=features, labels=labels, loss=objective.loss,
+    return PartitionPlan(features=features, labels=labels, loss=loss,
                          roots=tuple(str(root) for root in roots), size=size,
                          label_npy=label_npy, weights=weights, weight_npy=weight_npy,
                          weight_values=weight_values, groups=tuple(groups), **plan)
@@ -214,11 +220,19 @@ def plan_weights(weights: object, roots: Sequence[Path], settings: DataSettings,
     return None, None, read_vector(weights, WEIGHTS, roots=roots, settings=settings), 0
 
 
+def _counts_groups(spec: Spec) -> bool:
+    """Whether rates count on the objective's groups: rate constraints, or a rate as the
+    objective."""
+    return isinstance(spec.objective, RateObjective) or any(
+        isinstance(c, RateConstraint) for c in spec.constraints)
+
+
 def _shared_rates(spec: Spec) -> bool:
     """Whether the spec's rate constraints (if any) count on the objective's examples only,
-    whose groups are 1-D ``npy`` files workers read in row ranges."""
+    whose groups (when rates count on them) are 1-D ``npy`` files workers read in row
+    ranges."""
     rates = [c for c in spec.constraints if isinstance(c, RateConstraint)]
-    groups = (spec.objective.data.groups or {}).values() if rates else ()
+    groups = (spec.objective.data.groups or {}).values() if _counts_groups(spec) else ()
     return all(c.data is None for c in rates) and all(
         readable(ref) and REGISTRY[ref.format].partitions.kind == NPY for ref in groups)
 

@@ -12,9 +12,9 @@ placement          when
                    a family of :data:`PARTITIONED_FAMILIES` (pointwise losses in files,
                    ``pairwise_hinge`` tables): ``auto`` runs its method on partitions
                    (L-BFGS-B on a smooth objective whose only constraint is the box, the
-                   proxy-Lagrangian with rate constraints, else the family's algorithm,
-                   SVRG OL); also ``svrg_ol`` on pointwise files asking for workers with
-                   an address set, and pairs or examples with rate constraints with
+                   proxy-Lagrangian with a rate objective or rate constraints, else the
+                   family's algorithm, SVRG OL); also ``svrg_ol`` on pointwise files asking
+                   for workers with an address set, and pairs or examples with rates with
                    ``solver.workers: n`` (:func:`workers_placement`)
 ``local_cluster``  ``svrg_ol`` with an explicit ``solver.svrg.workers: n``, or
                    ``pairwise_hinge`` tables or examples with rate constraints with
@@ -92,10 +92,11 @@ PAIRS = Family("pairwise_hinge tables in npy or parquet files (a calibrated mode
 
 #: Pointwise examples in files (a calibrated model's raw parquet table is placed as it is
 #: lowered: :mod:`worker.pipeline.table_pairs`).
-FILES = Family("pointwise losses with examples in files (with rate constraints counted on "
-               "them, their groups as 1-D npy files; a calibrated model's table in parquet)",
+FILES = Family("pointwise losses or a rate objective with examples in files (with rate "
+               "constraints counted on them, their groups as 1-D npy files; a calibrated "
+               "model's table in parquet)",
                "svrg_ol", plan_files, plan_sizes,
-               "svrg_ol (or auto; with rate constraints, auto or a game with solver.workers)",
+               "svrg_ol (or auto; with rates, auto or a game with solver.workers)",
                named=True)
 
 #: The families that run partitioned, tried in order.

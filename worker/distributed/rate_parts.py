@@ -19,6 +19,13 @@ rounds after the census put every partition's share where the partition is held:
 :class:`PartitionedRates` then stands where a :class:`~worker.problem.rates.RateSet` does:
 g at a block of points is one map-reduce (each partition scores its rows), and a game's round
 (:mod:`worker.algorithms.run.game_rounds`) draws its rows with their shares.
+
+A rate as the objective (:mod:`worker.problem.rate_objective`) is one more row of the same
+shares, after the constraints': its subset S's rows, each with c_i / sum_S c over the whole
+data (:func:`~worker.problem.compile_rates.objective_rows`, checked on the driver against
+the totals as the constraints are). :class:`PartitionedTrueRate`, a view of that row, stands
+where a :class:`~worker.problem.rates.TrueRate` does: its true values and its hinge proxy are
+the same map-reduce, and a round's rows carry its shares with the constraints'.
 """
 
 from __future__ import annotations
@@ -53,9 +60,9 @@ from worker.problem.compile_rates import (
     rate_blocks,
     shared_rates,
 )
-from worker.problem.rates import RateForm, RateSet
+from worker.problem.rates import METRICS, RateForm, RateSet
 from worker.settings import DataSettings
-from worker.spec.models import Spec
+from worker.spec.models import RateObjective, Spec
 
 #: The forms a map-reduce evaluates: true indicators, the proxy bound, the relaxed terms.
 TRUE, PROXY, RELAXED = "true", "proxy", "relaxed"
@@ -72,13 +79,15 @@ class RateShare:
 
 
 def has_rates(spec: Spec) -> bool:
-    """Whether the spec has rate constraints."""
-    return bool(rate_blocks(spec))
+    """Whether rates count on the spec's examples: rate constraints or a rate objective."""
+    return bool(rate_blocks(spec)) or has_rate_objective(spec)
 
 
 def rate_terms(spec: Spec) -> int:
-    """The rate terms of the spec's constraints, each an entry of an example's share."""
-    return sum(len(constraint.linear()[0]) for _, constraint in rate_blocks(spec))
+    """The rate terms of the spec's constraints and of a rate objective, each an entry of
+    an example's share."""
+    return sum(len(constraint.linear()[0]) for _, constraint in rate_blocks(spec)) \
+        + has_rate_objective(spec)
 
 
 def partition_groups(plan: PartitionPlan, rows: Rows,
@@ -145,9 +154,11 @@ def sampled_share(rows: Rows, share: RateShare, key: np.uint64, fraction: float,
 
 
 class PartitionedRates:
-    """The rate constraints of examples left in ``batch``'s partitions, where a
+    """Rates of examples left in ``batch``'s partitions, where a
     :class:`~worker.problem.rates.RateSet` stands (module docstring): g at points is a
-    map-reduce, counted with the batch's objective values.
+    map-reduce, counted with the batch's objective values. The shares hold the rate
+    constraints' rows, then a rate objective's; a view reads the ``rows`` of them it
+    stands for.
 
     Parameters
     ----------
@@ -155,21 +166,45 @@ class PartitionedRates:
         The examples' partitions.
     shares : list
         Handles of each partition's :class:`RateShare`, in row order.
-    constant : ndarray, shape (m_r,)
-        c, the constraints' own constants.
-    least : ndarray, shape (m_r,)
+    constant : ndarray, shape (m_s,)
+        c, every row's own constant (0 for a rate objective's).
+    least : ndarray, shape (m_s,)
         The proxy form's constant over every partition (g's least value).
+    rows : slice, optional
+        The rows this view stands for (default: all m_s).
     """
 
     def __init__(self, batch: PartitionedBatch, shares: list[Any], constant: np.ndarray,
-                 least: np.ndarray):
-        self.batch, self.shares = batch, shares
-        self.constant, self.least = constant, least
+                 least: np.ndarray, rows: slice = slice(None)):
+        self.batch, self.shares, self.rows = batch, shares, rows
+        self.every_constant, self.every_least = constant, least
+
+    def view(self, rows: slice) -> PartitionedRates:
+        """The view of the shares' ``rows``."""
+        return PartitionedRates(self.batch, self.shares, self.every_constant,
+                                self.every_least, rows)
+
+    @property
+    def constant(self) -> np.ndarray:
+        """The view's rows' own constants, shape (m_r,)."""
+        return self.every_constant[self.rows]
+
+    @property
+    def least(self) -> np.ndarray:
+        """The view's rows' least values over all predictions, shape (m_r,)."""
+        return self.every_least[self.rows]
 
     @property
     def m(self) -> int:
-        """Number of rate constraints."""
+        """Number of rows in the view (of rate constraints, or 1 for a rate objective)."""
         return int(self.constant.shape[0])
+
+    def of(self, rates: RateSet) -> RateSet:
+        """The view's rows of ``rates``, a RateSet over every row of the shares (a round's,
+        :meth:`round_sample`)."""
+        return RateSet(rates.features, *(RateForm(form.constant[self.rows],
+                                                   form.plus[self.rows], form.minus[self.rows])
+                                          for form in (rates.proxy, rates.relaxed)))
 
     def values(self, w: np.ndarray) -> np.ndarray:
         """True (indicator) g(w): shape (m_r,) for w (d,), (T, m_r) for w (T, d)."""
@@ -192,16 +227,16 @@ class PartitionedRates:
                             for part, share in zip(batch.parts, self.shares, strict=True)],
                            lambda a, b: run.submit(add, a, b))
         (total,) = run.gather([root], what)
-        batch.count_values(points.nbytes * batch.workers
-                           + 8 * points.shape[0] * self.m * (2 * len(batch.parts) - 1))
-        total = total + self.constant
+        batch.count_values(points.nbytes * batch.workers + 8 * points.shape[0]
+                           * self.every_constant.shape[0] * (2 * len(batch.parts) - 1))
+        total = total[:, self.rows] + self.constant
         return total[0] if np.ndim(w) == 1 else total
 
     def round_sample(self, key: np.uint64, rows: int, what: str) -> tuple[Rows, RateSet]:
-        """About ``rows`` examples selected by ``key`` from every partition, and the rate
-        constraints over them as an unbiased estimate of the whole data's: each share
-        scaled by n / (rows drawn), the constants the whole data's. One communication
-        round, counted with the batch's."""
+        """About ``rows`` examples selected by ``key`` from every partition, and every row
+        of the shares over them (the view's: :meth:`of`) as an unbiased estimate of the
+        whole data's: each share scaled by n / (rows drawn), the constants the whole
+        data's. One communication round, counted with the batch's."""
         batch = self.batch
         began, run = time.perf_counter(), batch.executor
         forced = int(key % np.uint64(batch.n))
@@ -217,8 +252,8 @@ class PartitionedRates:
             return RateForm(constant, sp.hstack([f.plus for f in forms], format="csr") * scale,
                             sp.hstack([f.minus for f in forms], format="csr") * scale)
 
-        rates = RateSet(rows_matrix(sample, batch.d), form(PROXY, self.least),
-                        form(RELAXED, self.constant))
+        rates = RateSet(rows_matrix(sample, batch.d), form(PROXY, self.every_least),
+                        form(RELAXED, self.every_constant))
         batch.count_round(sum(_share_bytes(p) for p in parts), drawn,
                           time.perf_counter() - began)
         return sample, rates
@@ -231,9 +266,44 @@ def _share_bytes(part: tuple[Rows, RateShare]) -> int:
                                    for f in forms)
 
 
+@dataclass(frozen=True)
+class PartitionedTrueRate:
+    """A rate as the objective (:mod:`worker.problem.rate_objective`) on examples left in
+    partitions, where a :class:`~worker.problem.rates.TrueRate` stands: its row of the
+    shares (``rate``, a one-row view), whose true values score the candidates and whose
+    hinge proxy values are the one the game plays; ``counted`` is |S|, the examples it
+    counts over the whole data (the in-memory proxy's rows)."""
+
+    rate: PartitionedRates
+    counted: int
+
+    def values(self, points: np.ndarray) -> np.ndarray:
+        """The true rate at each point: (K, d) -> (K,), one map-reduce."""
+        return self.rate.values(np.atleast_2d(points))[:, 0]
+
+    def proxy_values(self, points: np.ndarray) -> np.ndarray:
+        """Its hinge proxy at each point: (K, d) -> (K,), one map-reduce."""
+        return self.rate.proxy_values(np.atleast_2d(points))[:, 0]
+
+
+@dataclass(frozen=True)
+class OpenedRates:
+    """What :func:`open_rates` opens: the rate constraints and a rate objective (each None
+    when the spec has none), views of the same shares."""
+
+    constraints: PartitionedRates | None
+    objective: PartitionedTrueRate | None
+
+
+def has_rate_objective(spec: Spec) -> bool:
+    """Whether the spec minimizes a rate."""
+    return isinstance(spec.objective, RateObjective)
+
+
 def open_rates(batch: PartitionedBatch, plan: PartitionPlan, spec: Spec,
-               settings: DataSettings) -> PartitionedRates:
-    """The two rounds of the module docstring over ``batch``'s partitions.
+               settings: DataSettings) -> OpenedRates:
+    """The two rounds of the module docstring over ``batch``'s partitions, for the rate
+    constraints and a rate objective.
 
     Raises
     ------
@@ -264,8 +334,14 @@ def open_rates(batch: PartitionedBatch, plan: PartitionPlan, spec: Spec,
                        lambda a, b: run.submit(add, a, b))
     (shifts,) = run.gather([root], "rate constraints' shares")
     least = constant + shifts
-    check_possible(least, [k for k, _ in rate_blocks(spec)])
+    blocks = [k for k, _ in rate_blocks(spec)]
+    check_possible(least[:len(blocks)], blocks)
     batch.setup_rounds += 2
     batch.setup_bytes += run.moved(totals.table.nbytes * 2 * len(batch.parts)
                                    + least.nbytes * 2 * len(batch.parts))
-    return PartitionedRates(batch, shares, constant, least)
+    every, objective = PartitionedRates(batch, shares, constant, least), None
+    if has_rate_objective(spec):
+        rate = spec.objective
+        objective = PartitionedTrueRate(every.view(slice(len(blocks), len(blocks) + 1)),
+                                        totals.subset(rate.group, METRICS[rate.metric][0])[0])
+    return OpenedRates(every.view(slice(0, len(blocks))) if blocks else None, objective)

@@ -21,7 +21,10 @@ max(0, 1 + sign s), convex, or the ramp min(1, max(0, 1 + sign s)), non-convex; 
   weights on the simplex), TFCO's ``regret_type="external"``.
 
 Each iteration samples k_f examples for f and k_r rate examples uniformly (with replacement);
-rate sums are scaled by n_r / k_r, so the constraint estimates are unbiased.
+rate sums are scaled by n_r / k_r, so the constraint estimates are unbiased. f's subgradient,
+the mean over the examples drawn (by weight), is scaled by ``GameConfig.f_scale``: 1, except
+where f's rows are a sample that estimates a sum of shares (a rate objective on a game round's
+rows, whose weights' sum is the scale).
 """
 
 from __future__ import annotations
@@ -73,7 +76,9 @@ GameConfig = namedtuple("GameConfig", [
     "k_f", "k_r",      # examples per step for f and for the rates
     "surrogate",       # SURROGATE_HINGE or SURROGATE_RAMP
     "step_rule",       # layout.STEP_SCHEDULE; eta_w "auto": STEP_DOG, then STEP_ADAGRAD_NORM
-])
+    "f_scale",         # f's weight on the rows it is sampled from (1; a rate objective's
+                       # share of a game round's rows: worker.algorithms.run.game_rounds)
+], defaults=(1.0,))
 
 GameState = namedtuple("GameState", [
     "w", "direction",  # theta (d,), step direction (d,)
@@ -316,7 +321,7 @@ def game_steps(p, r, cfg, s, n_steps):
     for _ in range(n_steps):
         t = s.counters[ITERATION]
         stochastic_gradient(p, s.w, cfg.k_f, s.rng, s.counters, s.direction)
-        weight_f = s.lam[0]
+        weight_f = s.lam[0] * cfg.f_scale
         for j in range(d):
             s.direction[j] *= weight_f
         _linear_constraints(p, s)

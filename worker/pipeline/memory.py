@@ -117,9 +117,10 @@ def planned_parts(spec: Spec, n: int, entries: int) -> dict[str, int]:
     the compiled problem's (with their weights and the hinge LP's copies when the spec has
     them), and the parts the spec declares."""
     objective = spec.objective
-    assert isinstance(objective, EmpiricalRisk)
-    base = PAIRWISE_BASE.name if objective.loss == PAIRWISE_HINGE else objective.loss
-    hinge_lp = LOSSES[base].piecewise_linear and objective.l1 == 0 and objective.l2 == 0
+    hinge_lp = False        # a rate objective has no hinge LP (its proxy is not the answer's)
+    if isinstance(objective, EmpiricalRisk):
+        base = PAIRWISE_BASE.name if objective.loss == PAIRWISE_HINGE else objective.loss
+        hinge_lp = LOSSES[base].piecewise_linear and objective.l1 == 0 and objective.l2 == 0
     _, constraint_entries = _declared_rows(spec)
     return {**declared_parts(spec),
             DATA: _examples_part(n, entries, getattr(objective.data, "weights", None) is not None,

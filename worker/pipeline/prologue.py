@@ -32,7 +32,7 @@ from worker.distributed.placement import (
     reads_partitions,
     workers_placement,
 )
-from worker.distributed.rate_parts import has_rates, open_rates, rate_terms
+from worker.distributed.rate_parts import OpenedRates, has_rates, open_rates, rate_terms
 from worker.errors import SpecError
 from worker.model_types import MODEL_TYPES
 from worker.model_types.record import Lowering
@@ -64,7 +64,8 @@ NOT_PARTITIONED = ("partitions the tables of a pairwise_hinge objective given as
                    "constraints, solved by auto, lighttouch, fulltouch or svrg_ol; and the "
                    "examples of a pointwise loss in files with rate constraints counted on "
                    "them (groups as 1-D npy files), solved by auto, proxy_lagrangian or "
-                   "lagrangian; omit it (for svrg_ol use solver.svrg.workers)")
+                   "lagrangian, or of a rate objective in files, solved by auto or "
+                   "proxy_lagrangian; omit it (for svrg_ol use solver.svrg.workers)")
 
 
 @dataclass(frozen=True)
@@ -159,8 +160,8 @@ def placed(model: Spec, source: DataSource,
 
 
 def _rated_plan(model: Spec, source: DataSource, settings: JobSettings) -> PartitionPlan:
-    """The partition plan of pointwise examples in files with rate constraints, for
-    ``solver.workers``; refused for any other spec."""
+    """The partition plan of pointwise examples in files with rate constraints or a rate
+    objective, for ``solver.workers``; refused for any other spec."""
     plan = None
     if has_rates(model) and model.solver.algorithm in (AUTO, *GAMES):
         plan = plan_files(model, source.roots, model.solver.svrg.partition_rows,
@@ -177,9 +178,11 @@ def _files_job(model: Spec, source: DataSource, settings: JobSettings, placement
     driver's estimate counts the most rows a round brings it (:func:`sampled_rows`)."""
     with executor_for(placement.workers, settings.cluster) as executor:
         batch = partitioned_batch(executor, plan, model.solver.seed, settings.data)
-        rates = open_rates(batch, plan, model, settings.data) if has_rates(model) else None
+        rates = open_rates(batch, plan, model, settings.data) if has_rates(model) \
+            else OpenedRates(None, None)
         problem = compile_problem(model, source, width_elsewhere=batch.d,
-                                  rates_elsewhere=rates)
+                                  rates_elsewhere=rates.constraints,
+                                  true_rate_elsewhere=rates.objective)
         if model.solver.algorithm == AUTO:
             choice = choose_partitioned(problem, AUTO)
             choice = replace(choice, reason=f"{placement.reason}; {choice.reason}")

@@ -43,7 +43,8 @@ class LinearScoring:
     ``values`` and ``n`` stand in for the problem's rows when it holds none (SVRG OL on
     partitions), ``rows`` for the hinge LP's rows (pairs on partitions:
     :class:`worker.distributed.band_rows.PartitionedRows`); a rate objective is scored on its
-    true rate, not on the proxy the game played; ``lower_bound`` asks for the hinge LP's
+    true rate (on partitions, a map-reduce over every example), not on the proxy the game
+    played; ``lower_bound`` asks for the hinge LP's
     bound, whose LP may use what is
     left until ``deadline`` (a ``time.perf_counter()`` value).
     """
@@ -69,8 +70,8 @@ class LinearScoring:
 
     def __post_init__(self) -> None:
         true_rate = self.problem.true_rate
-        self._objectives = remembered(self.values or (
-            true_rate.values if true_rate is not None else on_rows(self.arrays)))
+        self._objectives = remembered(
+            true_rate.values if true_rate is not None else self.values or on_rows(self.arrays))
 
     def score(self, solutions: np.ndarray) -> CandidateScores:
         return score_candidates(self.arrays, self.problem, solutions, self._objectives)

@@ -25,7 +25,7 @@ from worker.losses import PAIRWISE_BASE, PAIRWISE_HINGE
 from worker.problem.compiled import LOSS_CODES, QUADRATIC, CompiledProblem, ConstraintSet, Objective
 from worker.problem.constraint_types import CONSTRAINT_TYPES, RATES, ROWS
 from worker.problem.csr import as_csr
-from worker.problem.rate_objective import compile_rate_objective
+from worker.problem.rate_objective import PROXY_LOSS, compile_rate_objective
 from worker.problem.rates import RateSet, TrueRate
 from worker.problem.weights import example_weights, mean_one
 from worker.settings import DataSettings
@@ -59,17 +59,19 @@ class DataSource:
 
 
 def compile_problem(spec: Spec, source: DataSource, width_elsewhere: int | None = None,
-                    rates_elsewhere: RateSet | None = None) -> CompiledProblem:
+                    rates_elsewhere: RateSet | None = None,
+                    true_rate_elsewhere: TrueRate | None = None) -> CompiledProblem:
     """Read the spec's data (file:// only under the data roots) and build the problem.
 
     ``source`` reads the data (its roots and settings resolved by the caller).
     ``width_elsewhere`` is the examples' width when they stay in partitions this process
     does not hold (:mod:`worker.distributed.partitions`): the objective's data are then not
-    read and it has no rows, and its rate constraints are ``rates_elsewhere`` (what stands
-    for a RateSet there, :mod:`worker.distributed.rate_parts`).
+    read and it has no rows, its rate constraints are ``rates_elsewhere`` and a rate
+    objective's true rate ``true_rate_elsewhere`` (what stands for a RateSet and a
+    TrueRate there, :mod:`worker.distributed.rate_parts`).
     """
-    true_rate = None
-    if isinstance(spec.objective, RateObjective):
+    true_rate = true_rate_elsewhere
+    if isinstance(spec.objective, RateObjective) and width_elsewhere is None:
         objective, true_rate = compile_rate_objective(spec.objective, source)
         objective_d = objective.features.shape[1]
     else:
@@ -145,8 +147,12 @@ def risk_examples(risk: EmpiricalRisk, path: str, source: DataSource):
 def _rowless(spec: Spec, width: int) -> tuple[Objective, int]:
     """An empirical-risk objective whose examples are elsewhere: no rows, its loss and terms
     (the partitions, pointwise examples' or pairs', hold their weights:
-    :mod:`worker.distributed.weights`)."""
+    :mod:`worker.distributed.weights`); a rate objective's hinge proxy, whose rows each game
+    round brings (:mod:`worker.algorithms.run.game_rounds`)."""
     obj = spec.objective
+    if isinstance(obj, RateObjective):
+        return Objective(LOSS_CODES[PROXY_LOSS], sp.csr_matrix((0, width)), np.zeros(0),
+                         sp.csr_matrix((0, 0)), np.zeros(0)), width
     assert isinstance(obj, EmpiricalRisk)
     code = PAIRWISE_BASE.code if obj.loss == PAIRWISE_HINGE else LOSS_CODES[obj.loss]
     return Objective(code, sp.csr_matrix((0, width)), np.zeros(0),

@@ -29,7 +29,7 @@ from worker.problem.rates import (
     ratio_rows,
 )
 from worker.problem.weights import example_weights
-from worker.spec.models import EmpiricalRisk, RateConstraint, RateTerm, Spec
+from worker.spec.models import EmpiricalRisk, RateConstraint, RateObjective, RateTerm, Spec
 
 #: A constraint whose smallest possible value exceeds this can never hold.
 IMPOSSIBLE_TOLERANCE = 1e-12
@@ -136,8 +136,12 @@ def shared_rates(spec: Spec, examples: RateExamples) -> RateSet:
     ``examples`` is one partition with the whole data's ``totals``
     (:mod:`worker.distributed.rate_parts`): the partition's share of each rate, with both
     forms' constants the constraints' own (not checked: :func:`check_possible` needs the
-    sum over every partition). Errors as :func:`compile_rates`."""
+    sum over every partition), then, with a rate as the objective, its share as one more
+    row (constant 0). Errors as :func:`compile_rates` and :func:`objective_rows`."""
+    objective = spec.objective
     pieces, constants = [], []
+    if isinstance(objective, RateObjective):
+        counted = objective_rows(objective, examples)
     for index, (k, constraint) in enumerate(rate_blocks(spec)):
         if constraint.data is not None:
             raise SpecError.at(f"constraints[{k}].data", "rate constraints on examples read "
@@ -146,7 +150,36 @@ def shared_rates(spec: Spec, examples: RateExamples) -> RateSet:
                                "objective.data.groups")
         constants.append(_constraint_rows(constraint, examples, f"constraints[{k}]", index,
                                           pieces))
+    if isinstance(objective, RateObjective):
+        pieces.append((len(constants), *counted))
+        constants.append(0.0)
     return build_rate_set(examples.features, pieces, np.array(constants))
+
+
+def objective_rows(objective: RateObjective, examples: RateExamples
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A rate objective over ``examples`` (the whole data, or one partition of it with the
+    whole data's ``totals``) as :func:`~worker.problem.rates.rate_rows`' (rows, shares,
+    signs) of its subset S.
+
+    Raises
+    ------
+    SpecError
+        At ``objective.group``: a group ``objective.data.groups`` does not define, or S
+        empty or of weight 0 (at ``objective.data`` for ``group: null``).
+    """
+    term = RateTerm(metric=objective.metric, group=objective.group)
+    members = _members(term, examples, "objective")
+    totals = examples.totals
+    try:
+        return rate_rows(objective.metric, members, examples.labels, 1.0, examples.weights,
+                         None if totals is None else totals.subset(
+                             objective.group, METRICS[objective.metric][0]))
+    except ValueError as error:
+        name = "the data" if objective.group is None else f"group {objective.group!r}"
+        raise SpecError.at("objective.group" if objective.group else "objective.data",
+                           f"{name} {error}, so {objective.metric} is undefined there; "
+                           "name another group or give examples it counts") from None
 
 
 def rate_blocks(spec: Spec) -> list[tuple[int, RateConstraint]]:

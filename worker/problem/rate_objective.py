@@ -19,15 +19,17 @@ import scipy.sparse as sp
 from worker.data.labels import checked_labels
 from worker.errors import SpecError
 from worker.losses import CLASSES
-from worker.problem.compile_rates import group_rows
+from worker.problem.compile_rates import RateExamples, group_rows, objective_rows
 from worker.problem.compiled import LOSS_CODES, Objective
 from worker.problem.csr import as_csr
-from worker.problem.rates import TrueRate, build_rate_set, rate_rows
+from worker.problem.rates import TrueRate, build_rate_set
 from worker.problem.weights import example_weights, mean_one
 from worker.spec.rates import PREDICTION_RATES, RateObjective
 
 #: Where the rate objective's examples are in the spec.
 DATA_PATH = "objective.data"
+#: The loss of the rate's proxy, as which its examples are read (±1 labels).
+PROXY_LOSS = "hinge"
 
 
 def compile_rate_objective(objective: RateObjective, source) -> tuple[Objective, TrueRate]:
@@ -48,21 +50,10 @@ def compile_rate_objective(objective: RateObjective, source) -> tuple[Objective,
     if n == 0:
         raise SpecError.at(f"{DATA_PATH}.features", "no examples; give at least one row")
     groups = group_rows(data.groups, n, f"{DATA_PATH}.groups", source)
-    if objective.group is not None and objective.group not in groups:
-        known = ", ".join(sorted(groups)) or "none"
-        raise SpecError.at("objective.group", f"unknown group {objective.group!r}; "
-                           f"{DATA_PATH}.groups defines: {known}; name one of them or add "
-                           "the group to the data")
-    members = np.arange(n) if objective.group is None else groups[objective.group]
     weights = example_weights(data.weights, n, f"{DATA_PATH}.weights", source)
-    try:
-        rows, shares, signs = rate_rows(objective.metric, members, labels, 1.0, weights)
-    except ValueError as error:
-        name = "the data" if objective.group is None else f"group {objective.group!r}"
-        raise SpecError.at("objective.group" if objective.group else DATA_PATH,
-                           f"{name} {error}, so {objective.metric} is undefined there; "
-                           "name another group or give examples it counts") from None
-    proxy = Objective(LOSS_CODES["hinge"], features[rows], -signs, sp.csr_matrix((0, 0)),
+    rows, shares, signs = objective_rows(objective, RateExamples(
+        features, labels, groups, 0, f"{DATA_PATH}.groups", weights))
+    proxy = Objective(LOSS_CODES[PROXY_LOSS], features[rows], -signs, sp.csr_matrix((0, 0)),
                       np.zeros(0), weights=None if weights is None else mean_one(weights[rows]))
     rate = build_rate_set(features, [(0, rows, shares, signs)], np.zeros(1))
     return proxy, TrueRate(rate, labels, groups, weights)

@@ -85,10 +85,10 @@ class Solver(StrictModel):
     p_update: Literal["auto", "dense", "lazy"] = "auto"
     candidates: int = Field(100, ge=1, le=10_000)
     polish: bool = True
-    #: where ``pairwise_hinge``'s tables, or examples in files with rate constraints, are
-    #: read in partitions (docs/scale.md): omitted, the driver reads them whole; 0,
-    #: partitions in this process; n, on Dask (the cluster at ``LIGHTTOUCH_DASK_SCHEDULER``
-    #: or a ``LocalCluster`` of n workers)
+    #: where ``pairwise_hinge``'s tables, or examples in files with rate constraints or a
+    #: rate objective, are read in partitions (docs/scale.md): omitted, the driver reads
+    #: them whole; 0, partitions in this process; n, on Dask (the cluster at
+    #: ``LIGHTTOUCH_DASK_SCHEDULER`` or a ``LocalCluster`` of n workers)
     workers: Annotated[int, Field(ge=0, le=4096)] | None = None
     svrg: Svrg = Svrg()
     game: Game = Game()

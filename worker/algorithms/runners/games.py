@@ -170,7 +170,7 @@ def _run_game(problem, options, progress, deadline, formulation, source) -> Traj
     data = GameData.opened(problem_arrays(problem, problem.m), problem.rates,
                            lambda rates: rate_arrays(rates, problem.d,
                                                      relaxed=formulation == LAGRANGIAN),
-                           source)
+                           source, problem.true_rate)
     cfg = game_config(options, formulation, problem.m_total, data.rate_arrays)
     state = initial_state(start_point(problem, options), problem.m_total, formulation,
                           options.seed)
@@ -180,7 +180,7 @@ def _run_game(problem, options, progress, deadline, formulation, source) -> Traj
         violation = max(float(max_violation(data.arrays, state.w)),
                         float(data.rate_values(state.w).max(initial=0.0)))
         objective = objective_value(data.arrays, state.w) if problem.true_rate is None \
-            else problem.true_rate.values(state.w)[0]  # progress shows the rate, not its proxy
+            else data.rate_objective(state.w)  # progress shows the rate, not its proxy
         return float(objective), violation, int(state.counters[CHECKS])
 
     step_stats = {}
@@ -356,19 +356,24 @@ def mixture_value(problem: CompiledProblem, data: GameData, solutions: np.ndarra
     mean (relative to the objective): the rates the answer is judged on are measured on the
     same n examples, and improving the surrogate objective by less than its standard error
     does not move them; without rates it is 0. On partitions (``data.source``) the
-    objectives and rates are map-reduces over every example, and the loss's spread is the
-    current round's.
+    objectives (a rate objective's hinge proxy, the f its game plays, as in memory) and
+    rates are map-reduces over every example, and the loss's spread is the current round's.
     """
     arrays, source = data.arrays, data.source
-    objectives = np.array([objective_value(arrays, w) for w in solutions]) if source is None \
-        else source.values(solutions, arrays)
+    if source is None:
+        objectives = np.array([objective_value(arrays, w) for w in solutions])
+    elif problem.true_rate is not None:
+        objectives = problem.true_rate.proxy_values(solutions)
+    else:
+        objectives = source.values(solutions, arrays)
     values = problem.constraints.values(solutions)
     if problem.rates is not None:
         values = np.hstack([values, problem.rates.values(solutions)])
     objective = float(best_mixture(objectives, values) @ objectives)
     floor = 0.0
     if problem.rates is not None:
-        n = problem.n if source is None else source.n
+        n = problem.n if source is None else \
+            source.n if problem.true_rate is None else problem.true_rate.counted
         floor = float(loss_spread(arrays, weights @ solutions)) / math.sqrt(max(n, 1)) \
             / max(abs(objective), 1e-12)
     return objective, least_violation(values), floor
