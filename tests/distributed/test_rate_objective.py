@@ -1,9 +1,9 @@
 """A rate as the objective on examples read in partitions (worker.distributed.rate_parts'
 PartitionedTrueRate and the games' rounds, worker.algorithms.run.game_rounds): its true rate
 and hinge proxy by map-reduce against the in-memory TrueRate and proxy objective, a round's
-rows of it as an unbiased estimate, the game's answer against the in-memory game's, the same
-bits on a LocalCluster, the placement past the budget, and the errors that name the field
-and the global row."""
+rows of it as an unbiased estimate, the game's answer and its report against the in-memory
+game's, the same bits on a LocalCluster, the placement past the budget, and the errors that
+name the field and the global row."""
 
 from __future__ import annotations
 
@@ -122,6 +122,11 @@ def test_a_round_of_every_row_plays_the_in_memory_game(tmp_path, weights):
     assert on_parts.mean.max_violation == pytest.approx(memory.mean.max_violation, abs=1e-12)
     assert [m.weight for m in on_parts.mixture] == pytest.approx(
         [m.weight for m in memory.mixture], rel=1e-9, abs=1e-12)
+    counted, read = (r.report.training.models["mean"] for r in (on_parts, memory))
+    assert counted.objective == pytest.approx(read.objective, rel=1e-9) and read.objective > 0
+    assert counted.error == pytest.approx(read.error, rel=1e-9)
+    assert [c.worst for c in counted.constraints] == pytest.approx(
+        [c.worst for c in read.constraints], rel=1e-9, abs=1e-12)
 
 
 def test_the_objective_alone_gives_the_same_bits_on_a_cluster(tmp_path, cluster,
