@@ -88,8 +88,9 @@ def lower_tables(spec: Spec, source: DataSource,
     """The hand-built equivalent of a spec with a calibrated model; None for other specs.
 
     Reads the tables (only the columns used), fits the ``transform`` (the model type's, by
-    default the one serving ``spec.model``) on the training rows, computes the feature rows,
-    labels and groups, and appends the model's constraint blocks after the spec's own.
+    default the one serving ``spec.model``) on the training rows (every row alike, whatever
+    its weight), computes the feature rows, labels and groups, keeps the pairs' weights as
+    the spec gives them, and appends the model's constraint blocks after the spec's own.
 
     Raises
     ------
@@ -122,7 +123,9 @@ def lower_tables(spec: Spec, source: DataSource,
         groups[name] = placeholder(f"objective.data.groups.{name}")
         arrays[groups[name].uri] = group_mask(group, tables[0]).astype(np.float64)
     data_type = ExampleData if "features" in lowered else PairData
-    return Lowered(hand_built(spec, data_type(**lowered, groups=groups or None), model),
+    weights = getattr(data, "weights", None)  # one per pair; a table has none
+    return Lowered(hand_built(spec, data_type(**lowered, groups=groups or None,
+                                              weights=weights), model),
                    LoweredSource(source, arrays), model)
 
 
