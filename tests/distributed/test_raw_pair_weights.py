@@ -58,7 +58,8 @@ def test_weighted_raw_pairs_give_the_same_bits_on_two_workers_and_the_weighted_o
     assert abs(unweighted - optimum) > 0.05 * optimum
     for result in (answers[0], in_memory):
         assert result.feasibility.feasible and result.projected.max_violation <= 1e-6
-        assert optimum - 1e-6 <= result.projected.objective <= optimum * 1.02
+        assert result.projected.objective == pytest.approx(optimum, rel=1e-6)
+        assert result.stats["lower_bound"] <= optimum + 1e-6
 
 
 def test_integer_weights_value_a_point_on_partitions_as_in_memory_and_as_pairs_repeated(
