@@ -97,12 +97,26 @@ def exact_optimum(spec: dict) -> tuple[float, np.ndarray]:
                                                    strict=True))
             cons += [w[i] <= w[j] for i, j in pairs]
         else:
-            k = len(block["shape"])
-            cons += [w[v] <= w[v | (1 << (k - 1 - a))] for a in block["increasing"]
-                     for v in range(d) if not v & (1 << (k - 1 - a))]
+            cons += _monotone_lattice(block, w)
     problem = cp.Problem(cp.Minimize(f), cons)
     problem.solve(solver=cp.CLARABEL)
     return float(problem.value), np.asarray(w.value)
+
+
+def _monotone_lattice(block: dict, w: cp.Variable) -> list:
+    """A monotone_lattice block's constraints: each vertex (C order over ``shape``) at most
+    its next along an ``increasing`` axis, at least it along a ``decreasing`` one."""
+    vertices = np.arange(int(np.prod(block["shape"]))).reshape(block["shape"])
+    cons = []
+    for axis in [*block["increasing"], *block.get("decreasing", [])]:
+        size = block["shape"][axis]
+        below = np.take(vertices, range(size - 1), axis=axis).ravel()
+        above = np.take(vertices, range(1, size), axis=axis).ravel()
+        if axis not in block["increasing"]:
+            below, above = above, below
+        if below.size:
+            cons.append(w[below] <= w[above])
+    return cons
 
 
 def _weighted_risk(objective: dict, w: cp.Variable):

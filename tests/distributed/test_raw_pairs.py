@@ -84,6 +84,20 @@ def in_memory_lowering(spec: dict, root):
     return lower_tables(parse_spec(spec), DataSource([root], data_settings()))
 
 
+def lowered_inline(spec: dict, root, weights: np.ndarray | None = None) -> dict:
+    """The hand-built spec of ``spec``'s in-memory lowering with its pairs' feature rows
+    inline (and ``weights``, when given), for CVXPY."""
+    lowered = in_memory_lowering(spec, root)
+    arrays, data = lowered.source.arrays, lowered.spec.objective.data
+    pairs = {"positive": arrays[data.positive.uri].toarray().tolist(),
+             "negative": arrays[data.negative.uri].toarray().tolist()}
+    if weights is not None:
+        pairs["weights"] = np.asarray(weights).tolist()
+    return {"dimension": lowered.model.d, "bounds": spec["bounds"],
+            "objective": {"type": "empirical_risk", "loss": "pairwise_hinge", "data": pairs},
+            "constraints": [c.model_dump(exclude_none=True) for c in lowered.spec.constraints]}
+
+
 @pytest.mark.parametrize("model", ["calibrated_lattice", "calibrated_linear"])
 def test_every_row_sampled_gives_the_in_memory_calibration_and_feature_rows(tmp_path, model):
     spec = raw_spec(tmp_path, model=model, sides=raw_sides(2400))
@@ -104,10 +118,16 @@ def test_every_row_sampled_gives_the_in_memory_calibration_and_feature_rows(tmp_
     np.testing.assert_allclose(rows, expected, rtol=0, atol=1e-15)
 
 
-def test_a_model_whose_keypoints_and_categories_are_listed_reads_no_sample(tmp_path):
-    spec = raw_spec(tmp_path)
+def listed_calibration(spec: dict) -> dict:
+    """``spec`` (of :func:`raw_spec`) with every keypoint and category listed, so its
+    calibration reads no row."""
     spec["model"]["features"][0]["keypoints"] = [1, 3, 6]
     spec["model"]["features"][2]["categories"] = ["bar", "cafe", "diner", "tavern"]
+    return spec
+
+
+def test_a_model_whose_keypoints_and_categories_are_listed_reads_no_sample(tmp_path):
+    spec = listed_calibration(raw_spec(tmp_path))
     parsed = parse_spec(spec)
     plan = plan_pairs(parsed, [tmp_path], 700, DataSettings())
     tables = RawTables.of_pairs(plan)
@@ -148,15 +168,7 @@ def test_same_bits_on_zero_and_two_workers_near_the_exact_optimum(tmp_path):
     assert answers[0].stats["partitions"] == 4 and answers[2].stats["bytes_moved"] > 0
     in_memory = solve(spec | {"solver": spec["solver"] | {"workers": None}}, roots=[tmp_path])
     assert answers[0].model == in_memory.model
-    lowered = in_memory_lowering(spec, tmp_path)
-    arrays, data = lowered.source.arrays, lowered.spec.objective.data
-    inline = {"dimension": lowered.model.d, "bounds": spec["bounds"],
-              "objective": {"type": "empirical_risk", "loss": "pairwise_hinge", "data": {
-                  "positive": arrays[data.positive.uri].toarray().tolist(),
-                  "negative": arrays[data.negative.uri].toarray().tolist()}},
-              "constraints": [c.model_dump(exclude_none=True)
-                              for c in lowered.spec.constraints]}
-    optimum, _ = exact_optimum(inline)
+    optimum, _ = exact_optimum(lowered_inline(spec, tmp_path))
     for result in (answers[0], in_memory):
         assert result.feasibility.feasible and result.projected.max_violation <= 1e-6
         assert optimum - 1e-6 <= result.projected.objective <= optimum * 1.02

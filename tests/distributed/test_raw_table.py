@@ -158,3 +158,19 @@ def test_a_bad_value_names_its_table_column_and_global_row(tmp_path, cluster, mo
         lighttouch.solve(spec)
     assert raised.value.path == "objective.data.table"
     assert f"column {column!r} row 1777 is nan" in raised.value.message
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_label_column_whose_positive_values_label_no_row_is_refused_as_in_memory(
+        tmp_path, cluster, monkeypatch, workers):
+    spec = table_spec(tmp_path, workers=workers, iterations=3000)
+    spec["objective"]["data"]["label"]["positive"] = ["Yes", "y"]
+    monkeypatch.setenv("LIGHTTOUCH_DATA_ROOTS", str(tmp_path))
+    monkeypatch.setenv("LIGHTTOUCH_DASK_SCHEDULER", cluster.scheduler_address)
+    with pytest.raises(DataError) as partitioned:
+        lighttouch.solve(spec)
+    with pytest.raises(DataError) as in_memory:
+        lighttouch.solve(spec | {"solver": spec["solver"] | {"algorithm": "auto"}})
+    assert str(partitioned.value) == str(in_memory.value)
+    assert partitioned.value.path == "objective.data.label"
+    assert "no row of column 'outcome' holds one of ['Yes', 'y']" in partitioned.value.message

@@ -1,12 +1,13 @@
 """The census round over a plan's partitions, and a read partition made into the batch
 kernels' rows.
 
-Every partition reports its row count, width, and the first row that breaks a rule
-(:func:`census_of`); the driver turns them into offsets, the index base and the width d,
-and raises errors that name the global row (:func:`settle`). :func:`finish` then gives a
-partition's :class:`~worker.kernels.svrg.Rows`, reading its labels from a separate 1-D
-``npy`` file once the census has fixed its offset. Rows keep the file's order: global
-row = partition offset + local row.
+Every partition reports its row count, width, rows of a nonzero label, and the first row
+that breaks a rule (:func:`census_of`); the driver turns them into offsets, the index base
+and the width d, and raises errors that name the global row, or a calibrated model's label
+column whose ``positive`` values label no row of any partition (:func:`settle`).
+:func:`finish` then gives a partition's :class:`~worker.kernels.svrg.Rows`, reading its
+labels from a separate 1-D ``npy`` file once the census has fixed its offset. Rows keep
+the file's order: global row = partition offset + local row.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ import scipy.sparse as sp
 from worker.data.formats import REGISTRY
 from worker.data.labels import LABELS, label_kind, label_problem, raise_problem, signed_labels
 from worker.distributed.chunks import Chunk
-from worker.distributed.partitions import FEATURES, PartitionPlan
+from worker.distributed.partitions import FEATURES, LABEL, PartitionPlan
 from worker.distributed.ranges import vector_rows
 from worker.errors import SpecError
 from worker.kernels.svrg import Rows
 from worker.settings import DataSettings
+from worker.spec.tables import LabelColumn
+from worker.tables.lower import no_positive_row
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,9 @@ class Census:
 
     ``first_zero`` / ``widest`` are local rows of the first entry with index 0 and of the
     largest index (-1: none); ``problem`` is (local row, error class, path, message) of the
-    first bad value, path and message formatted with ``row=<global row>``.
+    first bad value, path and message formatted with ``row=<global row>``; ``labelled`` the
+    rows whose label the partition carries is not 0 (a label column's positive values read
+    as 1; 0 when the labels are in a separate file).
     """
 
     rows: int
@@ -41,6 +46,7 @@ class Census:
     first_zero: int
     widest: int
     problem: tuple[int, str, str, str] | None
+    labelled: int = 0
 
 
 @dataclass(frozen=True)
@@ -72,7 +78,8 @@ def census_of(chunk: Chunk, loss: str) -> Census:
     elif labels is not None:
         problem = label_problem(labels, label_kind(loss), FEATURES)
     return Census(rows=features.shape[0], width=features.shape[1], first_zero=first_zero,
-                  widest=widest, problem=problem)
+                  widest=widest, problem=problem,
+                  labelled=0 if labels is None else int(np.count_nonzero(labels)))
 
 
 def column_counts(chunk: Chunk) -> np.ndarray:
@@ -91,7 +98,9 @@ def add_counts(left: np.ndarray, right: np.ndarray) -> np.ndarray:
 
 def settle(plan: PartitionPlan, censuses: Sequence[Census]) -> Settled:
     """Offsets, index base and width from every partition's census; the first problem in
-    file order raised with its global row."""
+    file order raised with its global row, then a label column (``plan.label``) whose
+    positive values label no row, as the in-memory lowering refuses it
+    (:func:`~worker.tables.lower.table_labels`)."""
     offsets = np.concatenate([[0], np.cumsum([c.rows for c in censuses], dtype=np.int64)])
     for offset, census in zip(offsets, censuses, strict=False):
         if census.problem is not None:
@@ -99,6 +108,8 @@ def settle(plan: PartitionPlan, censuses: Sequence[Census]) -> Settled:
     n = int(offsets[-1])
     if n == 0:
         raise SpecError.at(FEATURES, "no examples; give at least one row")
+    if isinstance(plan.label, LabelColumn) and not any(c.labelled for c in censuses):
+        raise no_positive_row(plan.label, LABEL)
     if plan.label_npy is not None and plan.label_npy.shape[0] != n:
         raise SpecError.at(LABELS, f"{plan.label_npy.shape[0]} labels for {n} feature rows; "
                                    f"give one label per row")

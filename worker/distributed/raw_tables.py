@@ -17,7 +17,8 @@ and returns to the driver:
   miss a rare one, which a worker would then refuse).
 
 Numeric keypoints are then the quantiles of the sampled rows of every table pooled, as the
-in-memory lowering takes them of every row (:func:`worker.tables.calibrators.fit_calibrator`);
+in-memory lowering takes them of every row (:func:`worker.tables.calibrators.fit_calibrator`;
+unweighted there and here: a pair's weight counts in the loss, not in the calibration);
 with at most ``sample_rows`` rows every row is kept and the calibration is the in-memory
 one. The driver holds the sample and the fitted model, never a row beyond it.
 """
@@ -60,11 +61,11 @@ PARQUET = "parquet"
 
 def raw_pair_tables(spec: Spec) -> bool:
     """Whether the spec is a calibrated model's ``pairwise_hinge`` on two parquet tables a
-    plan can cut (references outside the spec, no ``sha256``), with no rate constraints and
-    no weights."""
+    plan can cut (references outside the spec, no ``sha256``), with no rate constraints;
+    the pairs' weights, if any, are read as on compiled pair tables
+    (:mod:`worker.distributed.weights`)."""
     objective = spec.objective
-    if not _calibrated_risk(spec) or objective.loss != PAIRWISE_HINGE \
-            or objective.data.weights is not None:
+    if not _calibrated_risk(spec) or objective.loss != PAIRWISE_HINGE:
         return False
     tables = (objective.data.positive, objective.data.negative)
     return all(readable(t) and t.format == PARQUET for t in tables)

@@ -32,6 +32,7 @@ from worker.distributed.raw_tables import (
     raw_example_table,
     raw_pair_tables,
 )
+from worker.distributed.weights import held_weights
 from worker.pipeline.memory import planned_parts
 from worker.pipeline.reporting import refuse_split
 from worker.problem.compile import DataSource
@@ -63,7 +64,8 @@ def partitioned_lowering(spec: Spec, source: DataSource, settings: JobSettings) 
     ------
     SpecError
         Over the budget with nowhere else to run (:func:`worker.distributed.placement.place`),
-        or a held-out share of partitioned data.
+        a held-out share of partitioned data, or pair weights that cannot be read in row
+        ranges (:func:`~worker.distributed.weights.held_weights`), before any row is read.
     DataError
         A footer or a partition's column cannot be read, or holds what the model cannot
         take (named by table, column and global row).
@@ -73,10 +75,12 @@ def partitioned_lowering(spec: Spec, source: DataSource, settings: JobSettings) 
         return None
     placement, plan, tables = found
     refuse_split(spec)
+    if isinstance(plan, PairPlan):
+        held_weights(plan)
     with executor_for(placement.workers, settings.cluster) as executor:
         transform = fitted_transform(spec, tables, executor, spec.solver.seed, settings.data)
     data = spec.objective.data
-    examples = PairData(positive=data.positive, negative=data.negative) \
+    examples = PairData(positive=data.positive, negative=data.negative, weights=data.weights) \
         if isinstance(plan, PairPlan) else ExampleData(features=data.table)
     return Lowered(hand_built(spec, examples, transform),
                    PlacedSource(source, placement, replace(plan, transform=transform)),

@@ -31,8 +31,8 @@ from worker.tables.read import read_table
 
 # Both transforms are imported here so that fit_model's default finds every TableModel.
 __all__ = ["LatticeTable", "LinearTable", "Lowered", "LoweredSource", "fit_model",
-           "hand_built", "label_column", "label_values", "lower_tables", "placeholder",
-           "table_columns", "table_model"]
+           "hand_built", "label_column", "label_values", "lower_tables", "no_positive_row",
+           "placeholder", "table_columns", "table_model"]
 
 #: The URI prefix of an array the lowering holds (never read from anywhere).
 PLACEHOLDER = "data:application/x-npy;lowered="
@@ -88,8 +88,9 @@ def lower_tables(spec: Spec, source: DataSource,
     """The hand-built equivalent of a spec with a calibrated model; None for other specs.
 
     Reads the tables (only the columns used), fits the ``transform`` (the model type's, by
-    default the one serving ``spec.model``) on the training rows, computes the feature rows,
-    labels and groups, and appends the model's constraint blocks after the spec's own.
+    default the one serving ``spec.model``) on the training rows (every row alike, whatever
+    its weight), computes the feature rows, labels and groups, keeps the pairs' weights as
+    the spec gives them, and appends the model's constraint blocks after the spec's own.
 
     Raises
     ------
@@ -122,7 +123,9 @@ def lower_tables(spec: Spec, source: DataSource,
         groups[name] = placeholder(f"objective.data.groups.{name}")
         arrays[groups[name].uri] = group_mask(group, tables[0]).astype(np.float64)
     data_type = ExampleData if "features" in lowered else PairData
-    return Lowered(hand_built(spec, data_type(**lowered, groups=groups or None), model),
+    weights = getattr(data, "weights", None)  # one per pair; a table has none
+    return Lowered(hand_built(spec, data_type(**lowered, groups=groups or None,
+                                              weights=weights), model),
                    LoweredSource(source, arrays), model)
 
 
@@ -180,11 +183,16 @@ def table_labels(label, table: Table, path: str) -> np.ndarray:
     positive values must label at least one row; refusals name ``path``."""
     labels = label_values(label, table, path)
     if isinstance(label, LabelColumn) and not labels.any():
-        texts = [str(value) for value in label.positive]
-        raise DataError(path, f"no row of column {label.column!r} "
-                              f"holds one of {texts}; list the positive classes "
-                              "as the column writes them")
+        raise no_positive_row(label, path)
     return labels
+
+
+def no_positive_row(label: LabelColumn, path: str) -> DataError:
+    """The refusal of a label column none of whose rows holds one of its ``positive``
+    values, at JSON ``path``."""
+    texts = [str(value) for value in label.positive]
+    return DataError(path, f"no row of column {label.column!r} holds one of {texts}; list "
+                           "the positive classes as the column writes them")
 
 
 def label_values(label, table: Table, path: str) -> np.ndarray:
