@@ -38,33 +38,41 @@ def constraint_value(p, i, w):
 
 
 @kernel(inline="always")
-def _difference_entries(p, group):
-    """Entries 2 start .. 2 stop - 1 of the group's difference rows, as unsigned integers:
-    numba reads an array at an index that cannot be negative without its wraparound test."""
-    return np.uint64(2 * p.group_ptr[group]), np.uint64(2 * p.group_ptr[group + 1])
+def _difference_entries(start, stop):
+    """Entries 2 start .. 2 stop - 1 of difference rows start .. stop - 1, as unsigned
+    integers: numba reads an array at an index that cannot be negative without its
+    wraparound test."""
+    return np.uint64(2 * start), np.uint64(2 * stop)
 
 
 @kernel(inline="always")
-def group_value(p, group, w):
-    """(max_{i in group} g_i(w), argmax i) for one aggregated group; difference rows with
-    every b_i = 0 in a loop of their own (no layout or b test per check)."""
+def rows_value(p, start, stop, w):
+    """(max_{start <= i < stop} g_i(w), the first i where it is reached; -inf, -1 when the
+    range is empty); difference rows with every b_i = 0 in a loop of their own (no layout or
+    b test per check)."""
     best = -np.inf
     if p.a_scale > 0 and p.rhs_zero:
-        start, stop = _difference_entries(p, group)
-        best_k = stop
-        for k in range(start, stop, np.uint64(2)):
+        first, last = _difference_entries(start, stop)
+        best_k = last
+        for k in range(first, last, np.uint64(2)):
             value = p.a_scale * (w[p.a_indices[k]] - w[p.a_indices[k + np.uint64(1)]])
             if value > best:
                 best = value
                 best_k = k
-        return best, -1 if best_k == stop else np.int64(best_k // np.uint64(2))
+        return best, -1 if best_k == last else np.int64(best_k // np.uint64(2))
     best_i = -1
-    for i in range(p.group_ptr[group], p.group_ptr[group + 1]):
+    for i in range(start, stop):
         value = constraint_value(p, i, w)
         if value > best:
             best = value
             best_i = i
     return best, best_i
+
+
+@kernel(inline="always")
+def group_value(p, group, w):
+    """(max_{i in group} g_i(w), argmax i) for one aggregated group."""
+    return rows_value(p, p.group_ptr[group], p.group_ptr[group + 1], w)
 
 
 @kernel(inline="always")
@@ -75,8 +83,8 @@ def group_maximum(p, group, w):
     rounding is monotone, so the value is the same)."""
     best = -np.inf
     if p.a_scale > 0 and p.rhs_zero:
-        start, stop = _difference_entries(p, group)
-        for k in range(start, stop, np.uint64(2)):
+        first, last = _difference_entries(p.group_ptr[group], p.group_ptr[group + 1])
+        for k in range(first, last, np.uint64(2)):
             best = max(best, w[p.a_indices[k]] - w[p.a_indices[k + np.uint64(1)]])
         return p.a_scale * best
     for i in range(p.group_ptr[group], p.group_ptr[group + 1]):

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from worker.kernels.constraints import constraint_value
+from worker.kernels.constraints import rows_value
 from worker.kernels.distribution import checked_group, sample_groups, update_distribution
 from worker.kernels.jit import kernel
 from worker.kernels.layout import (
@@ -218,15 +218,9 @@ def objective_direction(p, cfg, s, k_f, t):
 def _most_violated(p, s, t):
     """FullTouch: gamma * grad max(0, g(w)) with all m constraints checked, into s.cbuf."""
     m = p.rhs.shape[0]
-    best = 0.0
-    best_i = -1
-    for i in range(m):
-        value = constraint_value(p, i, s.w)
-        if value > best:
-            best = value
-            best_i = i
+    best, best_i = rows_value(p, 0, m, s.w)
     s.counters[CHECKS] += m
-    if best_i < 0:
+    if not best > 0.0:
         return 0
     return _add_row(s.cbuf, s.ctouch_mark, s.ctouched, 0, p.a_indptr, p.a_indices, p.a_data,
                     best_i, 1.0, t)
