@@ -106,9 +106,29 @@ class PiecewiseLP:
     constant: float
 
 
+def may_bind(matrix: sp.csr_matrix, rhs: np.ndarray, lower: np.ndarray,
+             upper: np.ndarray) -> np.ndarray:
+    """Which rows (m,) of A w <= b (``matrix`` (m, d), ``rhs`` (m,)) some w in the box
+    ``lower <= w <= upper`` (d,) violates: those whose largest value over the box,
+    sum_j max(a_ij lower_j, a_ij upper_j), exceeds b_i. The others hold on the whole box, so
+    an LP over the box needs only these (an infinite side keeps every row touching it)."""
+    positive, negative = matrix.maximum(0), matrix.minimum(0)
+    with np.errstate(invalid="ignore"):          # 0 * inf for coordinates a row lacks
+        largest = positive @ _finite(upper) + negative @ _finite(lower)
+    unbounded = (positive @ np.isinf(upper) + abs(negative) @ np.isinf(lower)) > 0
+    return unbounded | (largest > rhs)
+
+
+def _finite(bounds: np.ndarray) -> np.ndarray:
+    """The bounds with infinite sides set to 0 (:func:`may_bind` counts those apart)."""
+    return np.where(np.isfinite(bounds), bounds, 0.0)
+
+
 def piecewise_lp(problem: CompiledProblem, signed: SignedRows, margins: np.ndarray,
-                 kept: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> PiecewiseLP:
-    """The LP of f_K (module docstring) over ``lower <= w <= upper`` and A w <= b.
+                 kept: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+                 binding: np.ndarray | None = None) -> PiecewiseLP:
+    """The LP of f_K (module docstring) over ``lower <= w <= upper`` and A w <= b (its rows
+    ``binding`` (m,) bool, when given: the others hold on the box, :func:`may_bind`).
 
     Parameters
     ----------
@@ -124,16 +144,17 @@ def piecewise_lp(problem: CompiledProblem, signed: SignedRows, margins: np.ndarr
         Bounds on w (the box, or a trust region inside it).
     """
     n = signed.shape[0]
-    constraints = problem.constraints
+    matrix, rhs = problem.constraints.matrix, problem.constraints.rhs
+    if binding is not None:
+        matrix, rhs = matrix[binding], rhs[binding]
     below = margins < 1.0
     below[kept] = False
     cost = np.concatenate([-signed.transpose_dot(below.astype(np.float64)),
                            signed.weights[kept]]) / n
     hinges = sp.hstack([-signed.take(kept), -sp.identity(kept.size)])       # -z_i - xi_i <= -1
-    rows = sp.vstack([sp.hstack([constraints.matrix, sp.csr_matrix((constraints.m, kept.size))]),
+    rows = sp.vstack([sp.hstack([matrix, sp.csr_matrix((matrix.shape[0], kept.size))]),
                       hinges], format="csr")
-    return PiecewiseLP(cost=cost, rows=rows,
-                       right=np.concatenate([constraints.rhs, -np.ones(kept.size)]),
+    return PiecewiseLP(cost=cost, rows=rows, right=np.concatenate([rhs, -np.ones(kept.size)]),
                        lower=np.concatenate([lower, np.zeros(kept.size)]),
                        upper=np.concatenate([upper, np.full(kept.size, np.inf)]),
                        constant=signed.mass(below.astype(np.float64)) / n)
@@ -142,11 +163,16 @@ def piecewise_lp(problem: CompiledProblem, signed: SignedRows, margins: np.ndarr
 def solve_lp(lp, seconds: float) -> tuple[np.ndarray | None, str]:
     """Minimize the :class:`PiecewiseLP` with HiGHS's interior point (no crossover: a
     crossover once ran for minutes at the paper's size, and neither the polish nor the lower
-    bound needs a vertex) within ``seconds``: (x, "optimal") or (None, HiGHS's status)."""
+    bound needs a vertex) within ``seconds``: (x, HiGHS's status), x None unless the status
+    is ``"optimal"`` or, where the interior point stopped without classifying its last
+    iterate (``"unknown"``), HiGHS deems that iterate primal feasible (the polish takes a
+    point only if it lowers f)."""
     if seconds <= 0:
         return None, "time_limit"
     highs, status = _run(lp, seconds, "ipm")
-    return (np.array(highs.getSolution().col_value) if status == "optimal" else None), status
+    feasible = highs.getInfo().primal_solution_status == highspy.kSolutionStatusFeasible
+    usable = status == "optimal" or status == "unknown" and feasible
+    return (np.array(highs.getSolution().col_value) if usable else None), status
 
 
 def lp_duals(lp, seconds: float, solver: str = "pdlp"

@@ -9,9 +9,11 @@ kink stay on their piece throughout B_k, so the LP that keeps only the others' h
     w_(k+1) = argmin { f(w) : A w <= b, w in B_k }
 
 is one exact LP with far fewer rows than the whole problem's n: f(w_(k+1)) <= f(w_k), and
-w_(k+1) is feasible. When no coordinate of w_(k+1) lies on a side of the trust region that is
-inside the box, w_(k+1) minimizes f near itself, hence (f is convex) everywhere: the status
-is ``"optimal"``.
+w_(k+1) is feasible. Of A's rows it keeps only those some point of B_k could violate: the
+others hold on all of B_k, and near an answer with few tight rows they are nearly all of A
+(measured: docs/guarantees.md#polishing-hinge-loss-lps). When no coordinate of w_(k+1) lies
+on a side of the trust region that is inside the box, w_(k+1) minimizes f near itself, hence
+(f is convex) everywhere: the status is ``"optimal"``.
 
 Each round sets r from its center so that the LP keeps :data:`EXAMPLES` hinges besides those
 on the kink (the EXAMPLES-th smallest |z_i - 1| / |x_i|_1 that is not 0); when no more
@@ -49,6 +51,7 @@ from worker.candidates.gain_rate import is_slow
 from worker.candidates.hinge_lp import (
     SignedRows,
     has_hinge_lp,
+    may_bind,
     piecewise_lp,
     signed_rows,
     solve_lp,
@@ -172,15 +175,20 @@ def trust_region_lp(problem: CompiledProblem, signed: SignedRows, reach: np.ndar
                     w: np.ndarray, examples: int, deadline: float
                     ) -> tuple[np.ndarray | None, str, float, int]:
     """One round's LP around ``w`` (d,) keeping ``examples`` hinges off the kink (reaches
-    (n,) of ``signed``): its solution (d + kept,) or None, its status, the radius and the
-    hinges it kept."""
+    (n,) of ``signed``) and the constraint rows some point of the trust region could violate
+    (:func:`~worker.candidates.hinge_lp.may_bind`: near an answer with few tight rows, a few
+    dozen of a lattice's million edges): its solution (d + kept,), w inside the trust region,
+    or None, its status, the radius and the hinges it kept."""
     margins = signed.margins(w)
     radius = trust_radius(margins, reach, examples)
     kept = np.flatnonzero(may_cross(margins, reach, radius))
     lower = np.maximum(problem.lower, w - radius)
     upper = np.minimum(problem.upper, w + radius)
-    lp = piecewise_lp(problem, signed, margins, kept, lower, upper)
+    binding = may_bind(problem.constraints.matrix, problem.constraints.rhs, lower, upper)
+    lp = piecewise_lp(problem, signed, margins, kept, lower, upper, binding)
     solved, status = solve_lp(lp, deadline - time.perf_counter())
+    if solved is not None:                  # the dropped rows hold on the trust region
+        solved = np.concatenate([np.clip(solved[:w.size], lower, upper), solved[w.size:]])
     return solved, status, radius, int(kept.size)
 
 
