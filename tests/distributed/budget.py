@@ -17,6 +17,7 @@ import lighttouch
 from tests.local_stack import REPO
 from worker import solve
 from worker.errors import SpecError
+from worker.pipeline.validate import summarize_spec
 from worker.settings import child_environment
 
 
@@ -80,3 +81,24 @@ def assert_within_the_budget_as_before(spec: dict, root: Path,
     assert within.algorithm == before.algorithm != "svrg_ol"
     assert within.projected.solution == before.projected.solution
     assert [m.solution for m in within.mixture] == [m.solution for m in before.mixture]
+
+
+def answer_past_the_budget(spec: dict, root: Path, address: str,
+                           monkeypatch: pytest.MonkeyPatch, algorithm: str):
+    """``spec`` with ``auto`` (data under ``root``, partitions of 4 MB) over a budget of
+    100 MB: refused without a scheduler by every entry point, naming the budget; with the
+    scheduler at ``address``, validated for the cluster with ``algorithm`` and solved there
+    by ``lighttouch.solve``, whose Result is returned."""
+    spec["solver"]["algorithm"] = "auto"
+    budget = 100_000_000
+    monkeypatch.setenv("LIGHTTOUCH_DATA_ROOTS", str(root))
+    monkeypatch.setenv("LIGHTTOUCH_PARTITION_BYTES", str(2**22))
+    for message in refusals(spec, root, budget, monkeypatch):
+        assert "LIGHTTOUCH_MAX_JOB_BYTES" in message and "no LIGHTTOUCH_DASK_SCHEDULER" in \
+            message
+    monkeypatch.setenv("LIGHTTOUCH_DASK_SCHEDULER", address)
+    assert_validated_for_the_cluster(summarize_spec(spec, roots=[root], max_job_bytes=budget),
+                                     address, budget, algorithm)
+    answer = lighttouch.solve(spec)
+    assert answer.algorithm == algorithm and answer.stats["placement"] == "cluster"
+    return answer

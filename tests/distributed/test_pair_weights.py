@@ -6,7 +6,6 @@ counts and the workers' memory, and the errors that name the field, the row and 
 from __future__ import annotations
 
 import copy
-import hashlib
 import tempfile
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from tests.data.helpers import isolated_data_cache
 from tests.distributed.test_pairs import pair_spec, same_answer, tables
 from tests.distributed.test_weights import (
     assert_bad_weights_refused,
-    refused_with,
+    assert_unrangeable_weights_refused,
     weights_file,
 )
 from tests.specs import exact_optimum
@@ -30,7 +29,6 @@ from worker.distributed.batch import InProcessBatch
 from worker.distributed.options import SvrgOptions
 from worker.distributed.pair_batch import WEIGHT_BYTES, open_pairs, pair_memory
 from worker.distributed.pairs import plan_pairs
-from worker.errors import SpecError
 from worker.kernels.objective import objective_value
 from worker.problem.compile import DataSource, compile_problem
 from worker.settings import data_settings
@@ -126,15 +124,7 @@ def test_bad_pair_weights_are_refused_naming_the_field_the_row_and_the_file(tmp_
 
 def test_pair_weights_that_cannot_be_read_in_ranges_arerefused_with(tmp_path):
     spec = pair_spec(tmp_path, "npy", n=200, iterations=1000)
-    (tmp_path / "w.csv").write_text("w\n" + "1.0\n" * 200)
-    as_csv = copy.deepcopy(spec)
-    as_csv["objective"]["data"]["weights"] = {"uri": (tmp_path / "w.csv").as_uri()}
-    refused_with(as_csv, tmp_path, SpecError, "objective.data.weights: examples read in "
-                                          "partitions take their weights from a 1-D .npy file")
-    pinned = weights_file(copy.deepcopy(spec), tmp_path, np.ones(200))
-    pinned["objective"]["data"]["weights"]["sha256"] = \
-        hashlib.sha256((tmp_path / "w.npy").read_bytes()).hexdigest()
-    refused_with(pinned, tmp_path, SpecError, "is npy with sha256: save the weights")
+    as_csv, _ = assert_unrangeable_weights_refused(spec, tmp_path, np.ones(200))
     # read in one process, the same weights are taken as they always were
     as_csv["solver"].pop("workers")
     assert solve(as_csv, roots=[tmp_path]).projected.status == "optimal"

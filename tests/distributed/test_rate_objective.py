@@ -13,15 +13,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import lighttouch
-from tests.distributed.budget import assert_validated_for_the_cluster, refusals
-from tests.distributed.test_rates import CONSTRAINTS, D, inline, opened_rates, rated_spec
+from tests.distributed.budget import answer_past_the_budget
+from tests.distributed.test_rates import (
+    CONSTRAINTS,
+    D,
+    empty_group_refused,
+    inline,
+    opened_rates,
+    rated_spec,
+    refused,
+    refused_in_memory,
+)
 from worker import solve
 from worker.algorithms.run.arrays import problem_arrays
 from worker.algorithms.run.game_rounds import round_objective
 from worker.distributed.rate_parts import open_rates
 from worker.distributed.tasks import rows_matrix
-from worker.errors import SpecError
 from worker.kernels.objective import objective_value
 from worker.pipeline.memory import rate_bytes
 from worker.pipeline.validate import summarize_spec
@@ -149,19 +156,8 @@ def test_the_objective_alone_gives_the_same_bits_on_a_cluster(tmp_path, cluster,
 def test_auto_past_the_budget_plays_on_the_cluster_or_is_refused(tmp_path, cluster,
                                                                   monkeypatch):
     spec = objective_spec(tmp_path, 300_000, workers=None)     # past a round's rows
-    spec["solver"]["algorithm"] = "auto"
-    budget = 100_000_000
-    monkeypatch.setenv("LIGHTTOUCH_DATA_ROOTS", str(tmp_path))
-    monkeypatch.setenv("LIGHTTOUCH_PARTITION_BYTES", str(2**22))
-    for message in refusals(spec, tmp_path, budget, monkeypatch):
-        assert "LIGHTTOUCH_MAX_JOB_BYTES" in message and "no LIGHTTOUCH_DASK_SCHEDULER" in \
-            message
-    monkeypatch.setenv("LIGHTTOUCH_DASK_SCHEDULER", cluster.scheduler_address)
-    assert_validated_for_the_cluster(
-        summarize_spec(spec, roots=[tmp_path], max_job_bytes=budget),
-        cluster.scheduler_address, budget, "proxy_lagrangian")
-    answer = lighttouch.solve(spec)
-    assert answer.algorithm == "proxy_lagrangian" and answer.stats["placement"] == "cluster"
+    answer = answer_past_the_budget(spec, tmp_path, cluster.scheduler_address, monkeypatch,
+                                    "proxy_lagrangian")
     assert "a rate as the objective" in answer.stats["method_reason"]
     assert answer.mean.max_violation <= 1e-3
     # the answer's objectives are the true rate on every row
@@ -183,39 +179,18 @@ def test_the_driver_s_estimate_counts_the_objective_s_share(tmp_path):
     assert estimates[0] - estimates[1] == 3000 * rate_bytes(1)
 
 
-def _refused(spec: dict, directory: Path) -> str:
-    with pytest.raises(SpecError) as refused:
-        solve(spec, roots=[directory])
-    return str(refused.value)
-
-
-def _refused_in_memory(spec: dict) -> str:
-    with pytest.raises(SpecError) as refused:
-        solve(inline(spec))
-    return str(refused.value)
-
-
 def test_bad_groups_and_an_unknown_objective_group_are_named(tmp_path):
-    spec = objective_spec(tmp_path, 3000, constraints=[], group="a")
-    column = np.load(tmp_path / "a.npy")
-    column[2345] = 2.0
-    np.save(tmp_path / "a.npy", column)
-    assert "objective.data.groups.a[2345]" in _refused(spec, tmp_path)
-    np.save(tmp_path / "a.npy", column[:2999])
-    message = _refused(spec, tmp_path)
-    assert "objective.data.groups.a" in message and "length 2999" in message
-    np.save(tmp_path / "a.npy", np.zeros(3000))
-    message = _refused(spec, tmp_path)
+    message = empty_group_refused(objective_spec(tmp_path, 3000, constraints=[], group="a"),
+                                  tmp_path)
     assert message.startswith("objective.group") and "group 'a' has no examples" in message
-    assert message == _refused_in_memory(spec)
     unknown = objective_spec(tmp_path, 300, constraints=[], group="c")
-    message = _refused(unknown, tmp_path)
+    message = refused(unknown, tmp_path)
     assert message.startswith("objective.group") and "unknown group 'c'" in message
-    assert message == _refused_in_memory(unknown)
+    assert message == refused_in_memory(unknown)
 
 
 def test_a_method_other_than_the_proxy_lagrangian_is_refused(tmp_path):
     spec = objective_spec(tmp_path, 300)
     spec["solver"]["algorithm"] = "lagrangian"
-    message = _refused(spec, tmp_path)
+    message = refused(spec, tmp_path)
     assert message.startswith("solver.algorithm") and "cannot minimize a rate" in message

@@ -13,15 +13,13 @@ import numpy as np
 import pytest
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
-import lighttouch
-from tests.distributed.budget import assert_validated_for_the_cluster, refusals
+from tests.distributed.budget import answer_past_the_budget
 from worker import solve
 from worker.distributed.batch import open_partitioned
 from worker.distributed.options import SvrgOptions
 from worker.distributed.partitions import plan_files
 from worker.distributed.rate_parts import open_rates
 from worker.errors import SpecError
-from worker.pipeline.validate import summarize_spec
 from worker.problem.compile import DataSource, compile_problem
 from worker.settings import data_settings
 from worker.spec.models import parse_spec
@@ -186,45 +184,43 @@ def test_sampled_rounds_reach_the_in_memory_game_and_meet_the_constraints(tmp_pa
 def test_auto_past_the_budget_plays_on_the_cluster_or_is_refused(tmp_path, cluster,
                                                                   monkeypatch):
     spec = rated_spec(tmp_path, 300_000, workers=None)     # past a round's rows
-    spec["solver"]["algorithm"] = "auto"
-    budget = 100_000_000
-    monkeypatch.setenv("LIGHTTOUCH_DATA_ROOTS", str(tmp_path))
-    monkeypatch.setenv("LIGHTTOUCH_PARTITION_BYTES", str(2**22))
-    for message in refusals(spec, tmp_path, budget, monkeypatch):
-        assert "LIGHTTOUCH_MAX_JOB_BYTES" in message and "no LIGHTTOUCH_DASK_SCHEDULER" in \
-            message
-    monkeypatch.setenv("LIGHTTOUCH_DASK_SCHEDULER", cluster.scheduler_address)
-    assert_validated_for_the_cluster(
-        summarize_spec(spec, roots=[tmp_path], max_job_bytes=budget),
-        cluster.scheduler_address, budget, "proxy_lagrangian")
-    answer = lighttouch.solve(spec)
-    assert answer.algorithm == "proxy_lagrangian" and answer.stats["placement"] == "cluster"
+    answer = answer_past_the_budget(spec, tmp_path, cluster.scheduler_address, monkeypatch,
+                                    "proxy_lagrangian")
     assert "rate constraints" in answer.stats["method_reason"]
     assert answer.mean.max_violation <= 1e-3
 
 
-def _refused(spec: dict, directory: Path) -> str:
+def refused(spec: dict, directory: Path) -> str:
+    """The SpecError message of solving ``spec`` with its data under ``directory``."""
     with pytest.raises(SpecError) as refused:
         solve(spec, roots=[directory])
     return str(refused.value)
 
 
-def test_bad_groups_are_named_by_field_and_global_row(tmp_path):
-    spec = rated_spec(tmp_path, 3000)
-    column = np.load(tmp_path / "a.npy")
+def empty_group_refused(spec: dict, directory: Path) -> str:
+    """``spec``'s group column a (3,000 rows under ``directory``): a value 2 at row 2345 and
+    a short column are named by field, global row and length; returns the refusal of a
+    column of zeros (a group with no examples), the in-memory path's message."""
+    column = np.load(directory / "a.npy")
     column[2345] = 2.0
-    np.save(tmp_path / "a.npy", column)
-    assert "objective.data.groups.a[2345]" in _refused(spec, tmp_path)
-    np.save(tmp_path / "a.npy", column[:2999])
-    message = _refused(spec, tmp_path)
+    np.save(directory / "a.npy", column)
+    assert "objective.data.groups.a[2345]" in refused(spec, directory)
+    np.save(directory / "a.npy", column[:2999])
+    message = refused(spec, directory)
     assert "objective.data.groups.a" in message and "length 2999" in message
-    np.save(tmp_path / "a.npy", np.zeros(3000))
-    message = _refused(spec, tmp_path)
+    np.save(directory / "a.npy", np.zeros(3000))
+    message = refused(spec, directory)
+    assert message == refused_in_memory(spec)
+    return message
+
+
+def test_bad_groups_are_named_by_field_and_global_row(tmp_path):
+    message = empty_group_refused(rated_spec(tmp_path, 3000), tmp_path)
     assert "constraints[0].lhs" in message and "group 'a' has no examples" in message
-    assert message == _refused_in_memory(spec)
 
 
-def _refused_in_memory(spec: dict) -> str:
+def refused_in_memory(spec: dict) -> str:
+    """The SpecError message of solving ``spec`` with its files read inline."""
     with pytest.raises(SpecError) as refused:
         solve(inline(spec))
     return str(refused.value)
@@ -238,11 +234,11 @@ def test_what_cannot_be_partitioned_is_refused_with_what_to_give(tmp_path):
     inline_groups["objective"]["data"]["groups"]["a"] = inline(spec)["objective"]["data"][
         "groups"]["a"]
     for refused in (own, inline_groups):
-        message = _refused(refused, tmp_path)
+        message = refused(refused, tmp_path)
         assert "solver.workers" in message and "groups as 1-D npy files" in message
     never = rated_spec(tmp_path, 300, constraints=[
         {"type": "rate", "lhs": {"metric": "true_positive_rate", "group": "a"}, "op": ">=",
          "rhs": 1.5}])
-    message = _refused(never, tmp_path)
+    message = refused(never, tmp_path)
     assert "constraints[0]" in message and "can never hold" in message
-    assert message == _refused_in_memory(never)
+    assert message == refused_in_memory(never)

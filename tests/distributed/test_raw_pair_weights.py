@@ -6,8 +6,6 @@ integer weights, and the refusals that name the field, the row and the file."""
 
 from __future__ import annotations
 
-import copy
-import hashlib
 from dataclasses import replace
 
 import numpy as np
@@ -22,7 +20,11 @@ from tests.distributed.test_raw_pairs import (
     raw_sides,
     raw_spec,
 )
-from tests.distributed.test_weights import assert_bad_weights_refused, refused_with, weights_file
+from tests.distributed.test_weights import (
+    assert_bad_weights_refused,
+    assert_unrangeable_weights_refused,
+    weights_file,
+)
 from tests.specs import exact_optimum
 from worker import solve
 from worker.algorithms.run.arrays import problem_arrays
@@ -30,7 +32,6 @@ from worker.distributed.executors import LocalExecutor
 from worker.distributed.pair_batch import open_pairs
 from worker.distributed.pairs import plan_pairs
 from worker.distributed.raw_tables import RawTables, fitted_transform
-from worker.errors import SpecError
 from worker.kernels.objective import objective_value
 from worker.problem.compile import compile_problem
 from worker.settings import data_settings
@@ -110,15 +111,7 @@ def test_weights_that_cannot_be_read_in_ranges_are_refused_before_any_row_is_rea
     positive, negative = raw_sides(200)
     positive["rating"][5] = np.nan
     spec = raw_spec(tmp_path, n=200, iterations=1000, sides=(positive, negative))
-    (tmp_path / "w.csv").write_text("w\n" + "1.0\n" * 200)
-    as_csv = copy.deepcopy(spec)
-    as_csv["objective"]["data"]["weights"] = {"uri": (tmp_path / "w.csv").as_uri()}
-    refused_with(as_csv, tmp_path, SpecError, "objective.data.weights: examples read in "
-                                          "partitions take their weights from a 1-D .npy file")
-    pinned = weights_file(copy.deepcopy(spec), tmp_path, np.ones(200))
-    pinned["objective"]["data"]["weights"]["sha256"] = \
-        hashlib.sha256((tmp_path / "w.npy").read_bytes()).hexdigest()
-    refused_with(pinned, tmp_path, SpecError, "is npy with sha256: save the weights")
+    assert_unrangeable_weights_refused(spec, tmp_path, np.ones(200))
 
 
 def test_weights_in_csv_are_taken_in_memory(tmp_path):

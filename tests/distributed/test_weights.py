@@ -162,6 +162,23 @@ def refused_with(spec: dict, root: Path, error: type, text: str) -> None:
     assert text in str(refused.value)
 
 
+def assert_unrangeable_weights_refused(spec: dict, root: Path,
+                                       values: np.ndarray) -> tuple[dict, dict]:
+    """``spec`` (examples read in partitions under ``root``) refuses weights it cannot read
+    in row ranges: ``values`` as a csv file, and as an npy file pinned by ``sha256``; returns
+    those two specs."""
+    (root / "w.csv").write_text("w\n" + "\n".join(map(str, values)) + "\n")
+    as_csv = copy.deepcopy(spec)
+    as_csv["objective"]["data"]["weights"] = {"uri": (root / "w.csv").as_uri()}
+    refused_with(as_csv, root, SpecError, "objective.data.weights: examples read in "
+                                          "partitions take their weights from a 1-D .npy file")
+    pinned = weights_file(copy.deepcopy(spec), root, values)
+    pinned["objective"]["data"]["weights"]["sha256"] = \
+        hashlib.sha256((root / "w.npy").read_bytes()).hexdigest()
+    refused_with(pinned, root, SpecError, "is npy with sha256: save the weights")
+    return as_csv, pinned
+
+
 def assert_bad_weights_refused(spec: dict, root: Path, values: np.ndarray,
                                rows_of: str) -> None:
     """``spec`` (200 examples read in partitions under ``root``) refuses bad weights in place
@@ -197,16 +214,8 @@ def test_bad_weights_are_refused_naming_the_field_the_row_and_the_file(tmp_path)
 
 def test_weights_that_cannot_be_read_in_ranges_arerefused_with(tmp_path):
     spec = _written(weighted_spec(), tmp_path, "svmlight")
-    values = spec["objective"]["data"]["weights"]
-    (tmp_path / "w.csv").write_text("w\n" + "\n".join(map(str, values)) + "\n")
-    as_csv = copy.deepcopy(spec)
-    as_csv["objective"]["data"]["weights"] = {"uri": (tmp_path / "w.csv").as_uri()}
-    refused_with(as_csv, tmp_path, SpecError, "objective.data.weights: examples read in "
-                                          "partitions take their weights from a 1-D .npy file")
-    pinned = weights_file(copy.deepcopy(spec), tmp_path)
-    pinned["objective"]["data"]["weights"]["sha256"] = \
-        hashlib.sha256((tmp_path / "w.npy").read_bytes()).hexdigest()
-    refused_with(pinned, tmp_path, SpecError, "is npy with sha256: save the weights")
+    as_csv, pinned = assert_unrangeable_weights_refused(
+        spec, tmp_path, np.asarray(spec["objective"]["data"]["weights"]))
     # read in one process, the same weights are taken as they always were
     for refused in (as_csv, pinned):
         refused["solver"]["algorithm"] = "lbfgsb"
