@@ -192,9 +192,9 @@ def test_auto_past_the_budget_plays_on_the_cluster_or_is_refused(tmp_path, clust
 
 def refused(spec: dict, directory: Path) -> str:
     """The SpecError message of solving ``spec`` with its data under ``directory``."""
-    with pytest.raises(SpecError) as refused:
+    with pytest.raises(SpecError) as error:
         solve(spec, roots=[directory])
-    return str(refused.value)
+    return str(error.value)
 
 
 def empty_group_refused(spec: dict, directory: Path) -> str:
@@ -221,9 +221,9 @@ def test_bad_groups_are_named_by_field_and_global_row(tmp_path):
 
 def refused_in_memory(spec: dict) -> str:
     """The SpecError message of solving ``spec`` with its files read inline."""
-    with pytest.raises(SpecError) as refused:
+    with pytest.raises(SpecError) as error:
         solve(inline(spec))
-    return str(refused.value)
+    return str(error.value)
 
 
 def test_what_cannot_be_partitioned_is_refused_with_what_to_give(tmp_path):
@@ -233,8 +233,8 @@ def test_what_cannot_be_partitioned_is_refused_with_what_to_give(tmp_path):
     inline_groups = copy.deepcopy(spec)
     inline_groups["objective"]["data"]["groups"]["a"] = inline(spec)["objective"]["data"][
         "groups"]["a"]
-    for refused in (own, inline_groups):
-        message = refused(refused, tmp_path)
+    for partitioned in (own, inline_groups):
+        message = refused(partitioned, tmp_path)
         assert "solver.workers" in message and "groups as 1-D npy files" in message
     never = rated_spec(tmp_path, 300, constraints=[
         {"type": "rate", "lhs": {"metric": "true_positive_rate", "group": "a"}, "op": ">=",
