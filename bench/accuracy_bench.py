@@ -90,7 +90,7 @@ def polished_curve(problem: CompiledProblem, options: SolverOptions) -> tuple[li
     points, stats = snapshot_points(problem, trajectory)
     last = points[-1]
     rounds = []
-    _, polished = polished_candidates(
+    _, polished, _ = polished_candidates(
         problem, trajectory.candidates, trajectory.run.solve_s,
         began + options.time_limit_s, options.tolerance,
         lambda report: rounds.append({"seconds": report.elapsed_s,

@@ -15,6 +15,7 @@ from sklearn.datasets import dump_svmlight_file
 from tests.distributed.test_weights import weights_file
 from tests.specs import exact_optimum, random_spec
 from worker import solve
+from worker.candidates import lower_bound
 from worker.candidates.hinge_lp import SignedRows
 from worker.distributed.band_rows import PartitionedRows
 from worker.distributed.batch import open_partitioned
@@ -94,3 +95,18 @@ def test_the_polish_on_partitions_gives_the_same_bits_on_a_cluster(tmp_path, clu
     assert on_cluster.projected.solution == in_process.projected.solution
     assert on_cluster.stats["lower_bound"] == in_process.stats["lower_bound"]
     assert on_cluster.stats["polish_rounds"] == in_process.stats["polish_rounds"] >= 1
+
+
+def test_an_order_at_scale_is_polished_by_the_primal_dual_method_on_partitions(tmp_path,
+                                                                              monkeypatch):
+    monkeypatch.setattr(lower_bound, "PDLP_ROWS", 1)      # an order at scale
+    spec, inline = hinge_spec(tmp_path, weighted=True)
+    spec["solver"]["time_limit_s"] = 30
+    result = solve(spec, roots=[tmp_path])
+    optimum, _ = exact_optimum(inline)
+    stats = result.stats
+    assert stats["partitions"] >= 1 and stats["polish_method"] == "primal_dual"
+    assert result.projected.max_violation <= 1e-6
+    assert optimum - 1e-7 <= result.projected.objective <= optimum + 2e-3 * abs(optimum)
+    assert stats["lower_bound_status"] == "ascent"
+    assert optimum - 0.05 * abs(optimum) <= stats["lower_bound"] <= optimum + 1e-7

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from worker.candidates.hinge_lp import SignedRows
-from worker.kernels.isotonic import closure_flow
+from worker.candidates.order_box import OrderBox
 from worker.problem.compiled import CompiledProblem
 
 
@@ -99,19 +99,7 @@ def ordering_multipliers(problem: CompiledProblem, signed: SignedRows,
     """The best lam >= 0 for ``alpha`` (module docstring: the flow of least imbalance,
     shape (m,)), or None when a constraint is no ordering or the box is not constant on a
     piece of the order (then the closure's form does not hold; any lam stays valid)."""
-    constraints = problem.constraints
-    if constraints.orderings is None or constraints.m == 0:
+    order = OrderBox.of(problem)
+    if order is None:
         return None
-    edges = constraints.orderings
-    tails, heads = edges[:, 0], edges[:, 1]
-    if np.any(problem.lower[tails] != problem.lower[heads]) or \
-            np.any(problem.upper[tails] != problem.upper[heads]):
-        return None
-    n = signed.shape[0]
-    gradient = -signed.transpose_dot(np.clip(alpha, 0.0, 1.0)) / n
-    vertices, local = np.unique(edges, return_inverse=True)
-    local = local.reshape(edges.shape).astype(np.int64)
-    multipliers = closure_flow(-gradient[vertices], local[:, 0], local[:, 1])
-    # row k is s_k (w_t - w_h) <= 0 for a scale s_k > 0 (rows may be normalized)
-    scale = np.asarray(constraints.matrix[np.arange(constraints.m), tails]).ravel()
-    return multipliers / scale
+    return order.multipliers(-signed.transpose_dot(np.clip(alpha, 0.0, 1.0)) / signed.shape[0])

@@ -156,7 +156,8 @@ def certified_value(problem: CompiledProblem, signed, margins: np.ndarray,
 
 def widened_lower_bound(problem: CompiledProblem, reference: np.ndarray, objective: float,
                         time_limit: float, target: float = TARGET,
-                        rows: SignedRows | None = None) -> LowerBound | None:
+                        rows: SignedRows | None = None,
+                        alpha: np.ndarray | None = None) -> LowerBound | None:
     """The best of :func:`hinge_lower_bound` with the band :data:`BAND`, then twice, four
     times ... as wide (at most :data:`WIDENINGS` times), until the answer of value
     ``objective`` is within ``target`` of it (relative), a wider LP runs out of the
@@ -164,10 +165,11 @@ def widened_lower_bound(problem: CompiledProblem, reference: np.ndarray, objecti
     the largest is kept; ``seconds`` counts every LP. PDLP (:func:`solver_for`) always ends
     with a bound, so with it each LP may take an even share of what is left. From
     :data:`PDLP_ROWS` rows on an order, the bound is :func:`ascent_lower_bound` instead, which
-    bounded tighter in less time than PDLP's band LPs."""
+    bounded tighter in less time than PDLP's band LPs, from the example weights ``alpha``
+    (n,) when given (the primal-dual method's, whose bound is then the ascent's first)."""
     began = time.perf_counter()
     best, band, solver = None, BAND, solver_for(problem)
-    ascended = ascent_lower_bound(problem, reference, time_limit, rows) \
+    ascended = ascent_lower_bound(problem, reference, time_limit, rows, alpha) \
         if solver == "pdlp" else None
     if ascended is not None:
         return ascended
@@ -208,16 +210,19 @@ def margins_bound(problem: CompiledProblem, reference: np.ndarray,
 
 
 def ascent_lower_bound(problem: CompiledProblem, reference: np.ndarray, time_limit: float,
-                       rows: SignedRows | None = None) -> LowerBound | None:
-    """The dual certificate raised by supergradient steps on the example weights from the
-    ``reference``'s margins (:func:`~worker.candidates.dual_ascent.ascended_bound`) for
-    ``time_limit`` seconds or until it is flat, with status ``"ascent"``; None when the
-    constraints are no order with a box constant on its pieces, or the box is infinite.
-    ``rows``: as :func:`hinge_lower_bound`'s."""
+                       rows: SignedRows | None = None,
+                       alpha: np.ndarray | None = None) -> LowerBound | None:
+    """The dual certificate raised by supergradient steps on the example weights ``alpha``
+    (n,), or those of the ``reference``'s margins
+    (:func:`~worker.candidates.dual_ascent.ascended_bound`) for ``time_limit`` seconds or
+    until it is flat, with status ``"ascent"``; None when the constraints are no order with
+    a box constant on its pieces, or the box is infinite. ``rows``: as
+    :func:`hinge_lower_bound`'s."""
     began = time.perf_counter()
     signed = signed_rows(problem) if rows is None else rows
-    ascended = ascended_bound(problem, signed, margin_weights(signed.margins(reference)),
-                              time_limit)
+    if alpha is None:
+        alpha = margin_weights(signed.margins(reference))
+    ascended = ascended_bound(problem, signed, alpha, time_limit)
     if ascended.value is None:
         return None
     return LowerBound(status="ascent", value=ascended.value, band_examples=0,
@@ -266,12 +271,14 @@ class LowerBoundStats(Stats):
 
 def lower_bound_stats(problem: CompiledProblem, point: np.ndarray, objective: float,
                       solve_seconds: float, spare_seconds: float = 0.0,
-                      rows: SignedRows | None = None) -> LowerBoundStats | None:
+                      rows: SignedRows | None = None,
+                      alpha: np.ndarray | None = None) -> LowerBoundStats | None:
     """The bound's record for a feasible ``point`` (d,) of value ``objective``; None when
     the bound does not apply. The LPs (:func:`widened_lower_bound`) may take
-    :func:`bound_seconds`; ``rows`` as :func:`hinge_lower_bound`'s."""
+    :func:`bound_seconds`; ``rows`` and ``alpha`` as :func:`widened_lower_bound`'s."""
     bound = widened_lower_bound(problem, point, objective,
-                                bound_seconds(solve_seconds, spare_seconds), rows=rows)
+                                bound_seconds(solve_seconds, spare_seconds), rows=rows,
+                                alpha=alpha)
     if bound is None:
         return None
     if bound.value is None:

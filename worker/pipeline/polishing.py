@@ -1,5 +1,7 @@
 """``solver.polish``: sharing a job's time between the algorithm and the trust-region LP
-polish of :mod:`worker.candidates.polish`, whose answer joins the shrinking LP's candidates.
+polish of :mod:`worker.candidates.polish`, whose answer joins the shrinking LP's candidates;
+at scale on an order, the primal-dual method of :mod:`worker.candidates.primal_dual`
+instead, whose answer joins them the same way and whose bound is the job's certificate.
 
 When the objective is a hinge-loss LP (held in memory, or read in partitions by
 map-reduces: :mod:`worker.distributed.band_rows`), the algorithm may run for
@@ -12,6 +14,12 @@ rows), it stops earlier once a round is slow (:data:`~worker.candidates.polish.S
 and the bound, which may run until the job's time limit, gets the rest. Its point is added
 as a ``"polished"`` candidate, so the shrinking LP (which picks it when it is the best
 feasible one) and the projection treat it like any other.
+
+Where the bound is the dual ascent's (an order with a box constant on its pieces, from
+100,000 rows), the stage runs the primal-dual method instead, for the same share of the
+time left: it lowered the answer further than the LP rounds, and it raises the certificate
+as it goes, so the ascent starts from its best example weights, at its bound (measured on
+the 2^14 and 2^17 lattices: docs/guarantees.md#the-bound-at-a-million-constraints).
 """
 
 from __future__ import annotations
@@ -23,9 +31,10 @@ import numpy as np
 
 from worker.algorithms.run.loop import Progress, ProgressCallback
 from worker.algorithms.run.options import SolverOptions
-from worker.candidates.hinge_lp import SignedRows, has_hinge_lp
+from worker.candidates.hinge_lp import SignedRows, has_hinge_lp, signed_rows
 from worker.candidates.lower_bound import takes_spare_time
-from worker.candidates.polish import SLOW_RATE, polish
+from worker.candidates.polish import SLOW_RATE, Polished, polish
+from worker.candidates.primal_dual import primal_dual
 from worker.candidates.snapshots import Candidates
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project
@@ -57,8 +66,11 @@ def algorithm_options(options: SolverOptions) -> SolverOptions:
 @dataclass(frozen=True)
 class PolishStats(Stats):
     """The polish stage's record (:mod:`worker.stats`): its LPs' status, rounds, examples,
-    and seconds (``polish_status``, ``polish_rounds``, ``polish_examples``, ``polish_s``)."""
+    and seconds (``polish_status``, ``polish_rounds``, ``polish_examples``, ``polish_s``),
+    and its method (``polish_method``: ``"trust_region_lp"`` or ``"primal_dual"``, whose
+    steps are the rounds and which keeps no example)."""
 
+    method: str = stat("polish_method")
     status: str = stat("polish_status")
     rounds: int = stat("polish_rounds")
     examples: int = stat("polish_examples")
@@ -69,20 +81,23 @@ def polished_candidates(problem: CompiledProblem, candidates: Candidates, solve_
                         deadline: float, tolerance: float,
                         progress: ProgressCallback | None = None,
                         rows: SignedRows | None = None
-                        ) -> tuple[Candidates, PolishStats | None]:
+                        ) -> tuple[Candidates, PolishStats | None, float | None]:
     """Polish the projection of the last running average (the last candidate if none is
     an average) for :data:`POLISH_SHARE` of the time left until ``deadline`` (a
     ``time.perf_counter()`` value), or until ``tolerance``, or (when the bound takes the
-    time left) until a round is slow.
+    time left) until a round is slow; at scale on an order, by the primal-dual method for
+    as long, or until certified within ``tolerance``.
 
     Returns the candidates with the point added as a ``"polished"`` one when it is better
-    (a new set; ``candidates`` is left as it is) and the stage's stats (None without
-    candidates). ``progress`` hears of every round's point, at the algorithm's last
-    iteration, ``solve_s`` seconds into the job's solving; ``rows`` are the examples' rows
-    read in partitions (None: the problem's own).
+    (a new set; ``candidates`` is left as it is), the stage's stats (None without
+    candidates) and the example weights (n,) of the primal-dual method's best bound, for the
+    lower bound's ascent to start from (None from the LP polish).
+    ``progress`` hears of every round's point (every refit's, for the primal-dual method),
+    at the algorithm's last iteration, ``solve_s`` seconds into the job's solving; ``rows``
+    are the examples' rows read in partitions (None: the problem's own).
     """
     if not candidates.solutions:
-        return candidates, None
+        return candidates, None, None
     last = max((k for k, kind in enumerate(candidates.kinds) if kind == "average"),
                default=len(candidates.kinds) - 1)
     began = time.perf_counter()
@@ -96,14 +111,23 @@ def polished_candidates(problem: CompiledProblem, candidates: Candidates, solve_
                           max_violation=violation, constraint_checks=candidates.checks[-1],
                           elapsed_s=solve_s + time.perf_counter() - began))
 
-    polished = polish(problem, start, began + POLISH_SHARE * (deadline - began), tolerance,
-                      after_round=None if progress is None else report,
-                      slow_rate=SLOW_RATE if takes_spare_time(problem) else 0.0, rows=rows)
-    stats = PolishStats(polished.status, polished.rounds, polished.examples,
-                        time.perf_counter() - began)
+    heard = None if progress is None else report
+    until = began + POLISH_SHARE * (deadline - began)
+    found = primal_dual(
+        problem, signed_rows(problem) if rows is None else rows, start, until, tolerance,
+        after_refit=None if heard is None else (lambda w, value, _: heard(w, value)),
+        slow_rate=SLOW_RATE) if takes_spare_time(problem) else None
+    if found is not None:
+        polished = Polished(found.point, found.objective, found.start_objective, found.stopped,
+                            found.steps, 0, found.seconds)
+    else:
+        polished = polish(problem, start, until, tolerance, after_round=heard,
+                          slow_rate=SLOW_RATE if takes_spare_time(problem) else 0.0, rows=rows)
+    stats = PolishStats("trust_region_lp" if found is None else "primal_dual", polished.status,
+                        polished.rounds, polished.examples, time.perf_counter() - began)
     if polished.objective < polished.start_objective:
         candidates = candidates.last(len(candidates.solutions))
         candidates.add(polished.solution, candidates.iterations[-1], "polished",
                        candidates.checks[-1] + polished.rounds * problem.m,
                        candidates.seconds[-1] + stats.seconds)
-    return candidates, stats
+    return candidates, stats, None if found is None else found.alpha

@@ -46,7 +46,9 @@ class LinearScoring:
     true rate (on partitions, a map-reduce over every example), not on the proxy the game
     played; ``lower_bound`` asks for the hinge LP's
     bound, whose LP may use what is
-    left until ``deadline`` (a ``time.perf_counter()`` value).
+    left until ``deadline`` (a ``time.perf_counter()`` value), and whose ascent starts from
+    the example weights ``dual_start`` (n,) when the polish left them (the primal-dual
+    method's).
     """
 
     problem: CompiledProblem
@@ -55,6 +57,7 @@ class LinearScoring:
     n: int | None = None
     lower_bound: bool = False
     deadline: float | None = None
+    dual_start: np.ndarray | None = None
     model: NetworkModel | None = None
     rows: SignedRows | None = None
 
@@ -112,5 +115,5 @@ class LinearScoring:
         if self.lower_bound:
             spare = 0.0 if self.deadline is None else self.deadline - time.perf_counter()
             bound = lower_bound_stats(self.problem, projection.solution, objective, solve_s,
-                                      spare, self.rows)
+                                      spare, self.rows, self.dual_start)
         return ProjectionStats(projection.seconds, bound)

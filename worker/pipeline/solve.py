@@ -212,9 +212,9 @@ def _solved(model: Spec, problem: CompiledProblem, choice: Choice, options: Solv
     trajectory = run_choice(choice, problem,
                             algorithm_options(options) if polishing else options, progress,
                             batch)
-    candidates, polished = trajectory.candidates.finite(), None
+    candidates, polished, dual_start = trajectory.candidates.finite(), None, None
     if polishing:
-        candidates, polished = polished_candidates(
+        candidates, polished, dual_start = polished_candidates(
             problem, candidates, trajectory.run.solve_s, started + options.time_limit_s,
             options.tolerance, progress, rows)
     trajectory = with_warm_candidates(replace(
@@ -225,22 +225,25 @@ def _solved(model: Spec, problem: CompiledProblem, choice: Choice, options: Solv
     result, summary = summarize(
         problem, trajectory, model.output, certified=choice.certified, values=values,
         n=None if batch is None else batch.n, deadline=started + options.time_limit_s,
-        tolerance=options.tolerance, rows=rows)
+        tolerance=options.tolerance, rows=rows, dual_start=dual_start)
     return Solved(result, (trajectory.run, polished, summary, LoadTime(load_s)))
 
 
 def summarize(problem: CompiledProblem, trajectory: Trajectory, output: Output, *,
               certified: bool = False, values: ObjectiveValues | None = None,
               n: int | None = None, deadline: float | None = None,
-              tolerance: float = 1e-3, rows: PartitionedRows | None = None
-              ) -> tuple[Result, SummaryStats]:
+              tolerance: float = 1e-3, rows: PartitionedRows | None = None,
+              dual_start: np.ndarray | None = None) -> tuple[Result, SummaryStats]:
     """:func:`worker.pipeline.summary.summarize` of a compiled problem
     (:class:`~worker.pipeline.scoring.LinearScoring`): what ``output`` asks for — the
     mixture, its mean, the mean's projection (not with rate constraints), the best single
     candidate and (hinge-loss LPs, unless the method is ``certified`` already) a lower bound
-    on the optimum, whose LP may use what is left until ``deadline``. ``values`` and ``n``
+    on the optimum, whose LP may use what is left until ``deadline`` (its ascent from the
+    polish's example weights ``dual_start``: :mod:`worker.pipeline.polishing`). ``values``
+    and ``n``
     stand in for the problem's rows when it holds none (and ``rows`` for the bound's); the
     deterministic model is chosen within ``tolerance``."""
     scoring = LinearScoring(problem, trajectory.arrays, values, n,
-                            output.lower_bound and not certified, deadline, rows=rows)
+                            output.lower_bound and not certified, deadline, rows=rows,
+                            dual_start=dual_start)
     return summarize_scored(scoring, trajectory, output, tolerance)
