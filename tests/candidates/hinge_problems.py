@@ -1,5 +1,5 @@
 """Hinge-loss problems shared by the polish's and the lower bound's tests: the exact optimum
-by CVXPY/Clarabel, and a small spec on files."""
+by CVXPY/Clarabel, random problems on an order with it, and a small spec on files."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ from pathlib import Path
 
 import cvxpy as cp
 import numpy as np
+from hypothesis import strategies as st
+
+from tests.problems import random_problem
 
 
 def exact(problem) -> tuple[float, np.ndarray]:
@@ -20,6 +23,19 @@ def exact(problem) -> tuple[float, np.ndarray]:
     value = cp.Problem(cp.Minimize(cp.sum(cp.pos(1 - x @ w)) / x.shape[0]), rows).solve(
         solver=cp.CLARABEL)
     return value, w.value
+
+
+def _on_an_order(constraint: str, seed: int, spread: float, box: float):
+    problem = random_problem("hinge", constraint, d=8, n=40, seed=seed, bound=box)
+    reference = np.random.default_rng(seed).normal(scale=spread, size=problem.d)
+    return problem, exact(problem)[0], reference
+
+
+def on_an_order() -> st.SearchStrategy:
+    """(problem, its exact optimum, a random point (d,)): hinge problems of 40 examples on
+    an ordering or a lattice of 8 coordinates, boxes 0.1 to 10, points of scale 0 to 3."""
+    return st.builds(_on_an_order, st.sampled_from(["ordering", "lattice"]),
+                     st.integers(0, 10**6), st.floats(0.0, 3.0), st.floats(0.1, 10.0))
 
 
 def hinge_spec(directory: Path, iterations: int) -> dict:

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.candidates.hinge_problems import exact
+from tests.candidates.hinge_problems import exact, on_an_order
 from tests.problems import random_problem
 from worker.candidates import lower_bound
 from worker.candidates.dual_ascent import ascended_bound
@@ -17,14 +17,10 @@ from worker.candidates.hinge_lp import signed_rows
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.sampled_from(["ordering", "lattice"]), st.integers(0, 10**6), st.floats(0.0, 3.0),
-       st.floats(0.1, 10.0), st.integers(1, 30))
-def test_the_ascent_stays_below_the_optimum_and_above_its_start(constraint, seed, spread, box,
-                                                                 steps):
-    problem = random_problem("hinge", constraint, d=8, n=40, seed=seed, bound=box)
-    optimum, _ = exact(problem)
+@given(on_an_order(), st.integers(1, 30))
+def test_the_ascent_stays_below_the_optimum_and_above_its_start(case, steps):
+    problem, optimum, reference = case
     signed = signed_rows(problem)
-    reference = np.random.default_rng(seed).normal(scale=spread, size=problem.d)
     alpha = margin_weights(signed.margins(reference))
     start = dual_value(problem, signed, alpha, ordering_multipliers(problem, signed, alpha))
     value = ascended_bound(problem, signed, alpha, 60.0, steps).value

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.candidates.hinge_problems import exact
+from tests.candidates.hinge_problems import exact, on_an_order
 from tests.problems import random_problem
 from worker.algorithms.bounds.smooth_part import objective_value
 from worker.candidates import lower_bound
@@ -36,13 +36,9 @@ def violation(problem, w) -> float:
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.sampled_from(["ordering", "lattice"]), st.integers(0, 10**6), st.floats(0.0, 3.0),
-       st.floats(0.1, 10.0), st.floats(0.05, 0.5))
-def test_the_point_is_feasible_and_the_bound_below_the_optimum(constraint, seed, spread, box,
-                                                                seconds):
-    problem = random_problem("hinge", constraint, d=8, n=40, seed=seed, bound=box)
-    optimum, _ = exact(problem)
-    start = np.random.default_rng(seed).normal(scale=spread, size=problem.d)
+@given(on_an_order(), st.floats(0.05, 0.5))
+def test_the_point_is_feasible_and_the_bound_below_the_optimum(case, seconds):
+    problem, optimum, start = case
     found = run(problem, start, seconds)
     assert violation(problem, found.point) <= 1e-12
     assert found.objective == pytest.approx(objective_value(problem.objective, found.point),
@@ -96,7 +92,10 @@ def test_the_order_projection_is_the_general_one(constraint, seed, box):
     point = np.random.default_rng(seed).normal(scale=3.0, size=problem.d)
     general = project(point, problem.constraints, problem.lower, problem.upper,
                       method="qp").solution
-    np.testing.assert_allclose(OrderBox.of(problem).project(point), general, atol=1e-6)
+    order = OrderBox.of(problem)
+    np.testing.assert_allclose(order.project(point), general, atol=1e-6)
+    near = order.project(point + np.random.default_rng(seed + 1).normal(size=problem.d))
+    np.testing.assert_allclose(order.project(point, near=near), general, atol=1e-6)
 
 
 def test_the_ascent_from_its_weights_starts_at_its_bound(monkeypatch):

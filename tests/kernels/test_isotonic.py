@@ -1,4 +1,5 @@
-"""The order-isotonic kernel against PAVA on chains and the KKT conditions on any order."""
+"""The order-isotonic kernel against PAVA on chains and the KKT conditions on any order, and
+its start from a nearby point's level sets against the regression from scratch."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import isotonic_regression, linprog
 
-from worker.kernels.isotonic import closure_flow, isotonic_on_order
+from worker.kernels.isotonic import closure_flow, isotonic_from, isotonic_on_order
 
 
 def kkt_residuals(y, x, multipliers, tails, heads):
@@ -47,6 +48,34 @@ def test_random_orders_satisfy_kkt(seed, n, density):
     x, multipliers = isotonic_on_order(y, tails, heads)
     stationarity, least, violation, slack = kkt_residuals(y, x, multipliers, tails, heads)
     assert stationarity <= 1e-9 and least >= -1e-12 and violation <= 1e-12 and slack <= 1e-9
+
+
+def hypercube(dims: int) -> tuple[np.ndarray, np.ndarray]:
+    """The edges v -> v + 2^b of the hypercube's 2^dims vertices."""
+    return edges([(v, v | 1 << b) for v in range(2**dims) for b in range(dims)
+                  if not v & 1 << b])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.floats(0.0, 4.0),
+       st.sampled_from([1e-3, 0.1, 1.0, 10.0]), st.sampled_from(["projection", "rounded", "any"]))
+def test_the_start_from_a_nearby_point_gives_the_regression(seed, n, density, move, near):
+    rng = np.random.default_rng(seed)
+    if seed % 2:
+        tails, heads = hypercube(1 + seed % 6)
+        n = int(max(tails.max(initial=0), heads.max(initial=0))) + 1
+    else:
+        tails, heads = rng.integers(n, size=(2, int(density * n)))
+        keep = tails != heads
+        tails, heads = tails[keep], heads[keep]     # cycles allowed: a preorder
+    previous = isotonic_on_order(rng.normal(0.0, 3.0, n), tails, heads)[0]
+    if near == "rounded":
+        previous = np.round(previous)               # coarser level sets
+    elif near == "any":
+        previous = rng.normal(0.0, 3.0, n)          # not even ordered: still exact
+    y = previous + rng.normal(0.0, move, n)
+    np.testing.assert_allclose(isotonic_from(y, tails, heads, previous),
+                               isotonic_on_order(y, tails, heads)[0], atol=1e-9)
 
 
 def test_two_parents_pool_with_their_child():

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from worker.kernels.isotonic import closure_flow, isotonic_on_order
+from worker.kernels.isotonic import closure_flow, isotonic_from, isotonic_on_order
 from worker.problem.compiled import CompiledProblem
 
 
@@ -61,11 +61,13 @@ class OrderBox:
         return cls(vertices, np.ascontiguousarray(local[:, 0]),
                    np.ascontiguousarray(local[:, 1]), scale, problem.lower, problem.upper)
 
-    def project(self, point: np.ndarray) -> np.ndarray:
+    def project(self, point: np.ndarray, near: np.ndarray | None = None) -> np.ndarray:
         """The exact Euclidean projection of ``point`` (d,) onto the order and the box,
-        shape (d,)."""
-        x = point.copy()
-        x[self.vertices] = isotonic_on_order(point[self.vertices], self.tails, self.heads)[0]
+        shape (d,); started from the level sets of ``near`` (d,), a point of the set close
+        to the projection (:func:`~worker.kernels.isotonic.isotonic_from`), when given."""
+        x, y = point.copy(), point[self.vertices]
+        x[self.vertices] = isotonic_on_order(y, self.tails, self.heads)[0] if near is None \
+            else isotonic_from(y, self.tails, self.heads, near[self.vertices])
         return np.clip(x, self.lower, self.upper)
 
     def multipliers(self, gradient: np.ndarray) -> np.ndarray:

@@ -12,12 +12,14 @@ weights of mean 1. Each step is
     w+     = P_C(w + tau (1/n) sum_i c_i alpha_i y_i x_i),
     alpha+ = clip(alpha + (1 - z_i(2 w+ - w)) / (omega |x_i|_1), 0, 1),
 
-with the exact projection P_C (isotonic regression on the order, then the box), the dual
+with the exact projection P_C (isotonic regression on the order started from w's level sets,
+:func:`~worker.kernels.isotonic.isotonic_from`, then the box), the dual
 steps sigma_i = n / (omega c_i |x_i|_1) (a step of alpha_i moves its own term by about what
 it lacks of the kink) and tau = THETA omega / ||Sigma^(1/2) K||^2 (K the rows c_i y_i x_i /
 n; the norm by power iteration), which keeps tau sigma ||K||^2 < 1, the method's condition
 to converge. omega trades the primal's steps against the dual's; :data:`PRIMAL_WEIGHT` was
-measured on the 2^14 lattice (docs/guarantees.md#the-bound-at-a-million-constraints).
+measured on the 2^14 lattice
+(docs/guarantees.md#the-primal-dual-method-the-answer-and-the-bound-together).
 
 Both halves are certified whatever the iterates: every w+ is feasible (a projection onto C),
 so f(w+) is an answer's value, and every alpha gives the dual certificate
@@ -47,10 +49,10 @@ from worker.candidates.hinge_lp import SignedRows
 from worker.candidates.order_box import OrderBox
 from worker.problem.compiled import CompiledProblem
 
-#: omega, the primal weight: of 0.01, 0.1, 1, 10, 15, 30, 60, 100, 300 and 1000, 30 raised the
+#: omega, the primal weight: of 0.01, 0.1, 1, 10, 15, 30, 100, 300, 1000 and 10^4, 30 raised the
 #: bound and lowered the answer together fastest on the 2^14 lattice (larger ones raise the
 #: bound faster at first while the answer rises; measured:
-#: docs/guarantees.md#the-bound-at-a-million-constraints).
+#: docs/guarantees.md#the-primal-dual-method-the-answer-and-the-bound-together).
 PRIMAL_WEIGHT = 30.0
 #: The share of the step's stability limit taken, below 1 since the power iteration's norm is
 #: estimated from below.
@@ -183,7 +185,7 @@ def _step(order: OrderBox, signed: SignedRows, w: np.ndarray, margins: np.ndarra
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One step (module docstring) from w (d,) of ``margins`` (n,) and ``alpha`` (n,), the
     primal ``move`` tau (1/n) sum_i c_i alpha_i y_i x_i (d,): w+, its margins and alpha+."""
-    w_next = order.project(w + move)
+    w_next = order.project(w + move, near=w)
     next_margins = signed.margins(w_next)
     alpha = np.clip(alpha + step_alpha * (1.0 - (2.0 * next_margins - margins)), 0.0, 1.0)
     return w_next, next_margins, alpha

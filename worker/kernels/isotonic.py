@@ -56,14 +56,127 @@ def isotonic_on_order(y, tails, heads):
     """
     n = y.shape[0]
     out_start, out_edges = _out_adjacency(tails, n)
-    eps = 1e-13 * max(1.0, np.max(np.abs(y))) if n > 0 else 0.0
-    network = _flow_network(n, tails.shape[0])
-    start, target, cap, reverse, edge = network
-    order = np.arange(n)
-    local = np.full(n, -1, dtype=np.int64)
     x = np.empty(n)
     multipliers = np.zeros(tails.shape[0])
-    begins, ends = [0], [n]
+    solve_blocks(y, heads, out_start, out_edges, _flow_network(n, tails.shape[0]),
+                 np.arange(n), np.array([0]), np.array([n]), x, multipliers)
+    return x, multipliers
+
+
+#: Rounds of merging before :func:`isotonic_from` solves the whole order at once.
+MERGE_ROUNDS = 32
+
+
+@njit(cache=True)
+def isotonic_from(y, tails, heads, previous):
+    """:func:`isotonic_on_order`'s ``x`` for ``y``, started from the level sets of a point
+    ``previous`` near the answer (the projection of a nearby point, e.g. the last step's).
+
+    The vertices are grouped by their value in ``previous`` (equal values, one group) and
+    the regression is solved within each group alone, edges between groups ignored: a
+    relaxation, so when its solution also holds every edge between groups it is the
+    solution. Otherwise the groups an edge's violation spans (in the order of their values in
+    ``previous``) are merged and solved again, until none is violated (after
+    :data:`MERGE_ROUNDS` rounds, every group is merged: the whole order). Within a group the
+    minimum cuts run on that group only, so a step that moves the point little costs cuts on
+    its level sets instead of about log2(levels) cuts over every vertex.
+
+    Parameters
+    ----------
+    y : ndarray of float64, shape (n,)
+        Point to project.
+    tails, heads : ndarray of int64, shape (k,)
+        Edge e says ``x[tails[e]] <= x[heads[e]]``.
+    previous : ndarray of float64, shape (n,)
+        The point whose level sets seed the groups.
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+        The projection, as :func:`isotonic_on_order` gives it.
+    """
+    n, k = y.shape[0], tails.shape[0]
+    out_start, out_edges = _out_adjacency(tails, n)
+    network = _flow_network(n, k)
+    order = np.argsort(previous, kind="mergesort")
+    bounds = [0]
+    for i in range(1, n):
+        if previous[order[i]] != previous[order[i - 1]]:
+            bounds.append(i)
+    bounds.append(n)
+    groups = np.array(bounds)
+    x, scratch = np.empty(n), np.zeros(k)
+    solve_blocks(y, heads, out_start, out_edges, network, order, groups[:-1], groups[1:], x,
+                 scratch)
+    for rounds in range(MERGE_ROUNDS + 1):
+        group_of = np.empty(n, dtype=np.int64)
+        for g in range(groups.shape[0] - 1):
+            group_of[order[groups[g]:groups[g + 1]]] = g
+        reach = np.arange(groups.shape[0] - 1)     # the last group each one merges up to
+        violated = False
+        for e in range(k):
+            if x[tails[e]] > x[heads[e]]:
+                a, b = group_of[tails[e]], group_of[heads[e]]
+                low, high = min(a, b), max(a, b)
+                reach[low] = max(reach[low], high)
+                violated = True
+        if not violated:
+            return x
+        if rounds == MERGE_ROUNDS:
+            reach[0] = groups.shape[0] - 2
+        merged, dirty, end, first = [0], [0], 0, 0
+        dirty.pop()
+        for g in range(groups.shape[0] - 1):
+            if g > end:
+                if end > first:                    # groups first..end became one
+                    dirty.append(len(merged) - 1)
+                merged.append(groups[g])
+                first = g
+            end = max(end, reach[g])
+        if end > first:
+            dirty.append(len(merged) - 1)
+        merged.append(n)
+        groups = np.array(merged)
+        changed = np.array(dirty)
+        solve_blocks(y, heads, out_start, out_edges, network, order, groups[changed],
+                     groups[changed + 1], x, scratch)
+    return x
+
+
+@njit(cache=True)
+def solve_blocks(y, heads, out_start, out_edges, network, order, starts, stops, x,
+                 multipliers):
+    """The isotonic regression of ``y`` restricted to each block ``order[starts[b]:stops[b]]``
+    separately (edges between blocks ignored), by recursive minimum cuts (module docstring).
+
+    Parameters
+    ----------
+    y : ndarray of float64, shape (n,)
+        Point to project.
+    heads, out_start, out_edges : ndarray of int64
+        The edges' heads (k,) and the edges grouped by tail (:func:`_out_adjacency`).
+    network : tuple
+        The flow network's arrays (:func:`_flow_network`).
+    order : ndarray of int64, shape (n,)
+        The vertices, each block's contiguous; permuted in place within each block.
+    starts, stops : ndarray of int64, shape (b,)
+        The blocks' limits in ``order``, disjoint.
+    x : ndarray of float64, shape (n,)
+        Filled on every block's vertices: each final block's mean of ``y``.
+    multipliers : ndarray of float64, shape (k,)
+        Filled on the edges inside final blocks: their last maximum flow's (module docstring).
+    """
+    n = y.shape[0]
+    eps = 1e-13 * max(1.0, np.max(np.abs(y))) if n > 0 else 0.0
+    start, target, cap, reverse, edge = network
+    local = np.full(n, -1, dtype=np.int64)
+    begins, ends = [0], [0]
+    begins.pop()
+    ends.pop()
+    for b in range(starts.shape[0]):
+        if stops[b] > starts[b]:
+            begins.append(starts[b])
+            ends.append(stops[b])
     while len(begins) > 0:
         begin, end = begins.pop(), ends.pop()
         size = end - begin
@@ -86,7 +199,6 @@ def isotonic_on_order(y, tails, heads):
             begins.append(begin + count)
             ends.append(end)
         local[block] = -1
-    return x, multipliers
 
 
 @njit(cache=True)

@@ -17,9 +17,11 @@ feasible one) and the projection treat it like any other.
 
 Where the bound is the dual ascent's (an order with a box constant on its pieces, from
 100,000 rows), the stage runs the primal-dual method instead, for the same share of the
-time left: it lowered the answer further than the LP rounds, and it raises the certificate
+time left or until the gap narrows slowly (:data:`~worker.candidates.polish.SLOW_RATE`, as
+for the rounds): it lowered the answer further than the LP rounds, and it raises the certificate
 as it goes, so the ascent starts from its best example weights, at its bound (measured on
-the 2^14 and 2^17 lattices: docs/guarantees.md#the-bound-at-a-million-constraints).
+the 2^14 and 2^17 lattices:
+docs/guarantees.md#the-primal-dual-method-the-answer-and-the-bound-together).
 """
 
 from __future__ import annotations
