@@ -107,13 +107,3 @@ def test_the_ascent_from_its_weights_starts_at_its_bound(monkeypatch):
                                             alpha=found.alpha)
     assert bound.status == "ascent"
     assert found.bound - 1e-12 <= bound.value <= optimum + 1e-9
-
-
-def test_it_stops_slow_once_the_gap_narrows_too_slowly():
-    problem = random_problem("hinge", "lattice", d=8, n=2000, seed=6, bound=10.0)
-    optimum, _ = exact(problem)
-    slow = run(problem, np.zeros(problem.d), slow_rate=1e9)
-    assert (slow.stopped, slow.refits) == ("slow", 3)        # judged from the third refit
-    assert slow.bound <= optimum + 1e-9 <= slow.objective + 2e-9
-    never = run(problem, np.zeros(problem.d), seconds=0.5, tolerance=0.0, slow_rate=0.0)
-    assert never.stopped == "time_limit"

@@ -120,7 +120,7 @@ def test_a_short_time_limit_ends_every_stage_near_it(tmp_path, monkeypatch):
     spec["solver"] = {"time_limit_s": limit}
     stats = solve(spec, roots=[tmp_path]).stats
     assert (stats["polish_method"], stats["lower_bound_status"]) == ("primal_dual", "ascent")
-    assert stats["polish_status"] in ("time_limit", "tolerance", "slow")
+    assert stats["polish_status"] in ("time_limit", "tolerance")
     assert stats["lower_bound_stopped"] in ("time_limit", "steps", "flat")
     assert stats["solve_s"] <= ALGORITHM_SHARE * limit + 2.0
     assert stats["load_s"] + stats["solve_s"] + stats["polish_s"] <= limit + 2.0

@@ -17,8 +17,8 @@ feasible one) and the projection treat it like any other.
 
 Where the bound is the dual ascent's (an order with a box constant on its pieces, from
 100,000 rows), the stage runs the primal-dual method instead, for the same share of the
-time left or until the gap narrows slowly (:data:`~worker.candidates.polish.SLOW_RATE`, as
-for the rounds): it lowered the answer further than the LP rounds, and it raises the certificate
+time left (no ``slow`` rule: its first steps are its slowest): it lowered the answer further
+than the LP rounds, and it raises the certificate
 as it goes, so the ascent starts from its best example weights, at its bound (measured on
 the 2^14 and 2^17 lattices:
 docs/guarantees.md#the-primal-dual-method-the-answer-and-the-bound-together).
@@ -117,8 +117,8 @@ def polished_candidates(problem: CompiledProblem, candidates: Candidates, solve_
     until = began + POLISH_SHARE * (deadline - began)
     found = primal_dual(
         problem, signed_rows(problem) if rows is None else rows, start, until, tolerance,
-        after_refit=None if heard is None else (lambda w, value, _: heard(w, value)),
-        slow_rate=SLOW_RATE) if takes_spare_time(problem) else None
+        after_refit=None if heard is None else (lambda w, value, _: heard(w, value))
+    ) if takes_spare_time(problem) else None
     if found is not None:
         polished = Polished(found.point, found.objective, found.start_objective, found.stopped,
                             found.steps, 0, found.seconds)
