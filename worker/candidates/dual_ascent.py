@@ -38,9 +38,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from worker.candidates.dual_certificate import ordering_multipliers, reduced_cost, value_of_cost
+from worker.candidates.dual_certificate import reduced_cost, value_of_cost
 from worker.candidates.gain_rate import gain_rate
 from worker.candidates.hinge_lp import SignedRows
+from worker.candidates.order_box import OrderBox
 from worker.problem.compiled import CompiledProblem
 
 #: The first step (then STEP / sqrt(k)), in units of the box's half-width: of 0.05, 0.1, 0.3,
@@ -80,7 +81,8 @@ def ascended_bound(problem: CompiledProblem, signed: SignedRows, alpha: np.ndarr
     ----------
     problem : CompiledProblem
         A hinge-loss LP whose constraints are an order with a box constant on each of its
-        pieces (else :func:`ordering_multipliers` gives None, and so does this).
+        pieces (else there is no :class:`~worker.candidates.order_box.OrderBox`, and this
+        gives None).
     signed : SignedRows, shape (n, d)
         Its rows y_i x_i.
     alpha : ndarray, shape (n,)
@@ -100,6 +102,9 @@ def ascended_bound(problem: CompiledProblem, signed: SignedRows, alpha: np.ndarr
         The best bound (<= the optimum), why the ascent stopped and its refits.
     """
     began, best, lam = time.perf_counter(), -np.inf, None
+    order = OrderBox.of(problem)
+    if order is None:
+        return Ascended(None, "steps", 0)
     alpha = np.clip(np.asarray(alpha, dtype=np.float64), 0.0, 1.0)
     half_width = (problem.upper - problem.lower).max() / 2
     risen: list[tuple[float, float]] = []          # (seconds, best) at each refit
@@ -116,10 +121,8 @@ def ascended_bound(problem: CompiledProblem, signed: SignedRows, alpha: np.ndarr
                 if elapsed + refit_s >= seconds:
                     stopped = "time_limit"
                     break
-            lam = ordering_multipliers(problem, signed, alpha)
+            lam = order.multipliers(-signed.transpose_dot(alpha) / signed.shape[0])
             refit_s, refits = time.perf_counter() - began - elapsed, refits + 1
-            if lam is None:
-                return Ascended(None, stopped, refits)
         cost = reduced_cost(problem, signed, alpha, lam)
         best = max(best, value_of_cost(problem, signed, alpha, lam, cost))
         if time.perf_counter() - began >= seconds or not np.isfinite(half_width):

@@ -114,7 +114,8 @@ def primal_dual(problem: CompiledProblem, signed: SignedRows, start: np.ndarray,
         return None
     began, n = time.perf_counter(), signed.shape[0]
     step_alpha, tau = _step_sizes(signed, primal_weight)
-    w = order.project(np.asarray(start, dtype=np.float64))
+    start = np.asarray(start, dtype=np.float64)
+    w = order.project(start, near=start)   # exact from any grouping; fast from a projection
     margins = signed.margins(w)
     best = _Best(w, signed.mass(np.maximum(1.0 - margins, 0.0)) / n, margin_weights(margins))
     alpha, start_f = best.alpha, best.f
