@@ -156,7 +156,7 @@ def test_a_worker_killed_while_raw_pairs_are_in_rounds_gives_the_same_answer(
 def test_a_scheduler_that_goes_away_fails_the_job_saying_so(partitioned, monkeypatch):
     with dask_processes(1) as (address, scheduler):
         monkeypatch.setenv("LIGHTTOUCH_DASK_SCHEDULER", address)
-        monkeypatch.setenv("LIGHTTOUCH_DASK_TIMEOUT_S", "90")   # how long to wait for it
+        monkeypatch.setenv("LIGHTTOUCH_DASK_TIMEOUT_S", "30")   # how long to wait for it
 
         def kill_the_scheduler(progress) -> None:
             if scheduler.poll() is None:

@@ -80,9 +80,7 @@ def ascended_bound(problem: CompiledProblem, signed: SignedRows, alpha: np.ndarr
     Parameters
     ----------
     problem : CompiledProblem
-        A hinge-loss LP whose constraints are an order with a box constant on each of its
-        pieces (else there is no :class:`~worker.candidates.order_box.OrderBox`, and this
-        gives None).
+        A hinge-loss LP on an :class:`~worker.candidates.order_box.OrderBox` (else None).
     signed : SignedRows, shape (n, d)
         Its rows y_i x_i.
     alpha : ndarray, shape (n,)

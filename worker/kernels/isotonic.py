@@ -80,9 +80,9 @@ def isotonic_from(y, tails, heads, previous):
     :data:`MERGE_ROUNDS` rounds, every group is merged: the whole order). Within a group the
     minimum cuts run on that group only, so a step that moves the point little costs cuts on
     its level sets instead of about log2(levels) cuts over every vertex. Merging only what a
-    violation joins keeps the groups small: merging every group whose value in ``previous``
-    lies between a violated edge's ends took 3.8 s a step at the 2^17 lattice, this 0.48 s
-    (docs/guarantees.md#the-primal-dual-method-the-answer-and-the-bound-together).
+    violation joins keeps the groups small, where merging every group whose value in
+    ``previous`` lies between a violated edge's ends made them large (measured:
+    docs/guarantees.md#the-primal-dual-method-the-answer-and-the-bound-together).
 
     Parameters
     ----------
