@@ -27,6 +27,7 @@ algorithms, machine load) and ``many_constraints.png``. The problems are generat
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
 import subprocess
@@ -155,7 +156,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--name", default="many_constraints")
     args = parser.parse_args(argv)
     path = RESULTS / f"{args.name}.json"
-    record = json.loads(path.read_text()) if path.exists() else {"runs": [], "exact": {}}
     for dims in map(int, args.dims.split(",")):
         directory = problem_directory(args.cache_dir / "many_constraints", dims)
         for limit in map(float, args.time_limits.split(",")):
@@ -164,13 +164,25 @@ def main(argv: list[str] | None = None) -> None:
                 row = run_solve(directory, algorithm, limit)
                 row.update(dims=dims, d=2**dims, m=dims * 2**(dims - 1), pairs=PAIRS,
                            load_average=os.getloadavg()[0], commit=commit)
-                record["runs"].append(row)
+                record = _recorded(path, row=row)
                 print(json.dumps(row), flush=True)
-                path.write_text(json.dumps(record, indent=2))
         if str(dims) in args.exact.split(","):
-            record["exact"][str(dims)] = exact_value(directory, args.cache_dir / "exact")
-            path.write_text(json.dumps(record, indent=2))
+            value = exact_value(directory, args.cache_dir / "exact")
+            record = _recorded(path, exact={str(dims): value})
     figure(record["runs"], RESULTS / f"{args.name}.png")
+
+
+def _recorded(path: Path, row: dict | None = None, exact: dict | None = None) -> dict:
+    """The results file with ``row`` added to its runs and ``exact`` to its exact optima,
+    read and written under a lock, so that jobs run side by side (one per core) each add to
+    what the other wrote."""
+    with open(path.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        record = json.loads(path.read_text()) if path.exists() else {"runs": [], "exact": {}}
+        record["runs"] += [row] if row is not None else []
+        record["exact"].update(exact or {})
+        path.write_text(json.dumps(record, indent=2) + "\n")
+    return record
 
 
 if __name__ == "__main__":
