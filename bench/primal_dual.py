@@ -5,8 +5,8 @@ the answer and the certified bound at every refit, for each primal weight omega.
 Loads the lattice problem of ``--dims`` (under ``--cache-dir``, as ``many_constraints.py``
 wrote it) and the projected solution of its Result ``result_auto_<limit>.json``, then runs
 the primal-dual method for ``--seconds`` with each ``--weights`` and the ascent from the
-answer's margins for as long. Writes ``bench/results/primal_dual.json`` and
-``primal_dual.png``. Run::
+answer's margins for as long. Writes ``bench/results/<--name>.json`` and ``.png`` (default
+``primal_dual``). Run::
 
     python -m bench.primal_dual --dims 14 --limit 120 --seconds 150 --weights 10,30,100
 """
@@ -85,6 +85,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=150.0)
     parser.add_argument("--weights", default="10,30,100")
     parser.add_argument("--cache-dir", type=Path, default=ROOT / "bench" / "cache")
+    parser.add_argument("--name", default="primal_dual", help="the results' file name")
     args = parser.parse_args(argv)
     directory = problem_directory(args.cache_dir / "many_constraints", args.dims)
     spec = parse_spec(json.loads((directory / "spec.json").read_text()))
@@ -100,8 +101,8 @@ def main(argv: list[str] | None = None) -> None:
     record = {"dims": args.dims, "job_time_limit_s": args.limit, "seconds": args.seconds,
               "answer": result["projected"]["objective"], "optimum": optimum,
               "load_average": os.getloadavg()[0], "runs": runs}
-    (RESULTS / "primal_dual.json").write_text(json.dumps(record, indent=2) + "\n")
-    figure(record, RESULTS / "primal_dual.png")
+    (RESULTS / f"{args.name}.json").write_text(json.dumps(record, indent=2) + "\n")
+    figure(record, RESULTS / f"{args.name}.png")
     for run in runs:
         print(json.dumps({k: v for k, v in run.items() if k != "refits"}))
 
