@@ -4,6 +4,7 @@ multiplier projection, and the whole game step against a numpy reference."""
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from tests.problems import random_problem
 from worker.algorithms.run.arrays import DOG_START, problem_arrays
 from worker.algorithms.run.game_rounds import rate_arrays
 from worker.algorithms.run.game_start import initial_state
+from worker.algorithms.run.step_rule import UNTIMED_STEPS, probe_steps
 from worker.kernels import games as games_kernels
 from worker.kernels.layout import STEP_ADAGRAD_NORM, STEP_DOG, STEP_SCHEDULE
 from worker.problem.compiled import CompiledProblem
@@ -197,3 +199,20 @@ def test_rate_arrays_list_each_examples_entries():
     form = problem.rates.proxy
     np.testing.assert_allclose(dense, (form.plus - form.minus).toarray())
     assert sp.issparse(form.plus)
+
+
+def test_a_probe_is_not_cut_short_by_its_first_steps_compiling():
+    # On a cold kernel cache the first steps compile the kernels; under load that outlasted
+    # the probe's share of the time and changed eta_w, and with it a fixed run's answer.
+    calls: list[int] = []
+
+    def advance(count: int) -> None:
+        if not calls:
+            time.sleep(0.3)                 # longer than the probe's share of 1 s
+        calls.append(count)
+
+    assert probe_steps(advance, 1000, time.perf_counter() + 1.0) == 1000
+    assert calls[0] == UNTIMED_STEPS and sum(calls) == 1000
+    calls.clear()
+    assert probe_steps(advance, 1000, time.perf_counter() - 1.0) == 0   # the time is up
+    assert calls == []

@@ -34,11 +34,14 @@ Strongly convex objectives keep ``eta_w / (lambda t)`` with ``eta_w = 1``.
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Callable
 
 import numpy as np
 
 from worker.algorithms.run.driver import Driver
+from worker.algorithms.run.loop import ChunkedLoop
 from worker.algorithms.run.penalty import penalized_objective
 from worker.kernels.layout import (
     GRADIENT_SUM,
@@ -52,6 +55,12 @@ from worker.kernels.layout import (
 
 #: The warm-up is the first 1 / WARMUP_PART of a phase's iterations.
 WARMUP_PART = 16
+#: A probe's first steps, taken before its time starts: on a cold kernel cache they compile
+#: the kernels, which under load outlasted the probe's share of the time and cut it short;
+#: the probe's length sets eta_w, so the answer of a run of fixed iterations and seed then
+#: depended on the machine's load (measured:
+#: docs/algorithms.md#rate-constraints-and-the-two-player-games).
+UNTIMED_STEPS = 64
 #: eta_w = STEP_FRACTION * r / G after the warm-up.
 STEP_FRACTION = 0.25
 #: The AdaGrad warm-up's multiplier of each coordinate's box width.
@@ -114,3 +123,17 @@ def warmup_measurements(state) -> dict[str, float]:
     steps = max(int(state.counters[ITERATION]) - 1, 1)
     return {"warmup_radius": float(state.scalars[RADIUS]),
             "warmup_rms_direction": float(np.sqrt(state.scalars[GRADIENT_SUM] / steps))}
+
+
+def probe_steps(advance: Callable[[int], None], iterations: int, deadline: float) -> int:
+    """A step-size probe: ``advance(count)`` for :data:`UNTIMED_STEPS` steps, then on until
+    ``iterations`` within 1/WARMUP_PART of the time left until ``deadline`` (a
+    ``time.perf_counter()`` value; none once it has passed); the steps taken."""
+    first = min(iterations, UNTIMED_STEPS) if time.perf_counter() < deadline else 0
+    if first:
+        advance(first)
+    now = time.perf_counter()
+    loop = ChunkedLoop(now + (deadline - now) / WARMUP_PART, iterations,
+                       describe=lambda: (math.nan, math.nan, 0), iteration=first)
+    loop.run(advance, iterations)
+    return loop.iteration

@@ -47,7 +47,6 @@ Defaults (heuristics where the paper leaves them to a grid search, §6):
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -65,7 +64,12 @@ from worker.algorithms.run.game_start import (
 from worker.algorithms.run.loop import ChunkedLoop, ProgressCallback
 from worker.algorithms.run.multiplier_step import auto_eta_lambda, rate_noise
 from worker.algorithms.run.options import SolverOptions, start_point, step_scale
-from worker.algorithms.run.step_rule import WARMUP_PART, copied, warmup_end, warmup_measurements
+from worker.algorithms.run.step_rule import (
+    copied,
+    probe_steps,
+    warmup_end,
+    warmup_measurements,
+)
 from worker.algorithms.run.stopping import SnapshotBound, StageEstimate
 from worker.candidates.shrink import best_mixture, least_violation
 from worker.candidates.snapshots import Candidates
@@ -210,19 +214,17 @@ def measured_theta_step(steps: Callable[[GameConfig, GameState, int], None], cfg
                         state: GameState, iterations: int, deadline: float
                         ) -> tuple[GameConfig, dict]:
     """``eta_w: "auto"`` (module docstring): up to ``iterations`` DoG steps (``steps(cfg,
-    state, count)``) on a copy of ``state`` with the multipliers held at their start, within
-    1/WARMUP_PART of the time left until ``deadline``, measure r; return ``cfg`` on
+    state, count)``) on a copy of ``state`` with the multipliers held at their start (all but
+    the first few within 1/WARMUP_PART of the time left until ``deadline``:
+    :func:`~worker.algorithms.run.step_rule.probe_steps`), measure r; return ``cfg`` on
     AdaGrad's norm step with diameter THETA_DIAMETER_FRACTION r, and the measurements for
     ``stats``."""
     probe = copied(state)
     held = cfg._replace(eta_lambda=0.0)
-    now = time.perf_counter()
-    loop = ChunkedLoop(now + (deadline - now) / WARMUP_PART, iterations,
-                       describe=lambda: (math.nan, math.nan, 0))
-    loop.run(lambda count: steps(held, probe, count), iterations)
+    taken = probe_steps(lambda count: steps(held, probe, count), iterations, deadline)
     stats = warmup_measurements(probe)
     diameter = THETA_DIAMETER_FRACTION * stats["warmup_radius"]
-    stats |= {"eta_w_warmup": "dog", "warmup_iterations": loop.iteration,
+    stats |= {"eta_w_warmup": "dog", "warmup_iterations": taken,
               "theta_diameter": diameter}
     return cfg._replace(step_rule=STEP_ADAGRAD_NORM, eta_w=diameter), stats
 

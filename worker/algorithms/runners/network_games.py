@@ -39,7 +39,6 @@ Defaults:
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
@@ -51,7 +50,7 @@ from worker.algorithms.run.game_rounds import rate_arrays
 from worker.algorithms.run.game_start import initial_multipliers
 from worker.algorithms.run.loop import ChunkedLoop, ProgressCallback
 from worker.algorithms.run.options import SolverOptions, start_point
-from worker.algorithms.run.step_rule import WARMUP_PART, copied
+from worker.algorithms.run.step_rule import copied, probe_steps
 from worker.algorithms.runners.games import (
     PROBE_ITERATIONS,
     THETA_DIAMETER_FRACTION,
@@ -164,13 +163,10 @@ def measured_step(problem: NetworkProblem, advance: Callable[[NetworkConfig, Net
         probe.lam[1 + problem.m:1 + problem.m + len(problem.terms)] = 1.0 / len(problem.terms)
     held = cfg._replace(game=cfg.game._replace(eta_lambda=0.0, step_rule=STEP_DOG,
                                                formulation=LAGRANGIAN))  # lambda as set
-    now = time.perf_counter()
-    loop = ChunkedLoop(now + (deadline - now) / WARMUP_PART, PROBE_ITERATIONS,
-                       describe=lambda: (math.nan, math.nan, 0))
-    loop.run(lambda count: advance(held, probe, count), PROBE_ITERATIONS)
+    taken = probe_steps(lambda count: advance(held, probe, count), PROBE_ITERATIONS, deadline)
     reach = float(np.abs(probe.theta - probe.origin).max(initial=0.0))
     eta = THETA_DIAMETER_FRACTION * reach if reach > 0 else AUTO_ETA
-    return eta, {"eta_w_warmup": "dog", "warmup_iterations": loop.iteration,
+    return eta, {"eta_w_warmup": "dog", "warmup_iterations": taken,
                  "warmup_radius": float(probe.scalars[RADIUS]), "warmup_reach": reach}
 
 
