@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from worker.candidates.dual_certificate import reduced_cost, value_of_cost
+from worker.candidates.dual_certificate import ordering_multipliers, reduced_cost, value_of_cost
 from worker.candidates.gain_rate import gain_rate
 from worker.candidates.hinge_lp import SignedRows
 from worker.candidates.order_box import OrderBox
@@ -119,7 +119,7 @@ def ascended_bound(problem: CompiledProblem, signed: SignedRows, alpha: np.ndarr
                 if elapsed + refit_s >= seconds:
                     stopped = "time_limit"
                     break
-            lam = order.multipliers(-signed.transpose_dot(alpha) / signed.shape[0])
+            lam = ordering_multipliers(problem, signed, alpha, order)
             refit_s, refits = time.perf_counter() - began - elapsed, refits + 1
         cost = reduced_cost(problem, signed, alpha, lam)
         best = max(best, value_of_cost(problem, signed, alpha, lam, cost))

@@ -94,12 +94,14 @@ def margin_weights(margins: np.ndarray) -> np.ndarray:
     return np.where(margins < 1.0, 1.0, np.where(margins > 1.0, 0.0, 0.5))
 
 
-def ordering_multipliers(problem: CompiledProblem, signed: SignedRows,
-                         alpha: np.ndarray) -> np.ndarray | None:
+def ordering_multipliers(problem: CompiledProblem, signed: SignedRows, alpha: np.ndarray,
+                         order: OrderBox | None = None) -> np.ndarray | None:
     """The best lam >= 0 for ``alpha`` (module docstring: the flow of least imbalance,
     shape (m,)), or None when a constraint is no ordering or the box is not constant on a
-    piece of the order (then the closure's form does not hold; any lam stays valid)."""
-    order = OrderBox.of(problem)
+    piece of the order (then the closure's form does not hold; any lam stays valid).
+    ``order``: the problem's :class:`OrderBox` when the caller refits many times (built
+    here otherwise)."""
+    order = OrderBox.of(problem) if order is None else order
     if order is None:
         return None
     return order.multipliers(-signed.transpose_dot(np.clip(alpha, 0.0, 1.0)) / signed.shape[0])
