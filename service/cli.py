@@ -248,7 +248,7 @@ def _report_command(commands) -> None:
 
 def _format_option(command: argparse.ArgumentParser) -> None:
     """``--format``: the data formats a spec names, for a file whose name does not tell."""
-    from worker.commands.files import FORMATS
+    from worker.data.refs import FORMATS
 
     command.add_argument("--format", choices=FORMATS,
                          help="the data file's format when its extension does not tell")

@@ -128,6 +128,23 @@ def test_help_is_plain_text():
             assert markup not in process.stdout, (command, markup)
 
 
+def test_help_and_a_refused_file_do_not_load_the_solver():
+    """``--help``, and a spec file that cannot be read, answer without importing the
+    solver's pipeline (it loads the kernels' modules and the distributed stack): the parser
+    and the files' readers import only what they use."""
+    probe = ("import sys\nfrom service.cli import main\n"
+             "try:\n    code = main(sys.argv[1:])\nexcept SystemExit as done:\n"
+             "    code = done.code\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('worker.pipeline', "
+             "'worker.algorithms', 'worker.distributed'))))\n"
+             "print(code)")
+    for argv in (["--help"], ["solve", "missing.json"], ["validate", "missing.json"]):
+        process = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True,
+                                 text=True, timeout=120, check=False)
+        loaded, code = process.stdout.strip().splitlines()[-2:]
+        assert loaded == "[]", (argv, loaded)
+        assert code in ("0", "1"), (argv, process.stderr)
+
 def test_a_long_message_is_one_line_when_piped(tmp_path):
     """Piped stderr is not hard-wrapped at 80 columns: a message stays one paragraph."""
     spec = random_spec("hinge", "ordering_pairs", 0)

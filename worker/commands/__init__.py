@@ -6,18 +6,19 @@ itself (one parser, one progress bar) is ``service/cli.py``; the files are read 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from worker.algorithms.run.loop import ProgressCallback
-from worker.commands.files import FORMATS, file_ref, read_result, read_spec
+from worker.commands.files import file_ref, read_result, read_spec
 from worker.commands.report import ReportData, report_file
 from worker.errors import SpecError
-from worker.pipeline.validate import summarize_spec
 from worker.result import Result
 from worker.settings import budgeted_settings
 from worker.spec.models import Spec, parse_spec
 
-__all__ = ["FORMATS", "ReportData", "parse_spec_file", "predict_file", "read_spec",
+if TYPE_CHECKING:
+    from worker.algorithms.run.loop import ProgressCallback
+
+__all__ = ["ReportData", "parse_spec_file", "predict_file", "read_spec",
            "report_file", "solve_spec", "validate_file"]
 
 
@@ -48,7 +49,10 @@ def validate_file(spec_path: str) -> dict:
     """What the spec would run (sizes, algorithm, memory estimate, placement), without
     solving, under the settings of this process's environment (resolved here, at the
     command; the memory estimate held to ``LIGHTTOUCH_MAX_JOB_BYTES``)."""
-    return summarize_spec(parse_spec_file(spec_path), settings=budgeted_settings())
+    spec = parse_spec_file(spec_path)
+    from worker.pipeline.validate import summarize_spec
+
+    return summarize_spec(spec, settings=budgeted_settings())
 
 
 def predict_file(result_path: str, examples_path: str, mode: str, seed: int,

@@ -10,14 +10,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from worker.data.formats import REGISTRY
 from worker.errors import SpecError
 from worker.result import Result
 from worker.spec.issues import readable_issues
 from worker.spec.json_text import decode_spec_json
-
-#: The ``--format`` choices of ``predict`` and ``report``: the data formats a spec names.
-FORMATS = tuple(REGISTRY)
 
 
 def read_spec(path: str) -> Any:
