@@ -17,7 +17,7 @@ from worker.algorithms.bounds.smooth_part import objective_value
 from worker.candidates import lower_bound
 from worker.candidates.hinge_lp import signed_rows
 from worker.candidates.order_box import OrderBox
-from worker.candidates.primal_dual import REFIT_EVERY, primal_dual
+from worker.candidates.primal_dual import primal_dual
 from worker.projection import project
 
 
@@ -71,18 +71,6 @@ def test_a_deadline_past_stops_after_one_step_with_a_bound():
     found = run(problem, np.zeros(problem.d), seconds=-1.0)
     assert (found.steps, found.stopped) == (1, "time_limit")
     assert found.bound <= optimum + 1e-9
-
-
-def test_a_share_affording_too_few_steps_stops_after_the_first_refits_steps():
-    """Past the first REFIT_EVERY steps, when their pace leaves fewer than ``min_steps``
-    before the deadline, the method stops with a bound; with no floor it goes on."""
-    problem = random_problem("hinge", "lattice", d=8, n=200, seed=6, bound=10.0)
-    optimum, _ = exact(problem)
-    few = run(problem, np.zeros(problem.d), seconds=5.0, min_steps=10**9)
-    assert (few.steps, few.stopped, few.refits) == (REFIT_EVERY, "few_steps", 2)
-    assert violation(problem, few.point) <= 1e-12 and few.bound <= optimum + 1e-9
-    enough = run(problem, np.zeros(problem.d), seconds=5.0, min_steps=REFIT_EVERY)
-    assert enough.stopped != "few_steps" and enough.steps > REFIT_EVERY
 
 
 def test_constraints_other_than_an_order_have_none():

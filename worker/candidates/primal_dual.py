@@ -32,13 +32,7 @@ There is no rule that stops it early for being slow: its first steps move the we
 than the answer or the bound, and a rule judging them (1e-3 of the gap per second over the
 last half of its refits) stopped a 600 s 2^14 job's method after 9 s, leaving a 7% gap where
 running its whole share certified 0.47%
-(docs/guarantees.md#the-primal-dual-method-the-answer-and-the-bound-together). What it is
-judged by instead is how many steps its time affords: after its first refit and
-:data:`REFIT_EVERY` steps, when their pace says that fewer than ``min_steps`` fit before the
-deadline, it stops (``"few_steps"``), since a bound of a few hundred steps stays far below
-what the dual ascent reaches from the answer in the same time (measured at the 2^17 lattice,
-where the method afforded 261 steps, against 1,181 at 2^14:
-docs/guarantees.md#the-time-split-each-stage-until-it-slows).
+(docs/guarantees.md#the-primal-dual-method-the-answer-and-the-bound-together).
 """
 
 from __future__ import annotations
@@ -66,9 +60,6 @@ THETA = 0.9
 NORM_ITERATIONS = 20
 #: The bound is refitted (a maximum flow) every REFIT_EVERY steps.
 REFIT_EVERY = 20
-#: The least steps worth taking (module docstring): about a third of the 1,181 that
-#: certified the 2^14 lattice within 0.4%, above the 261 that the 2^17 lattice afforded.
-MIN_STEPS = 400
 
 
 @dataclass(frozen=True)
@@ -76,9 +67,8 @@ class PrimalDual:
     """What the method found: the best feasible ``point`` (d,) and its ``objective``, the
     value of the projected start (``start_objective``), the best certified ``bound`` (None
     when no refit was finite: an infinite side of the box) and its example weights ``alpha``
-    (n,), the ``steps`` taken, the ``refits`` made, why it stopped (``"time_limit"``;
-    ``"tolerance"``: the point certified within it; ``"few_steps"``: its time affords fewer
-    than ``min_steps``) and its ``seconds``."""
+    (n,), the ``steps`` taken, the ``refits`` made, why it stopped (``"time_limit"``,
+    or ``"tolerance"``: the point certified within it) and its ``seconds``."""
 
     point: np.ndarray
     objective: float
@@ -93,8 +83,8 @@ class PrimalDual:
 
 def primal_dual(problem: CompiledProblem, signed: SignedRows, start: np.ndarray,
                 deadline: float, tolerance: float, primal_weight: float = PRIMAL_WEIGHT,
-                after_refit: Callable[[np.ndarray, float, float], None] | None = None,
-                min_steps: int = 0) -> PrimalDual | None:
+                after_refit: Callable[[np.ndarray, float, float], None] | None = None
+                ) -> PrimalDual | None:
     """The best point and bound of the steps from ``start`` (module docstring) until
     ``deadline`` (a ``time.perf_counter()`` value) or ``tolerance``; one refit at least.
 
@@ -114,10 +104,6 @@ def primal_dual(problem: CompiledProblem, signed: SignedRows, start: np.ndarray,
         omega.
     after_refit : callable, optional
         Hears of the best point (d,), its objective and the best bound at every refit.
-    min_steps : int
-        Stop after the first :data:`REFIT_EVERY` steps when, at their pace, fewer than
-        this many fit before the deadline (0: never; :data:`MIN_STEPS` is the default
-        job's).
 
     Returns
     -------
@@ -134,14 +120,10 @@ def primal_dual(problem: CompiledProblem, signed: SignedRows, start: np.ndarray,
     best = _Best(w, signed.mass(np.maximum(1.0 - margins, 0.0)) / n, margin_weights(margins))
     alpha, start_f = best.alpha, best.f
     steps, refits, refit_s, step_s, stopped = 0, 0, 0.0, 0.0, "time_limit"
-    paced = time.perf_counter()
     while True:
         gradient = signed.transpose_dot(alpha) / n
         step_began = time.perf_counter()
         last = steps > 0 and step_began + step_s + refit_s >= deadline
-        if steps == REFIT_EVERY and not last and _affords(steps, step_began - paced,
-                                                          deadline - step_began) < min_steps:
-            last, stopped = True, "few_steps"
         if last or steps % REFIT_EVERY == 0:
             value = _certificate(problem, signed, order, alpha, gradient)
             refits, refit_s = refits + 1, time.perf_counter() - step_began
@@ -158,12 +140,6 @@ def primal_dual(problem: CompiledProblem, signed: SignedRows, start: np.ndarray,
         step_s = time.perf_counter() - step_began
     return PrimalDual(best.w, best.f, start_f, best.certified, best.alpha, steps, refits,
                       stopped, time.perf_counter() - began)
-
-
-def _affords(steps: int, seconds: float, left: float) -> float:
-    """The steps that fit in all: ``steps`` taken in ``seconds`` (their refit included),
-    then as many more at that pace as ``left`` seconds hold."""
-    return steps * (1.0 + max(left, 0.0) / max(seconds, 1e-9))
 
 
 @dataclass

@@ -21,11 +21,7 @@ time left (no ``slow`` rule: its first steps are its slowest): it lowered the an
 than the LP rounds, and it raises the certificate
 as it goes, so the ascent starts from its best example weights, at its bound (measured on
 the 2^14 and 2^17 lattices:
-docs/guarantees.md#the-primal-dual-method-the-answer-and-the-bound-together). When the pace
-of its first steps says its share affords fewer than
-:data:`~worker.candidates.primal_dual.MIN_STEPS`, it stops there and the ascent, from the
-answer's margins, takes the rest of the job's time
-(docs/guarantees.md#the-time-split-each-stage-until-it-slows).
+docs/guarantees.md#the-primal-dual-method-the-answer-and-the-bound-together).
 """
 
 from __future__ import annotations
@@ -40,7 +36,7 @@ from worker.algorithms.run.options import SolverOptions
 from worker.candidates.hinge_lp import SignedRows, has_hinge_lp, signed_rows
 from worker.candidates.lower_bound import takes_spare_time
 from worker.candidates.polish import SLOW_RATE, Polished, polish
-from worker.candidates.primal_dual import MIN_STEPS, primal_dual
+from worker.candidates.primal_dual import primal_dual
 from worker.candidates.snapshots import Candidates
 from worker.problem.compiled import CompiledProblem
 from worker.projection import project
@@ -97,9 +93,7 @@ def polished_candidates(problem: CompiledProblem, candidates: Candidates, solve_
     Returns the candidates with the point added as a ``"polished"`` one when it is better
     (a new set; ``candidates`` is left as it is), the stage's stats (None without
     candidates) and the example weights (n,) of the primal-dual method's best bound, for the
-    lower bound's ascent to start from (None from the LP polish, and when the method's time
-    afforded too few steps: the ascent then starts from the answer's margins with the time
-    the method leaves).
+    lower bound's ascent to start from (None from the LP polish).
     ``progress`` hears of every round's point (every refit's, for the primal-dual method),
     at the algorithm's last iteration, ``solve_s`` seconds into the job's solving; ``rows``
     are the examples' rows read in partitions (None: the problem's own).
@@ -123,8 +117,8 @@ def polished_candidates(problem: CompiledProblem, candidates: Candidates, solve_
     until = began + POLISH_SHARE * (deadline - began)
     found = primal_dual(
         problem, signed_rows(problem) if rows is None else rows, start, until, tolerance,
-        after_refit=None if heard is None else (lambda w, value, _: heard(w, value)),
-        min_steps=MIN_STEPS) if takes_spare_time(problem) else None
+        after_refit=None if heard is None else (lambda w, value, _: heard(w, value))
+    ) if takes_spare_time(problem) else None
     if found is not None:
         polished = Polished(found.point, found.objective, found.start_objective, found.stopped,
                             found.steps, 0, found.seconds)
@@ -138,5 +132,4 @@ def polished_candidates(problem: CompiledProblem, candidates: Candidates, solve_
         candidates.add(polished.solution, candidates.iterations[-1], "polished",
                        candidates.checks[-1] + polished.rounds * problem.m,
                        candidates.seconds[-1] + stats.seconds)
-    return candidates, stats, \
-        None if found is None or found.stopped == "few_steps" else found.alpha
+    return candidates, stats, None if found is None else found.alpha
